@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The boundary between the adapter's transport shell (vfio-user server, PCI
+ * config space, BAR dispatch, DMA mappings, MSI-X eventfds: vfio_user.c,
+ * pci.c, dma.c, main.c) and its engine (register file, firmware command
+ * queue, command handlers, event queues, resource tables: engine.c, cmd_*.c,
+ * eq.c, ...).
+ *
+ * The shell calls the engine on its socket thread and the engine must never
+ * block it: register writes only record state and wake the engine thread.
+ * The engine reaches guest memory and interrupts only through struct
+ * emu_host, so unit tests can drive it with a fake host.
+ */
+#ifndef ORCA_EMU_ENGINE_H
+#define ORCA_EMU_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct emu_host_ops - services the shell gives the engine
+ * @dma_begin: start a unit of DMA work; mappings stay valid until dma_end
+ * @dma_end: end it; a pending DMA_UNMAP may complete afterwards
+ * @dma_ptr: translate [addr, addr + len) of guest memory to a pointer, or
+ *	NULL if any byte of it is not mapped (a DMA error for the engine).
+ *	Only valid between dma_begin and dma_end.
+ * @irq_raise: signal MSI-X vector @vector (no-op if the guest assigned none)
+ */
+struct emu_host_ops {
+	void (*dma_begin)(void *host);
+	void (*dma_end)(void *host);
+	void *(*dma_ptr)(void *host, uint64_t addr, size_t len);
+	void (*irq_raise)(void *host, unsigned int vector);
+};
+
+struct emu_host {
+	const struct emu_host_ops *ops;
+	void *priv;
+};
+
+/* Port identity and limits the engine reports (from the command line). */
+struct emu_config {
+	uint8_t mac[6];
+	uint32_t eth_mtu;		/* initial Ethernet MTU, default 1500 */
+	unsigned int num_msix;		/* vectors advertised, <= ORCA_MAX_MSIX */
+};
+
+struct orca_engine;
+
+/* Creates the engine and starts its thread; NULL on allocation failure. */
+struct orca_engine *engine_create(const struct emu_host *host,
+				  const struct emu_config *cfg);
+/* Stops the thread and frees everything. */
+void engine_destroy(struct orca_engine *eng);
+
+/* BAR 0 accesses (socket thread; never block). @off is 4-byte aligned. */
+uint32_t engine_reg_read(struct orca_engine *eng, uint32_t off);
+void engine_reg_write(struct orca_engine *eng, uint32_t off, uint32_t val);
+
+/* BAR 4 (UAR doorbell page) writes (socket thread; never block). */
+void engine_uar_write(struct orca_engine *eng, uint32_t uar, uint32_t off,
+		      uint32_t val);
+
+/*
+ * Function-level reset (vfio-user DEVICE_RESET, or the guest's
+ * ORCA_CTRL_RESET): drop every resource and return the register file to its
+ * power-on state.  Waits for the engine thread to be idle; called on the
+ * socket thread, which is acceptable because a reset has no deadline.
+ */
+void engine_reset(struct orca_engine *eng);
+
+/* Port link state from the wire (true = up); posts a PORT_CHANGE event. */
+void engine_set_link(struct orca_engine *eng, bool up);
+
+/*
+ * Fault injection for tests, set from the emulator's control file:
+ * "hang" stops command processing and the heartbeat (a dead firmware),
+ * "fatal" raises a fatal error, "resume" undoes "hang".
+ * Returns 0 or -EINVAL for an unknown word.
+ */
+int engine_inject(struct orca_engine *eng, const char *what);
+
+/*
+ * Synchronous access for unit tests: run everything the engine thread has
+ * pending and return when it is idle.
+ */
+void engine_flush(struct orca_engine *eng);
+
+#endif /* ORCA_EMU_ENGINE_H */

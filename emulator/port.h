@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The adapter's Ethernet port.  Like a converged NIC, the RoCE port owns the
+ * wire: frames from the guest's virtio-net backend (a QEMU "-netdev dgram"
+ * unix socket) go out to the wire switch, and frames from the wire go to
+ * virtio-net unless they are RoCEv2 (UDP destination port 4791) frames for
+ * our MAC or broadcast/multicast, which go to the RDMA engine.
+ */
+#ifndef ORCA_EMU_PORT_H
+#define ORCA_EMU_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct emu_port;
+
+/* Called on the port thread for each RoCEv2 frame addressed to this port. */
+typedef void (*port_roce_rx_fn)(void *ctx, const uint8_t *frame, size_t len);
+
+/**
+ * struct emu_port_config - where the port's two sides are
+ * @nic_path: unix datagram socket the emulator binds for virtio-net
+ * @nic_peer: QEMU's side of that link (its -netdev dgram local path)
+ * @wire_path: unix datagram socket the emulator binds on the wire side
+ * @switch_path: the wire switch's socket; NULL: no wire (frames dropped)
+ * @mac: the port's MAC (also the virtio-net MAC)
+ */
+struct emu_port_config {
+	const char *nic_path;
+	const char *nic_peer;
+	const char *wire_path;
+	const char *switch_path;
+	uint8_t mac[6];
+};
+
+struct emu_port_stats {
+	uint64_t nic_to_wire;
+	uint64_t wire_to_nic;
+	uint64_t roce_rx;
+	uint64_t roce_tx;
+	uint64_t dropped;
+};
+
+/* Binds the sockets and starts the port thread; NULL + errno on failure. */
+struct emu_port *port_start(const struct emu_port_config *cfg,
+			    port_roce_rx_fn rx, void *ctx);
+void port_stop(struct emu_port *port);
+/* Send a frame the engine built to the wire; thread safe. */
+int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len);
+void port_get_stats(struct emu_port *port, struct emu_port_stats *st);
+
+#endif /* ORCA_EMU_PORT_H */
