@@ -658,13 +658,17 @@ enum orca_wqe_opcode {
 #define ORCA_WQE_F_FENCE		BIT(2)
 #define ORCA_WQE_F_INLINE		BIT(3)
 
-#define ORCA_SEND_WQE_SIZE		128
-#define ORCA_RECV_WQE_SIZE		64
-
 /*
- * Send WQE: a 64-byte header followed by up to four SGEs (or inline data) in
- * a 128-byte slot.  Larger max_send_sge uses 2^n slots per WQE.
+ * WQE strides.  A send WQE is a 64-byte header followed by max_send_sge SGEs
+ * (or inline data of the same size); a receive WQE is a 16-byte header and
+ * max_recv_sge SGEs.  Both are padded to a power of two, at least the
+ * minimum below; driver, provider and device compute the same stride from
+ * the QP's max_*_sge with orca_send_wqe_stride()/orca_recv_wqe_stride().
  */
+#define ORCA_SEND_WQE_MIN_STRIDE	128
+#define ORCA_RECV_WQE_MIN_STRIDE	64
+#define ORCA_MAX_SGE			16
+
 struct orca_send_wqe_hdr {
 	__u8 opcode;			/* enum orca_wqe_opcode */
 	__u8 flags;			/* ORCA_WQE_F_* */
@@ -684,13 +688,45 @@ struct orca_send_wqe_hdr {
 	__le32 rsvd1;
 };
 
-struct orca_recv_wqe {
+struct orca_recv_wqe_hdr {
 	__le32 wr_id_lo;
 	__le32 wr_id_hi;
 	__u8 num_sge;
 	__u8 rsvd[7];
-	struct orca_sge sge[3];
 };
+
+static inline __u32 orca_roundup_pow2(__u32 v)
+{
+	__u32 p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static inline __u32 orca_send_wqe_stride(__u32 max_send_sge)
+{
+	__u32 sz = sizeof(struct orca_send_wqe_hdr) +
+		   max_send_sge * sizeof(struct orca_sge);
+
+	return orca_roundup_pow2(sz < ORCA_SEND_WQE_MIN_STRIDE ?
+				 ORCA_SEND_WQE_MIN_STRIDE : sz);
+}
+
+static inline __u32 orca_recv_wqe_stride(__u32 max_recv_sge)
+{
+	__u32 sz = sizeof(struct orca_recv_wqe_hdr) +
+		   max_recv_sge * sizeof(struct orca_sge);
+
+	return orca_roundup_pow2(sz < ORCA_RECV_WQE_MIN_STRIDE ?
+				 ORCA_RECV_WQE_MIN_STRIDE : sz);
+}
+
+/*
+ * RoCEv2 overhead subtracted from the Ethernet MTU before choosing the IB
+ * MTU, as rxe does: 1500 -> 1024, 9000 -> 4096.
+ */
+#define ORCA_ROCE_HDR_OVERHEAD		80
 
 /* CQE, 32 bytes, phase in the last byte. */
 enum orca_cqe_opcode {
@@ -753,7 +789,7 @@ ORCA_HW_ASSERT(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
 ORCA_HW_ASSERT(sizeof(struct orca_eqe) == 16, "orca_eqe");
 ORCA_HW_ASSERT(sizeof(struct orca_cqe) == 32, "orca_cqe");
 ORCA_HW_ASSERT(sizeof(struct orca_send_wqe_hdr) == 64, "send wqe hdr");
-ORCA_HW_ASSERT(sizeof(struct orca_recv_wqe) == ORCA_RECV_WQE_SIZE, "recv wqe");
+ORCA_HW_ASSERT(sizeof(struct orca_recv_wqe_hdr) == 16, "recv wqe hdr");
 ORCA_HW_ASSERT(sizeof(struct orca_dev_caps) <= 256, "dev caps");
 ORCA_HW_ASSERT(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 ORCA_HW_ASSERT(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
