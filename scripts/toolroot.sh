@@ -23,8 +23,23 @@ mirror=${ORCA_MIRROR:-http://deb.debian.org/debian}
 root=$cache/root
 pkgs=$here/toolroot-packages.txt
 
+# Two layers: the base (debootstrap + packages) and the extras
+# (toolroot-extras.sh), which can be re-applied alone.
 recipe_hash() {
 	cat "$here/toolroot.sh" "$pkgs" | sha256sum | cut -d' ' -f1
+}
+
+extras_hash() {
+	sha256sum <"$here/toolroot-extras.sh" | cut -d' ' -f1
+}
+
+apply_extras() {
+	local dir=$1
+	log "applying toolroot-extras.sh"
+	ORCA_BIND=$here in_chroot "$dir" /bin/bash "$here/toolroot-extras.sh" \
+		"$mirror" >"$cache/extras.log" 2>&1 ||
+		{ tail -n 30 "$cache/extras.log" >&2; exit 1; }
+	extras_hash >"$dir/.orca-extras"
 }
 
 log() { echo "toolroot: $*" >&2; }
@@ -122,6 +137,7 @@ CFG
 	# anyway, but keep it readable for tools.
 	chmod a+r "$new"/boot/vmlinuz-*
 
+	apply_extras "$new"
 	recipe_hash >"$new/.orca-recipe"
 	rm -rf "$root"
 	mv "$new" "$root"
@@ -133,6 +149,9 @@ ensure() {
 	exec 9>"$cache/.lock"
 	flock 9
 	if [ -f "$root/.orca-recipe" ] && [ "$(cat "$root/.orca-recipe")" = "$(recipe_hash)" ]; then
+		if [ "$(cat "$root/.orca-extras" 2>/dev/null)" != "$(extras_hash)" ]; then
+			apply_extras "$root"
+		fi
 		return
 	fi
 	[ -d "$root" ] && log "recipe changed: rebuilding"

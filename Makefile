@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ORCA top-level build.  Everything is built and run inside the toolroot (a
+# Debian 13 chroot made by scripts/toolroot.sh, cached machine-wide), so the
+# host needs nothing but make, bash and root.
+#
+#   make            build the kernel module and the emulator
+#   make demo       two guests with ORCA adapters (README)
+#   make check      all tests: unit, lint, guest (README)
+#   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
+#   make clean
+
+TOOLROOT := scripts/toolroot.sh
+IN_TOOLROOT := $(TOOLROOT) --run env ORCA_IN_TOOLROOT=1
+
+# Goals that run inside the toolroot.
+TR_GOALS := all module emulator lint
+
+ifndef ORCA_IN_TOOLROOT
+
+.DEFAULT_GOAL := all
+
+$(TR_GOALS): toolroot
+	@$(IN_TOOLROOT) $(MAKE) --no-print-directory $@
+
+check: toolroot
+	@$(IN_TOOLROOT) selftests/run.sh
+
+demo: toolroot
+	@$(IN_TOOLROOT) scripts/demo.sh
+
+toolroot:
+	@$(TOOLROOT) >/dev/null
+
+clean:
+	rm -rf emulator/build out
+	find drivers -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
+		-o -name modules.order | xargs rm -f
+	rm -f Module.symvers modules.order
+
+.PHONY: $(TR_GOALS) check demo toolroot clean
+
+else # inside the toolroot
+
+KDIR ?= $(firstword $(wildcard /usr/src/linux-headers-*-amd64))
+KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_ORCA=m
+
+all: module emulator
+
+# Warnings are errors for our code.
+module:
+	$(KBUILD) KCFLAGS=-Werror W=1 modules
+
+emulator:
+	$(MAKE) -C emulator -j2
+
+lint:
+	selftests/lint.sh
+
+.PHONY: all module emulator lint
+
+endif

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ORCA RoCE HCA driver: the device and verbs object structures, and the
+ * prototypes of every file, grouped by the file that defines them.
+ */
+#ifndef ORCA_H
+#define ORCA_H
+
+#include <linux/dmapool.h>
+#include <linux/interrupt.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <orca/orca_hw.h>
+
+#include "orca_cmdq.h"
+
+#define ORCA_PORT			1
+#define ORCA_ASYNC_EQ_LOG_DEPTH		8
+#define ORCA_COMP_EQ_LOG_DEPTH		10
+#define ORCA_HEARTBEAT_PERIOD		HZ
+#define ORCA_HEARTBEAT_MAX_STALLS	3
+
+/* struct orca_dev.flags bits */
+enum {
+	ORCA_DEV_DEAD,		/* no further commands are sent */
+	ORCA_DEV_REGISTERED,	/* the ib_device is registered */
+};
+
+/**
+ * struct orca_caps - device capabilities in CPU byte order
+ *
+ * Copied from struct orca_dev_caps (QUERY_DEVICE) once at probe.
+ */
+struct orca_caps {
+	u64 sys_image_guid;
+	u64 max_mr_size;
+	u64 page_size_cap;
+	u32 dev_caps;
+	u32 vendor_part_id;
+	u32 hw_rev;
+	u32 max_qp;
+	u32 max_qp_wr;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline_data;
+	u32 max_cq;
+	u32 max_cqe;
+	u32 max_mr;
+	u32 max_pd;
+	u32 max_ah;
+	u32 max_srq;
+	u32 max_srq_wr;
+	u32 max_srq_sge;
+	u32 max_eq;
+	u32 max_eqe;
+	u32 max_fast_reg_page_list_len;
+	u32 max_msg_size;
+	u32 gid_table_len;
+	u8 max_qp_rd_atom;
+	u8 max_qp_init_rd_atom;
+	u8 local_ca_ack_delay;
+};
+
+/**
+ * struct orca_eq - an event queue and its MSI-X vector
+ * @odev: owning device
+ * @ring: 1 << @log_depth entries written by the device
+ * @ci: free-running consumer index
+ * @eqn: the device's EQ number
+ * @vector: MSI-X vector index
+ * @irq: Linux IRQ of @vector
+ * @created: the device knows this EQ (DESTROY_EQ needed)
+ * @name: IRQ name
+ */
+struct orca_eq {
+	struct orca_dev *odev;
+	struct orca_eqe *ring;
+	dma_addr_t dma;
+	u8 log_depth;
+	u32 ci;
+	u32 eqn;
+	u16 vector;
+	int irq;
+	bool created;
+	char name[32];
+};
+
+/**
+ * struct orca_port - the RoCE port and its paired netdev
+ * @mac: the port's MAC (ORCA_REG_PORT_MAC_LO/HI)
+ * @netdev: paired netdev; identity only, the core holds the reference
+ * @lock: protects the fields below
+ * @link_up: the adapter reports its wire link up
+ * @max_mtu: largest IB MTU the adapter carries (enum ib_mtu)
+ * @speed_mbps: link speed the adapter reports
+ * @gid_tbl_len: GID table entries
+ * @eth_mtu: Ethernet MTU last told to the adapter (0: none yet)
+ * @state: port state last reported to the RDMA core
+ * @work: re-reads the port, programs the MTU, reports state changes
+ * @nb: netdevice notifier
+ * @need_rescan: the pairing changed, the core must re-read the GIDs
+ */
+struct orca_port {
+	u8 mac[ETH_ALEN];
+	struct net_device *netdev;
+	struct mutex lock;
+	bool link_up;
+	enum ib_mtu max_mtu;
+	u32 speed_mbps;
+	u32 gid_tbl_len;
+	u32 eth_mtu;
+	enum ib_port_state state;
+	struct work_struct work;
+	struct notifier_block nb;
+	bool need_rescan;
+};
+
+/**
+ * struct orca_dev - one ORCA PCI function and its ib_device
+ * @ibdev: the RDMA core device; first, for ib_alloc_device()
+ * @pdev: the PCI function
+ * @regs: BAR 0 register file
+ * @uar: BAR 4 mapping of the kernel's UAR page
+ * @uar_idx: the kernel's UAR index (ALLOC_UAR)
+ * @flags: ORCA_DEV_* bits
+ * @caps: capabilities from QUERY_DEVICE
+ * @fw_ver: ORCA_REG_FW_VERSION
+ * @cmdq: firmware command queue
+ * @async_eq: EQ 0, async and command events
+ * @comp_eqs: completion EQs, one per completion vector
+ * @num_comp_eqs: entries in @comp_eqs
+ * @num_irqs: MSI-X vectors allocated
+ * @heartbeat: watchdog work
+ * @last_heartbeat: ORCA_REG_HEARTBEAT at the previous check
+ * @heartbeat_stalls: consecutive checks without progress
+ * @db_pool: doorbell records of CQs, QPs and SRQs
+ * @cq_xa: cqn -> struct orca_cq, IRQ-safe lock (looked up in hard IRQ)
+ * @qp_xa: qpn -> struct orca_qp
+ * @srq_xa: srqn -> struct orca_srq
+ * @port: the RoCE port
+ */
+struct orca_dev {
+	struct ib_device ibdev;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	void __iomem *uar;
+	u32 uar_idx;
+	unsigned long flags;
+	struct orca_caps caps;
+	u32 fw_ver;
+	u32 reset_timeout_ms;
+	struct orca_cmdq cmdq;
+	struct orca_eq async_eq;
+	struct orca_eq *comp_eqs;
+	int num_comp_eqs;
+	int num_irqs;
+	struct delayed_work heartbeat;
+	u32 last_heartbeat;
+	int heartbeat_stalls;
+	struct dma_pool *db_pool;
+	struct xarray cq_xa;
+	struct xarray qp_xa;
+	struct xarray srq_xa;
+	struct orca_port port;
+};
+
+struct orca_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+/**
+ * struct orca_qbuf - a queue ring in DMA-coherent memory
+ * @buf: CPU address
+ * @dma: bus address of the first page
+ * @size: bytes, a multiple of 1 << @page_shift
+ * @page_shift: page size the device is told
+ * @npages: pages in the page list
+ */
+struct orca_qbuf {
+	void *buf;
+	dma_addr_t dma;
+	size_t size;
+	u8 page_shift;
+	u32 npages;
+};
+
+/**
+ * struct orca_pgl - a page list a command reads at in_addr
+ * @pages: little-endian page addresses
+ * @dma: bus address of @pages
+ * @npages: entries allocated
+ * @used: entries filled
+ */
+struct orca_pgl {
+	__le64 *pages;
+	dma_addr_t dma;
+	u32 npages;
+	u32 used;
+};
+
+/*
+ * CQs, QPs and SRQs can be the target of a device event that races their
+ * destruction: the EQ handler takes a reference under the xarray lock and
+ * the destroy path waits for @free after dropping its own.
+ */
+struct orca_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	u32 eqn;
+	u8 log_depth;
+	struct orca_qbuf buf;
+	struct orca_cq_db_rec *db;
+	dma_addr_t db_dma;
+	refcount_t refcnt;
+	struct completion free;
+};
+
+struct orca_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	u8 log_depth;
+	u8 max_sge;
+	u32 stride;
+	u32 limit;
+	struct orca_qbuf buf;
+	struct orca_srq_db_rec *db;
+	dma_addr_t db_dma;
+	refcount_t refcnt;
+	struct completion free;
+};
+
+/**
+ * struct orca_qp - a kernel QP
+ * @lock: serialises modify_qp and query_qp against each other
+ * @state: state after the last successful MODIFY_QP
+ */
+struct orca_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	u8 log_sq_depth;
+	u8 log_rq_depth;
+	u8 max_send_sge;
+	u8 max_recv_sge;
+	u32 max_inline_data;
+	u32 sq_stride;
+	u32 rq_stride;
+	bool sig_all;
+	struct orca_qbuf sq;
+	struct orca_qbuf rq;
+	struct orca_qp_db_rec *db;
+	dma_addr_t db_dma;
+	struct mutex lock;
+	enum ib_qp_state state;
+	refcount_t refcnt;
+	struct completion free;
+};
+
+/**
+ * struct orca_mr - a memory region
+ * @pages: FAST_REG page list the REG_MR WQE points at
+ * @pages_dma: bus address of @pages
+ * @max_pages: entries in @pages
+ * @npages: entries filled by the last map_mr_sg
+ * @page_shift: page size fixed at CREATE_MR
+ */
+struct orca_mr {
+	struct ib_mr ibmr;
+	__le64 *pages;
+	dma_addr_t pages_dma;
+	u32 max_pages;
+	u32 npages;
+	u8 page_shift;
+};
+
+struct orca_ah {
+	struct ib_ah ibah;
+	u32 ahn;
+};
+
+static inline struct orca_dev *to_odev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct orca_dev, ibdev);
+}
+
+static inline struct orca_pd *to_opd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct orca_pd, ibpd);
+}
+
+static inline struct orca_cq *to_ocq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct orca_cq, ibcq);
+}
+
+static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct orca_qp, ibqp);
+}
+
+static inline struct orca_srq *to_osrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct orca_srq, ibsrq);
+}
+
+static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct orca_mr, ibmr);
+}
+
+static inline struct orca_ah *to_oah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct orca_ah, ibah);
+}
+
+static inline u32 orca_rd32(struct orca_dev *odev, u32 reg)
+{
+	return readl(odev->regs + reg);
+}
+
+static inline void orca_wr32(struct orca_dev *odev, u32 reg, u32 val)
+{
+	writel(val, odev->regs + reg);
+}
+
+static inline bool orca_dev_is_dead(struct orca_dev *odev)
+{
+	return test_bit(ORCA_DEV_DEAD, &odev->flags);
+}
+
+/* orca_main.c */
+void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);
+
+/* orca_cmd.c: typed firmware commands */
+struct orca_cmd_qp_params {
+	u8 qp_type;
+	u8 log_sq_depth;
+	u8 log_rq_depth;
+	u8 max_send_sge;
+	u8 max_recv_sge;
+	u16 max_inline_data;
+	u32 flags;
+	u32 pdn;
+	u32 send_cqn;
+	u32 recv_cqn;
+	u32 srqn;
+	const struct orca_pgl *pgl;
+	u32 sq_npages;
+	u32 rq_npages;
+	u8 page_shift;
+	dma_addr_t db_rec;
+};
+
+int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
+			  u8 *num_ports);
+int orca_cmd_query_port(struct orca_dev *odev, struct orca_port_attr *attr);
+int orca_cmd_set_port(struct orca_dev *odev, u32 eth_mtu);
+int orca_cmd_set_gid(struct orca_dev *odev, u32 index, u8 type,
+		     const u8 *mac, u16 vlan, const u8 *gid);
+int orca_cmd_create_eq(struct orca_dev *odev, struct orca_eq *eq);
+int orca_cmd_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle);
+int orca_cmd_alloc_uar(struct orca_dev *odev, u32 *uar);
+int orca_cmd_create_pd(struct orca_dev *odev, u32 *pdn);
+int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
+		       const struct orca_pgl *pgl, u32 *cqn);
+int orca_cmd_create_mr(struct orca_dev *odev,
+		       const struct orca_cmd_create_mr *in, u32 *lkey,
+		       u32 *rkey);
+int orca_cmd_create_qp(struct orca_dev *odev,
+		       const struct orca_cmd_qp_params *p, u32 *qpn);
+int orca_cmd_modify_qp(struct orca_dev *odev, const struct orca_qp_attr *in);
+int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
+		      struct orca_qp_attr *out);
+int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
+		       const struct orca_av *av, u32 *ahn);
+int orca_cmd_create_srq(struct orca_dev *odev, struct orca_srq *srq,
+			u32 pdn, const struct orca_pgl *pgl, u32 *srqn);
+int orca_cmd_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit);
+int orca_cmd_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit);
+
+/* orca_eq.c */
+int orca_async_eq_init(struct orca_dev *odev);
+void orca_async_eq_cleanup(struct orca_dev *odev);
+int orca_comp_eqs_init(struct orca_dev *odev);
+void orca_comp_eqs_cleanup(struct orca_dev *odev);
+void orca_heartbeat_start(struct orca_dev *odev);
+void orca_heartbeat_stop(struct orca_dev *odev);
+
+/* orca_port.c */
+int orca_port_init(struct orca_dev *odev);
+void orca_port_cleanup(struct orca_dev *odev);
+void orca_port_changed(struct orca_dev *odev);
+int orca_query_port(struct ib_device *ibdev, u32 port,
+		    struct ib_port_attr *attr);
+int orca_get_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *immutable);
+int orca_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+int orca_add_gid(const struct ib_gid_attr *attr, void **context);
+int orca_del_gid(const struct ib_gid_attr *attr, void **context);
+
+/* orca_queue.c: DMA memory of queues, page lists and doorbell records */
+int orca_qbuf_alloc(struct orca_dev *odev, struct orca_qbuf *q, size_t size);
+void orca_qbuf_free(struct orca_dev *odev, struct orca_qbuf *q);
+int orca_pgl_alloc(struct orca_dev *odev, struct orca_pgl *pgl, u32 npages);
+void orca_pgl_add_qbuf(struct orca_pgl *pgl, const struct orca_qbuf *q);
+void orca_pgl_free(struct orca_dev *odev, struct orca_pgl *pgl);
+void *orca_db_alloc(struct orca_dev *odev, dma_addr_t *dma);
+void orca_db_free(struct orca_dev *odev, void *db, dma_addr_t dma);
+int orca_queue_log_depth(u32 entries, u32 max, u8 *log_depth);
+
+/* orca_pd.c */
+int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		      struct ib_udata *udata);
+int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* orca_cq.c */
+int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct uverbs_attr_bundle *attrs);
+int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+void orca_cq_comp_event(struct orca_dev *odev, u32 cqn);
+void orca_cq_async_event(struct orca_dev *odev, u32 cqn);
+
+/* orca_qp.c */
+int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata);
+int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr);
+int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
+			 enum ib_event_type type);
+
+/* orca_mr.c */
+struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
+int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* orca_ah.c */
+void orca_av_from_ah_attr(struct orca_av *av,
+			  const struct rdma_ah_attr *ah_attr);
+int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata);
+int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* orca_srq.c */
+int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		    struct ib_udata *udata);
+int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
+			  enum ib_event_type type);
+
+#endif /* ORCA_H */

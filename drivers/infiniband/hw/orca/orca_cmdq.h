@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ORCA firmware command queue engine: the one path by which every firmware
+ * command is posted, completed (by polling or by EQ 0 events), timed out
+ * and turned into an errno.  It knows nothing of the RDMA core.
+ */
+#ifndef ORCA_CMDQ_H
+#define ORCA_CMDQ_H
+
+#include <linux/completion.h>
+#include <linux/idr.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <orca/orca_hw.h>
+
+struct orca_dev;
+
+/* Longest command queue the driver asks for, whatever the device allows. */
+#define ORCA_CMDQ_MAX_LOG_DEPTH	6
+
+enum orca_cmd_ctx_state {
+	ORCA_CMD_CTX_FREE,
+	ORCA_CMD_CTX_PENDING,
+	ORCA_CMD_CTX_DONE,
+	/* timed out or failed by a dead device: never reused until reset */
+	ORCA_CMD_CTX_STALE,
+};
+
+/**
+ * struct orca_cmd_ctx - completion context of one in-flight command
+ * @done: completed when the command's completion has been copied here
+ * @state: enum orca_cmd_ctx_state, protected by the queue lock
+ * @status: enum orca_cmd_status from the completion
+ * @syndrome: device detail for a failure
+ * @out: inline output of the completion
+ */
+struct orca_cmd_ctx {
+	struct completion done;
+	enum orca_cmd_ctx_state state;
+	u8 status;
+	u32 syndrome;
+	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
+};
+
+/**
+ * struct orca_cmdq - the firmware command queue
+ * @ring: command ring, @depth entries
+ * @comp: completion ring, @depth entries
+ * @depth: entries in each ring (a power of two)
+ * @pi: free-running producer index (the doorbell takes its low 16 bits)
+ * @ci: free-running completion consumer index
+ * @lock: protects @ring, @pi, @ci and every context's state
+ * @credits: one per command that may be outstanding
+ * @tokens: allocator of context indices, the commands' tokens
+ * @ctx: @depth completion contexts, indexed by token
+ * @event_mode: completions are signalled by ORCA_EQE_CMD_DONE on EQ 0
+ * @timeout: per-command timeout in jiffies (ORCA_REG_CMD_TIMEOUT_MS)
+ */
+struct orca_cmdq {
+	struct orca_cmd *ring;
+	dma_addr_t ring_dma;
+	struct orca_cmd_comp *comp;
+	dma_addr_t comp_dma;
+	u32 depth;
+	u32 pi;
+	u32 ci;
+	spinlock_t lock;
+	struct semaphore credits;
+	struct ida tokens;
+	struct orca_cmd_ctx *ctx;
+	bool event_mode;
+	unsigned long timeout;
+};
+
+/**
+ * struct orca_cmd_out - what a completed command returned
+ * @syndrome: device detail for a failure
+ * @out: inline output (struct orca_cmd_handle_out etc.)
+ */
+struct orca_cmd_out {
+	u32 syndrome;
+	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
+};
+
+int orca_cmdq_init(struct orca_dev *odev);
+void orca_cmdq_cleanup(struct orca_dev *odev);
+void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on);
+void orca_cmdq_process_comps(struct orca_dev *odev);
+void orca_cmdq_fail_all(struct orca_dev *odev);
+int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
+		   struct orca_cmd_out *res);
+int orca_cmd_status_to_errno(u8 status);
+
+#endif /* ORCA_CMDQ_H */

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The engine's private state: the register file, the command queue's running
+ * state, and the resource objects the firmware commands create.  Shared by
+ * engine.c, cmdq.c, eq.c, qp_state.c and the cmd_*.c handlers; nothing
+ * outside the engine includes it.
+ *
+ * Threading: registers, doorbells and the flags that wake the engine thread
+ * are protected by eng->lock, which is only ever held for a few loads and
+ * stores (the socket thread must never wait behind a command).  Every
+ * resource object is owned by the engine thread: commands, event posting and
+ * reset all run there, so objects need no locking.
+ */
+#ifndef ORCA_EMU_ENGINE_PRIV_H
+#define ORCA_EMU_ENGINE_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <orca/orca_hw.h>
+
+#include "engine.h"
+#include "objtab.h"
+
+/* Device limits: handle spaces and what QUERY_DEVICE advertises. */
+#define EMU_MAX_EQ		64
+#define EMU_MAX_UAR		ORCA_NUM_UARS
+#define EMU_TAB_LIMIT		65536		/* PD, CQ, QP, AH, SRQ */
+#define EMU_MR_LIMIT		(1u << 20)
+#define EMU_LOG_MAX_CMDQ	8
+#define EMU_LOG_MAX_EQ		16
+#define EMU_LOG_MAX_CQ		16
+#define EMU_LOG_MAX_WQ		14		/* SQ, RQ and SRQ */
+#define EMU_MAX_INLINE		512
+#define EMU_MAX_RD_ATOM		16
+#define EMU_MAX_FRPL		512
+#define EMU_MAX_MR_PAGES	(1u << 21)
+#define EMU_GID_TABLE_LEN	128
+#define EMU_MAX_IB_MTU		5		/* 4096 */
+#define EMU_SPEED_MBPS		25000
+#define EMU_CMD_TIMEOUT_MS	5000
+#define EMU_RESET_TIMEOUT_MS	2000
+#define EMU_FW_VERSION		0x01000000	/* 1.0.0 */
+#define EMU_QPN_GSI		1
+#define EMU_EQ_DB_CI_MASK	ORCA_EQ_DB_CI
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Until the shell's log.h lands: everything goes to stderr. */
+#define eng_log(fmt, ...) \
+	fprintf(stderr, "orca-emu: engine: " fmt "\n", ##__VA_ARGS__)
+
+/* A queue's or MR's pages, copied from the command (never re-read). */
+struct emu_pages {
+	uint32_t npages;
+	uint8_t page_shift;
+	uint64_t *addr;
+};
+
+struct emu_uar {
+	uint32_t refcnt;		/* CQs, QPs and SRQs ringing here */
+};
+
+struct emu_pd {
+	uint32_t refcnt;		/* MRs, QPs, AHs, SRQs */
+};
+
+struct emu_eq {
+	uint32_t eqn;
+	uint8_t log_depth;
+	uint16_t vector;
+	struct emu_pages buf;
+	uint32_t pi;			/* free running; phase = pass parity */
+	uint32_t ci;			/* last EQ_DB value, modulo 2^20 */
+	bool armed;
+	uint32_t refcnt;		/* CQs */
+};
+
+struct emu_cq {
+	uint32_t cqn;
+	uint8_t log_depth;
+	uint32_t eqn;
+	uint32_t uar;
+	uint64_t db_rec;
+	struct emu_pages buf;
+	uint32_t pi;			/* for the data path */
+	uint32_t refcnt;		/* QP bindings (send and recv each) */
+};
+
+struct emu_srq {
+	uint32_t srqn;
+	uint32_t pdn;
+	uint8_t log_depth;
+	uint8_t max_sge;
+	uint32_t limit;			/* SRQ_LIMIT threshold, 0: disarmed */
+	uint32_t uar;
+	uint64_t db_rec;
+	struct emu_pages buf;
+	uint32_t refcnt;		/* QPs */
+};
+
+struct emu_mr {
+	uint32_t index;
+	uint8_t key;
+	uint32_t pdn;
+	uint32_t access;
+	uint32_t flags;			/* ORCA_MR_F_* */
+	bool valid;			/* FAST_REG MRs start invalid */
+	uint64_t iova;
+	uint64_t length;
+	uint32_t max_pages;		/* FAST_REG */
+	struct emu_pages pages;
+};
+
+struct emu_ah {
+	uint32_t pdn;
+	struct orca_av av;
+};
+
+struct emu_qp {
+	uint32_t qpn;
+	uint8_t type;			/* ORCA_QPT_* */
+	uint32_t flags;			/* ORCA_QP_F_* */
+	uint8_t state;			/* enum orca_qp_state */
+	uint32_t pdn, send_cqn, recv_cqn, srqn, uar;
+	uint64_t db_rec;
+	uint8_t log_sq_depth, log_rq_depth;
+	uint8_t max_send_sge, max_recv_sge;
+	uint16_t max_inline;
+	uint32_t sq_npages;		/* buf: SQ pages, then RQ pages */
+	struct emu_pages buf;
+	/* Attributes as last set by MODIFY_QP (QUERY_QP reads them back). */
+	struct orca_qp_attr attr;
+	bool sqd_notify;
+	/* Data path state: reset to 0 on RESET, flushed on ERR. */
+	uint32_t sq_ci, rq_ci;
+	bool flush_pending;
+};
+
+struct emu_gid {
+	uint8_t type;			/* 0: empty; ORCA_GID_TYPE_* */
+	uint8_t mac[6];
+	uint16_t vlan;
+	uint8_t gid[16];
+};
+
+struct engine_stats {
+	uint64_t cmds;
+	uint64_t cmd_status[ORCA_CMD_ST_INTERNAL + 1];
+	uint64_t events;
+	uint64_t irqs;
+	uint64_t uar_writes;
+	uint64_t resets;
+};
+
+struct orca_engine {
+	struct emu_host host;
+	struct emu_config cfg;
+	pthread_t thread;
+
+	/* --- protected by lock (socket thread <-> engine thread) --- */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;		/* engine thread: work arrived */
+	pthread_cond_t idle;		/* flush/reset waiters */
+	uint32_t status;		/* ORCA_STATUS_* */
+	uint32_t syndrome;
+	uint64_t cmdq_base, cmdq_comp_base;
+	uint32_t cmdq_cfg;
+	uint16_t cmdq_pi;		/* last CMDQ_DB value */
+	uint16_t cmdq_ci;		/* next command to run */
+	uint8_t cmdq_log_depth;		/* latched at CMDQ_ENABLE */
+	uint64_t cmdq_run_base, cmdq_run_comp;
+	bool hang;
+	uint64_t hb_start_ms;		/* heartbeat epoch */
+	uint32_t hb_frozen;
+	bool stop;
+	bool reset_req;
+	uint64_t reset_gen;
+	bool busy;			/* engine thread is working */
+	bool link_up;
+	bool link_event;		/* PORT_CHANGE to post */
+	bool fatal_event;		/* DEVICE_FATAL to post */
+	struct {
+		uint32_t ci;
+		bool arm;
+	} eq_db[EMU_MAX_EQ];
+	uint64_t eq_db_pending;		/* bit per eqn */
+	uint64_t uar_pending;
+	struct engine_stats stats;
+
+	/* --- engine thread only --- */
+	bool eq_stopped;		/* after a fatal error: post nothing */
+	struct objtab eqs, uars, pds, cqs, mrs, qps, ahs, srqs;
+	struct emu_qp *gsi_qp;		/* QPN 1 lives outside the table */
+	uint32_t eth_mtu;
+	uint8_t active_mtu;
+	struct emu_gid gids[EMU_GID_TABLE_LEN];
+};
+
+/*
+ * One command being executed: a private copy of the ring entry (the driver
+ * may rewrite the slot at any time) and the completion's inline output.
+ */
+struct cmd_ctx {
+	struct orca_engine *eng;
+	struct orca_cmd cmd;
+	uint32_t in_len, out_len;
+	uint64_t in_addr, out_addr;
+	uint32_t syndrome;
+	uint8_t out[ORCA_CMD_OUT_INLINE_BYTES];
+};
+
+/* Records where a command failed (source line) in the completion syndrome. */
+#define cmd_fail(c, st)	((c)->syndrome = __LINE__, (st))
+
+/* engine.c */
+void engine_set_fatal(struct orca_engine *eng, uint32_t syndrome);
+void *engine_dma(struct orca_engine *eng, uint64_t addr, size_t len);
+void engine_free_objects(struct orca_engine *eng);
+void engine_init_port(struct orca_engine *eng);
+
+/* cmdq.c */
+void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
+		  uint64_t comp_base, uint8_t log_depth);
+int cmd_write_out(struct cmd_ctx *c, const void *src, size_t len);
+void cmd_set_handle(struct cmd_ctx *c, uint32_t handle);
+int cmd_load_pages(struct cmd_ctx *c, struct emu_pages *p, uint32_t first,
+		   uint32_t npages, uint8_t page_shift, uint64_t inline_addr,
+		   bool has_inline);
+int cmd_check_db_rec(struct cmd_ctx *c, uint64_t addr, size_t len);
+uint32_t queue_npages(uint64_t bytes, uint8_t page_shift);
+void pages_free(struct emu_pages *p);
+
+/* Command handlers (cmd_*.c), one per opcode. */
+typedef int (*cmd_handler_t)(struct cmd_ctx *c);
+int cmd_query_device(struct cmd_ctx *c);
+int cmd_query_port(struct cmd_ctx *c);
+int cmd_set_port(struct cmd_ctx *c);
+int cmd_set_gid(struct cmd_ctx *c);
+int cmd_create_eq(struct cmd_ctx *c);
+int cmd_destroy_eq(struct cmd_ctx *c);
+int cmd_alloc_uar(struct cmd_ctx *c);
+int cmd_dealloc_uar(struct cmd_ctx *c);
+int cmd_create_pd(struct cmd_ctx *c);
+int cmd_destroy_pd(struct cmd_ctx *c);
+int cmd_create_cq(struct cmd_ctx *c);
+int cmd_resize_cq(struct cmd_ctx *c);
+int cmd_destroy_cq(struct cmd_ctx *c);
+int cmd_create_mr(struct cmd_ctx *c);
+int cmd_destroy_mr(struct cmd_ctx *c);
+int cmd_create_qp(struct cmd_ctx *c);
+int cmd_modify_qp(struct cmd_ctx *c);
+int cmd_query_qp(struct cmd_ctx *c);
+int cmd_destroy_qp(struct cmd_ctx *c);
+int cmd_create_ah(struct cmd_ctx *c);
+int cmd_destroy_ah(struct cmd_ctx *c);
+int cmd_create_srq(struct cmd_ctx *c);
+int cmd_modify_srq(struct cmd_ctx *c);
+int cmd_query_srq(struct cmd_ctx *c);
+int cmd_destroy_srq(struct cmd_ctx *c);
+
+/* Object lookups shared between handlers. */
+static inline uint32_t cmd_in_u32(const struct cmd_ctx *c, size_t off)
+{
+	const uint8_t *p = c->cmd.in + off;
+
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+struct emu_qp *qp_lookup(struct orca_engine *eng, uint32_t qpn);
+void qp_release(void *obj, void *arg);
+bool gid_entry_valid(struct orca_engine *eng, uint32_t index);
+
+/* qp_state.c */
+int qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
+			uint32_t mask);
+void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp,
+		    uint8_t next);
+
+#endif /* ORCA_EMU_ENGINE_PRIV_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Emulator logging.  Lines look like
+ *   2026-11-29 12:31:06.123 orca-emu[1234]: text
+ * and are written with one write() so that lines from the socket, engine
+ * and port threads never interleave.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int log_fd = STDERR_FILENO;
+static int log_debug = -1;	/* -1: not decided yet, read the environment */
+
+int emu_log_open(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	log_fd = fd;
+	return 0;
+}
+
+void emu_log_close(void)
+{
+	if (log_fd != STDERR_FILENO) {
+		close(log_fd);
+		log_fd = STDERR_FILENO;
+	}
+}
+
+void emu_log_set_debug(bool on)
+{
+	log_debug = on;
+}
+
+bool emu_log_debug_enabled(void)
+{
+	if (log_debug < 0) {
+		const char *env = getenv("ORCA_EMU_DEBUG");
+
+		log_debug = env && *env && strcmp(env, "0") != 0;
+	}
+	return log_debug;
+}
+
+void emu_log(const char *fmt, ...)
+{
+	char line[1024];
+	struct timespec ts;
+	struct tm tm;
+	va_list ap;
+	int n, m;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof(line),
+		     "%04d-%02d-%02d %02d:%02d:%02d.%03ld orca-emu[%d]: ",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		     tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, (int)getpid());
+	va_start(ap, fmt);
+	m = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		m = 0;
+	n += m;
+	/* A truncated line still ends with a newline. */
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(log_fd, line, n) < 0) {
+		/* Nowhere left to report a failing log. */
+	}
+}

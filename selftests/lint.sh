@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lint gates for the driver, as KTAP: checkpatch --strict, sparse (C=2) and a
+# W=1 build.  Any finding fails its test.  Runs inside the toolroot.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+kdir=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | head -n1)
+drv=drivers/infiniband/hw/orca
+out=$top/out/lint
+mkdir -p "$out"
+
+# checkpatch.pl and its data files come from the kernel source package
+# (scripts/toolroot-extras.sh puts them there).
+scripts_dir=/opt/linux-scripts
+
+n=0 failed=0
+result() { # result OK NAME LOGFILE
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		failed=$((failed + 1))
+		sed 's/^/# /' "$3" | tail -n 40
+		echo "not ok $n $2"
+	fi
+}
+
+echo "TAP version 13"
+echo "1..3"
+
+files=$(ls $drv/*.[ch] include/orca/orca_hw.h 2>/dev/null)
+perl "$scripts_dir/scripts/checkpatch.pl" --strict --no-tree --terse \
+	--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files \
+	>"$out/checkpatch.log" 2>&1
+rc=$?
+grep -qE '(ERROR|WARNING|CHECK):' "$out/checkpatch.log" && rc=1
+result $rc "checkpatch --strict" "$out/checkpatch.log"
+
+# Force a rebuild of every object so each tool sees every file.
+make -C "$kdir" M="$top" CONFIG_INFINIBAND_ORCA=m clean >/dev/null 2>&1
+make -C "$kdir" M="$top" CONFIG_INFINIBAND_ORCA=m C=2 modules \
+	>"$out/sparse.log" 2>&1
+rc=$?
+grep -qE '(warning|error):' "$out/sparse.log" && rc=1
+result $rc "sparse C=2" "$out/sparse.log"
+
+make -C "$kdir" M="$top" CONFIG_INFINIBAND_ORCA=m clean >/dev/null 2>&1
+make -C "$kdir" M="$top" CONFIG_INFINIBAND_ORCA=m W=1 modules \
+	>"$out/w1.log" 2>&1
+rc=$?
+grep -qE '(warning|error):' "$out/w1.log" && rc=1
+result $rc "W=1 build" "$out/w1.log"
+
+[ $failed = 0 ]

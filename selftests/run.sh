@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ORCA test runner (make check).  Builds everything, then runs the test
+# programs in order: native unit tests (fast, under ASan/UBSan), lint, guest
+# tests (QEMU/TCG guests with ORCA adapters).  Each program speaks KTAP; this
+# runner counts its "ok"/"not ok" lines and ends with the summary line
+# "N passed, N failed, N skipped".  Runs inside the toolroot (make check
+# puts it there).
+#
+# Usage: selftests/run.sh [-k PATTERN]   only programs whose name matches
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+filter=
+[ "${1:-}" = -k ] && filter=${2:-}
+
+pass=0 fail=0 skip=0
+logdir=$top/out/check
+mkdir -p "$logdir"
+
+# run_program NAME CMD...: run one KTAP program and add up its results.
+run_program() {
+	local name=$1; shift
+	local log=$logdir/${name//\//_}.log
+	if [ -n "$filter" ] && [[ $name != *$filter* ]]; then
+		return
+	fi
+	echo "# === $name"
+	local start=$SECONDS
+	"$@" >"$log" 2>&1
+	local rc=$?
+	cat "$log"
+	local p f s
+	p=$(grep -cE '^ok [0-9]+' "$log" | head -n1)
+	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$log" | head -n1)
+	f=$(grep -cE '^not ok [0-9]+' "$log" | head -n1)
+	p=$((p - s))
+	# A program that failed without saying which case failed, or said
+	# nothing at all, is one failure.
+	if { [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$f" = 0 ]; } ||
+	   [ $((p + f + s)) = 0 ]; then
+		f=$((f + 1))
+		echo "not ok - $name exited with status $rc"
+	fi
+	echo "# $name: $p passed, $f failed, $s skipped ($((SECONDS - start)) s)"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
+echo "# building"
+if ! make --no-print-directory all >"$logdir/build.log" 2>&1; then
+	tail -n 60 "$logdir/build.log"
+	echo "not ok - build failed"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+
+# 1. Native unit tests.
+for t in emulator/build/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_program "unit/$(basename "$t")" env ORCA_WIRE_BIN="$top/emulator/build/orca-wire" "$t"
+done
+
+# 2. Lint.
+run_program lint selftests/lint.sh
+
+# 3. Guest tests, in name order.
+for t in selftests/guest/[0-9]*.sh; do
+	[ -x "$t" ] || continue
+	run_program "guest/$(basename "$t" .sh)" "$t"
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
