@@ -52,6 +52,16 @@ static void roce_rx(void *ctx, const uint8_t *frame, size_t len)
 	CHECK(ctx == &rx_count);
 }
 
+static int rx_seen(void)
+{
+	int n;
+
+	pthread_mutex_lock(&rx_lock);
+	n = rx_count;
+	pthread_mutex_unlock(&rx_lock);
+	return n;
+}
+
 /* Wait until the callback has run @n times in total (or time out). */
 static bool wait_rx(int n)
 {
@@ -176,7 +186,7 @@ static bool wire_frame_reaches_nic(const uint8_t *f, size_t len)
 static bool wire_frame_reaches_engine(const uint8_t *f, size_t len)
 {
 	uint8_t got[MAX_FRAME];
-	int seen = rx_count;
+	int seen = rx_seen();
 	bool same;
 
 	if (send_to(switch_fd, wire_path, f, len) || !wait_rx(seen + 1))
@@ -279,7 +289,7 @@ static void test_non_roce_udp(void)
 {
 	static uint8_t f[MAX_FRAME];
 	size_t len;
-	int before = rx_count;
+	int before = rx_seen();
 
 	len = build_udp(f, port_mac, false, false, 4790, 64);
 	CHECK(wire_frame_reaches_nic(f, len));
@@ -297,7 +307,7 @@ static void test_non_roce_udp(void)
 	len = build_udp(f, port_mac, false, false, 4791, 64);
 	put_be16(f + 20, 0x0010);
 	CHECK(wire_frame_reaches_nic(f, len));
-	CHECK(rx_count == before);
+	CHECK(rx_seen() == before);
 	ktap_case_end("non_roce_udp_passed_to_nic");
 }
 
@@ -306,7 +316,7 @@ static void test_short_and_malformed(void)
 	static uint8_t f[MAX_FRAME + 100], got[MAX_FRAME + 1];
 	struct emu_port_stats before, after;
 	size_t len, cut;
-	int before_rx = rx_count;
+	int before_rx = rx_seen();
 
 	port_get_stats(port, &before);
 	/* not even an Ethernet header: dropped on both sides */
@@ -347,7 +357,7 @@ static void test_short_and_malformed(void)
 
 	port_get_stats(port, &after);
 	CHECK(after.dropped == before.dropped + 6);
-	CHECK(rx_count == before_rx);
+	CHECK(rx_seen() == before_rx);
 	/* still alive */
 	len = build_udp(f, port_mac, false, false, 4791, 16);
 	CHECK(wire_frame_reaches_engine(f, len));
@@ -437,7 +447,7 @@ static void test_stalled_nic(void)
 		send_to(switch_fd, wire_path, f, len);
 	/* QEMU's socket is full and nobody reads it; the wire still works */
 	len = build_udp(f, port_mac, false, false, 4791, 16);
-	i = rx_count;
+	i = rx_seen();
 	CHECK(send_to(switch_fd, wire_path, f, len) == 0);
 	CHECK(wait_rx(i + 1));
 	len = build_udp(f, other_mac, false, false, 80, 100);

@@ -97,7 +97,7 @@ static int ktest_add(struct ib_device *ibdev)
 {
 	struct ktest_dev *kd;
 
-	kd = kzalloc(sizeof(*kd), GFP_KERNEL);
+	kd = kzalloc_obj(*kd);
 	if (!kd)
 		return -ENOMEM;
 	kd->ibdev = ibdev;
