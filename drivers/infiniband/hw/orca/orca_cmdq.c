@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA firmware command queue engine.
+ *
+ * Every firmware command goes through orca_cmdq_exec(): take a credit, take
+ * a token (the index of the command's completion context), write the ring
+ * entry and ring ORCA_REG_CMDQ_DB, then wait for the completion either by
+ * polling the completion ring (during probe, before EQ 0 exists) or for the
+ * EQ 0 handler to process it.  A command that times out marks the device
+ * dead; its context and credit are never given back, so a late completion
+ * can never be confused with a newer command's.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "orca.h"
+
+/* Polling interval while waiting for a completion without events. */
+#define ORCA_CMDQ_POLL_MIN_US	20
+#define ORCA_CMDQ_POLL_MAX_US	200
+
+/**
+ * orca_cmd_status_to_errno() - map an ORCA command status to an errno
+ * @status: enum orca_cmd_status from a completion
+ *
+ * BAD_HANDLE maps to -EINVAL: every handle the driver sends came from the
+ * device, so a stale one means the caller passed an invalid object, not
+ * that the device lacks a resource.  Unknown codes are -EIO.
+ *
+ * Return: 0 or a negative errno.
+ */
+int orca_cmd_status_to_errno(u8 status)
+{
+	switch (status) {
+	case ORCA_CMD_ST_OK:
+		return 0;
+	case ORCA_CMD_ST_BAD_OPCODE:
+		return -EOPNOTSUPP;
+	case ORCA_CMD_ST_NO_RESOURCES:
+		return -ENOMEM;
+	case ORCA_CMD_ST_BAD_PARAM:
+	case ORCA_CMD_ST_BAD_LENGTH:
+	case ORCA_CMD_ST_BAD_HANDLE:
+	case ORCA_CMD_ST_BAD_STATE:
+		return -EINVAL;
+	case ORCA_CMD_ST_BUSY:
+		return -EBUSY;
+	case ORCA_CMD_ST_DMA_ERROR:
+		return -EFAULT;
+	case ORCA_CMD_ST_INTERNAL:
+	default:
+		return -EIO;
+	}
+}
+
+static int orca_cmdq_wait_enabled(struct orca_dev *odev, bool enabled)
+{
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(odev->reset_timeout_ms);
+	u32 st;
+
+	for (;;) {
+		st = orca_rd32(odev, ORCA_REG_DEV_STATUS);
+		if (!!(st & ORCA_STATUS_CMDQ_ENABLED) == enabled)
+			return 0;
+		if (st & ORCA_STATUS_FATAL)
+			return -EIO;
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		usleep_range(100, 1000);
+	}
+}
+
+/**
+ * orca_cmdq_init() - allocate the command rings and start the queue
+ * @odev: device, freshly reset
+ *
+ * The queue starts in polling mode; orca_cmdq_set_event_mode() switches it
+ * once EQ 0 exists.
+ *
+ * Return: 0 or a negative errno.
+ */
+int orca_cmdq_init(struct orca_dev *odev)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	struct device *dev = &odev->pdev->dev;
+	u32 caps = orca_rd32(odev, ORCA_REG_CAPS);
+	u32 tmo = orca_rd32(odev, ORCA_REG_CMD_TIMEOUT_MS);
+	u32 log_depth, i;
+	int err;
+
+	log_depth = min_t(u32, FIELD_GET(ORCA_CAPS_LOG_MAX_CMDQ, caps),
+			  ORCA_CMDQ_MAX_LOG_DEPTH);
+	cmdq->depth = 1U << log_depth;
+	/* A device reporting 0 would make every command time out at once. */
+	cmdq->timeout = msecs_to_jiffies(clamp_t(u32, tmo, 100, 600000));
+	cmdq->pi = 0;
+	cmdq->ci = 0;
+	cmdq->event_mode = false;
+	spin_lock_init(&cmdq->lock);
+	sema_init(&cmdq->credits, cmdq->depth);
+	ida_init(&cmdq->tokens);
+
+	cmdq->ctx = kcalloc(cmdq->depth, sizeof(*cmdq->ctx), GFP_KERNEL);
+	if (!cmdq->ctx)
+		return -ENOMEM;
+	for (i = 0; i < cmdq->depth; i++)
+		init_completion(&cmdq->ctx[i].done);
+
+	cmdq->ring = dma_alloc_coherent(dev, cmdq->depth * sizeof(*cmdq->ring),
+					&cmdq->ring_dma, GFP_KERNEL);
+	if (!cmdq->ring) {
+		err = -ENOMEM;
+		goto err_ctx;
+	}
+	cmdq->comp = dma_alloc_coherent(dev,
+					cmdq->depth * sizeof(*cmdq->comp),
+					&cmdq->comp_dma, GFP_KERNEL);
+	if (!cmdq->comp) {
+		err = -ENOMEM;
+		goto err_ring;
+	}
+
+	orca_wr32(odev, ORCA_REG_CMDQ_BASE_LO, lower_32_bits(cmdq->ring_dma));
+	orca_wr32(odev, ORCA_REG_CMDQ_BASE_HI, upper_32_bits(cmdq->ring_dma));
+	orca_wr32(odev, ORCA_REG_CMDQ_COMP_BASE_LO,
+		  lower_32_bits(cmdq->comp_dma));
+	orca_wr32(odev, ORCA_REG_CMDQ_COMP_BASE_HI,
+		  upper_32_bits(cmdq->comp_dma));
+	orca_wr32(odev, ORCA_REG_CMDQ_CFG,
+		  FIELD_PREP(ORCA_CMDQ_CFG_LOG_DEPTH, log_depth));
+	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_CMDQ_ENABLE);
+
+	err = orca_cmdq_wait_enabled(odev, true);
+	if (err) {
+		dev_err(dev, "command queue did not start (%d)\n", err);
+		goto err_comp;
+	}
+	return 0;
+
+err_comp:
+	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->comp), cmdq->comp,
+			  cmdq->comp_dma);
+err_ring:
+	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
+			  cmdq->ring_dma);
+err_ctx:
+	kfree(cmdq->ctx);
+	return err;
+}
+
+/**
+ * orca_cmdq_cleanup() - stop the device and free the command rings
+ * @odev: device
+ *
+ * The function is reset first so that it stops all DMA, including to the
+ * rings freed here; a dead device that ignores the reset has its bus
+ * mastering turned off by pcim when the function is disabled.
+ */
+void orca_cmdq_cleanup(struct orca_dev *odev)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	struct device *dev = &odev->pdev->dev;
+
+	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_RESET);
+	orca_cmdq_wait_enabled(odev, false);
+	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->comp), cmdq->comp,
+			  cmdq->comp_dma);
+	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
+			  cmdq->ring_dma);
+	ida_destroy(&cmdq->tokens);
+	kfree(cmdq->ctx);
+}
+
+/**
+ * orca_cmdq_set_event_mode() - choose how command completions are signalled
+ * @odev: device
+ * @on: true once EQ 0 is armed; false before EQ 0 is destroyed
+ *
+ * Only affects commands posted afterwards; callers switch modes while no
+ * command is in flight (probe and remove are single-threaded).
+ */
+void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on)
+{
+	WRITE_ONCE(odev->cmdq.event_mode, on);
+}
+
+/**
+ * orca_cmdq_process_comps() - consume the completion ring
+ * @odev: device
+ *
+ * Called by polling waiters and by the EQ 0 handler on ORCA_EQE_CMD_DONE.
+ * A completion whose token has no pending context (a command that already
+ * timed out, or a device bug) is consumed and ignored.
+ */
+void orca_cmdq_process_comps(struct orca_dev *odev)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	struct orca_cmd_comp *comp;
+	struct orca_cmd_ctx *ctx;
+	u8 phase;
+	u16 token;
+
+	spin_lock(&cmdq->lock);
+	for (;;) {
+		comp = &cmdq->comp[cmdq->ci & (cmdq->depth - 1)];
+		phase = (cmdq->ci & cmdq->depth) ? 0 : ORCA_CMD_COMP_PHASE;
+		if ((READ_ONCE(comp->flags) & ORCA_CMD_COMP_PHASE) != phase)
+			break;
+		/* Read the entry only after seeing its phase bit. */
+		dma_rmb();
+		token = le16_to_cpu(comp->token);
+		cmdq->ci++;
+		if (token >= cmdq->depth) {
+			dev_warn_ratelimited(&odev->pdev->dev,
+					     "completion with bad token %u\n",
+					     token);
+			continue;
+		}
+		ctx = &cmdq->ctx[token];
+		if (ctx->state != ORCA_CMD_CTX_PENDING)
+			continue;
+		ctx->status = comp->status;
+		ctx->syndrome = le32_to_cpu(comp->syndrome);
+		memcpy(ctx->out, comp->out, sizeof(ctx->out));
+		ctx->state = ORCA_CMD_CTX_DONE;
+		complete(&ctx->done);
+	}
+	spin_unlock(&cmdq->lock);
+}
+
+/**
+ * orca_cmdq_fail_all() - wake every waiter of a dead device
+ * @odev: device, already marked dead
+ *
+ * The contexts become stale and are never reused; the waiters see the dead
+ * flag and return -EIO instead of waiting for their timeout.
+ */
+void orca_cmdq_fail_all(struct orca_dev *odev)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	u32 i;
+
+	if (!cmdq->ctx)
+		return;
+	spin_lock(&cmdq->lock);
+	for (i = 0; i < cmdq->depth; i++) {
+		if (cmdq->ctx[i].state != ORCA_CMD_CTX_PENDING)
+			continue;
+		cmdq->ctx[i].state = ORCA_CMD_CTX_STALE;
+		complete(&cmdq->ctx[i].done);
+	}
+	spin_unlock(&cmdq->lock);
+}
+
+static bool orca_cmdq_poll_wait(struct orca_dev *odev,
+				struct orca_cmd_ctx *ctx)
+{
+	unsigned long deadline = jiffies + odev->cmdq.timeout;
+
+	for (;;) {
+		orca_cmdq_process_comps(odev);
+		if (completion_done(&ctx->done))
+			return true;
+		if (time_after(jiffies, deadline))
+			return false;
+		usleep_range(ORCA_CMDQ_POLL_MIN_US, ORCA_CMDQ_POLL_MAX_US);
+	}
+}
+
+static bool orca_cmdq_event_wait(struct orca_dev *odev,
+				 struct orca_cmd_ctx *ctx)
+{
+	if (wait_for_completion_timeout(&ctx->done, odev->cmdq.timeout))
+		return true;
+	/* A lost interrupt should not kill the device: look once more. */
+	orca_cmdq_process_comps(odev);
+	return completion_done(&ctx->done);
+}
+
+/**
+ * orca_cmdq_exec() - execute one firmware command and wait for it
+ * @odev: device
+ * @cmd: the command; opcode, lengths, addresses and @in filled by the
+ *	 caller, flags and token are set here
+ * @res: if not NULL, receives the syndrome and inline output
+ *
+ * May sleep.  Never waits longer than the device's command timeout per
+ * stage; a timeout marks the device dead.
+ *
+ * Return: 0, a negative errno from orca_cmd_status_to_errno(), -EIO for a
+ * dead device, or -ETIMEDOUT.
+ */
+int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
+		   struct orca_cmd_out *res)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	struct orca_cmd_ctx *ctx;
+	bool events, done;
+	int token, err;
+	u16 opcode = le16_to_cpu(cmd->opcode);
+
+	if (orca_dev_is_dead(odev))
+		goto dead;
+
+	if (down_timeout(&cmdq->credits, cmdq->timeout)) {
+		orca_dev_mark_dead(odev, "no command credit within timeout");
+		return -ETIMEDOUT;
+	}
+	token = ida_alloc_max(&cmdq->tokens, cmdq->depth - 1, GFP_KERNEL);
+	if (token < 0) {
+		/* Only stale contexts are left: the device is dead. */
+		up(&cmdq->credits);
+		goto dead;
+	}
+	ctx = &cmdq->ctx[token];
+	events = READ_ONCE(cmdq->event_mode);
+
+	spin_lock(&cmdq->lock);
+	if (orca_dev_is_dead(odev)) {
+		spin_unlock(&cmdq->lock);
+		ida_free(&cmdq->tokens, token);
+		up(&cmdq->credits);
+		goto dead;
+	}
+	reinit_completion(&ctx->done);
+	ctx->state = ORCA_CMD_CTX_PENDING;
+	cmd->token = cpu_to_le16(token);
+	cmd->flags = cpu_to_le16(events ? ORCA_CMD_F_EVENT : 0);
+	cmdq->ring[cmdq->pi & (cmdq->depth - 1)] = *cmd;
+	cmdq->pi++;
+	/* writel() orders the ring entry before the doorbell. */
+	orca_wr32(odev, ORCA_REG_CMDQ_DB, cmdq->pi & 0xffff);
+	spin_unlock(&cmdq->lock);
+
+	done = events ? orca_cmdq_event_wait(odev, ctx) :
+			orca_cmdq_poll_wait(odev, ctx);
+
+	spin_lock(&cmdq->lock);
+	if (!done && ctx->state == ORCA_CMD_CTX_PENDING)
+		ctx->state = ORCA_CMD_CTX_STALE;
+	if (ctx->state == ORCA_CMD_CTX_STALE) {
+		spin_unlock(&cmdq->lock);
+		if (done)	/* woken by orca_cmdq_fail_all() */
+			goto dead;
+		dev_err(&odev->pdev->dev,
+			"command 0x%x (token %d) timed out\n", opcode, token);
+		orca_dev_mark_dead(odev, "command timeout");
+		return -ETIMEDOUT;
+	}
+	ctx->state = ORCA_CMD_CTX_FREE;
+	spin_unlock(&cmdq->lock);
+
+	err = orca_cmd_status_to_errno(ctx->status);
+	if (err)
+		dev_dbg_ratelimited(&odev->pdev->dev,
+				    "command 0x%x failed: status 0x%x syndrome 0x%x\n",
+				    opcode, ctx->status, ctx->syndrome);
+	if (res) {
+		res->syndrome = ctx->syndrome;
+		memcpy(res->out, ctx->out, sizeof(res->out));
+	}
+	ida_free(&cmdq->tokens, token);
+	up(&cmdq->credits);
+	return err;
+
+dead:
+	dev_dbg_ratelimited(&odev->pdev->dev,
+			    "command 0x%x refused: device is dead\n", opcode);
+	return -EIO;
+}

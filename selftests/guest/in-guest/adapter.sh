@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In each guest: the ORCA PCI function is there with its BARs and MSI-X,
+# the orca driver binds it, orca_0 is ACTIVE on the paired netdev, and the
+# RoCE v2 GID table holds (and follows) the netdev's IP addresses.
+. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+
+n=$((gi + 1))
+bdf=$(lspci -D -n -d 1234:0dca | awk '{ print $1 }' | head -n1)
+ok_if "PCI function 1234:0dca present" test -n "$bdf"
+res=/sys/bus/pci/devices/$bdf/resource
+bar_size() { awk -v l="$(($1 + 1))" 'NR == l { print strtonum($2) - strtonum($1) + 1 }' "$res"; }
+expect_eq "BAR0 (registers) is 4 KiB" "$(bar_size 0)" 4096
+expect_eq "BAR2 (MSI-X) is 4 KiB" "$(bar_size 2)" 4096
+expect_eq "BAR4 (UAR pages) is 1 MiB" "$(bar_size 4)" 1048576
+ok_if "MSI-X capability" sh -c "lspci -vv -s $bdf | grep -q 'MSI-X: Enable. Count='"
+
+ok_if "orca module loads" orca_load
+ok_if "lspci -k: orca driver in use" sh -c "lspci -k -s $bdf | grep -q 'Kernel driver in use: orca'"
+ok_if "MSI-X enabled by the driver" sh -c "lspci -vv -s $bdf | grep -q 'MSI-X: Enable+'"
+lspci -k -s "$bdf" | sed 's/^/# /' >>"$ktap_out"
+rdma link show | sed 's/^/# /' >>"$ktap_out"
+
+nd=$(orca_netdev)
+ok_if "orca_0 paired with a netdev" test -n "$nd"
+ok_if "orca_0/1 ACTIVE, LINK_UP" wait_for 10 sh -c \
+	"rdma link show orca_0/1 | grep -q 'state ACTIVE physical_state LINK_UP'"
+
+gids=/sys/class/infiniband/orca_0/ports/1/gids
+types=/sys/class/infiniband/orca_0/ports/1/gid_attrs/types
+# has_gid GID: the table holds GID with type RoCE v2.
+has_gid() {
+	local f i
+	for f in "$gids"/*; do
+		i=${f##*/}
+		[ "$(cat "$f")" = "$1" ] && [ "$(cat "$types/$i" 2>/dev/null)" = "RoCE v2" ] && return 0
+	done
+	return 1
+}
+v4gid() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo "$1" | tr . ' '); }
+ok_if "GID table: IPv4 10.0.0.$n" wait_for 10 has_gid "$(v4gid 10.0.0.$n)"
+ok_if "GID table: IPv6 fd00::$n" wait_for 10 has_gid "$(printf 'fd00:0000:0000:0000:0000:0000:0000:%04x' $n)"
+ip addr add 10.9.0.$n/24 dev "$nd"
+ok_if "GID added with ip addr add" wait_for 10 has_gid "$(v4gid 10.9.0.$n)"
+ip addr del 10.9.0.$n/24 dev "$nd"
+lacks_gid() { ! has_gid "$1"; }
+ok_if "GID removed with ip addr del" wait_for 10 lacks_gid "$(v4gid 10.9.0.$n)"
+
+# The wire: the other guest answers through both adapters' ports.
+if [ "${ORCA_GUEST_COUNT:-1}" -gt 1 ]; then
+	peer=$(( (gi + 1) % ORCA_GUEST_COUNT + 1 ))
+	ok_if "ping 10.0.0.$peer over the wire" wait_for 20 ping -c 1 -W 2 10.0.0.$peer
+fi
+ktap_done

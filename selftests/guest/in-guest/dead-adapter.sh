@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# An adapter that stops answering commands: the next command times out with
+# -ETIMEDOUT, the driver reports IB_EVENT_DEVICE_FATAL, fails later commands
+# fast, and still unloads without hanging.
+. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+
+ok_if "orca module loads" orca_load || ktap_done
+nd=$(orca_netdev)
+echo > "$ktest_dir/events"
+ok_if "emulator control file" test -w "${ORCA_CTL:-/nonexistent}"
+echo hang >>"$ORCA_CTL"
+sleep 1
+# Adding an address makes the RDMA core add a GID: a SET_GID command.
+ip addr add 10.8.0.1/24 dev "$nd"
+fatal_seen() { [ "$(awk '/^device fatal /{print $NF}' "$ktest_dir/events")" -ge 1 ]; }
+ok_if "DEVICE_FATAL event" wait_for 30 fatal_seen
+ok_if "command failed with -ETIMEDOUT (-110)" sh -c "dmesg | grep -E 'orca.*(timed out|timeout)' | grep -q -- '-110\|ETIMEDOUT\|timed out'"
+start=$(date +%s)
+ip addr add 10.8.0.2/24 dev "$nd"
+ip addr del 10.8.0.2/24 dev "$nd"
+expect_eq "later commands fail fast (< 3 s)" "$(( $(date +%s) - start < 3 ))" 1
+start=$(date +%s)
+ok_if "rmmod orca completes" timeout 60 rmmod orca
+expect_eq "unload took < 30 s" "$(( $(date +%s) - start < 30 ))" 1
+ok_if "orca_0 gone" sh -c "! test -e /sys/class/infiniband/orca_0"
+dmesg | grep -i orca | tail -n 8 | sed 's/^/# /' >>"$ktap_out"
+ktap_done
