@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The part of `make demo` that runs in each guest: load the orca driver and
+# show the adapter, the RDMA device and its port.
+set -u
+top=${ORCA_TOP:?}
+gi=${ORCA_GUEST_INDEX:-0}
+say() { echo "[guest $gi] $*"; }
+
+modprobe ib_core && modprobe ib_uverbs && insmod "$top/drivers/infiniband/hw/orca/orca.ko" || {
+	say "loading orca failed"; dmesg | tail -n 20; exit 1; }
+for _ in $(seq 100); do
+	rdma link show orca_0/1 2>/dev/null | grep -q ACTIVE && break
+	sleep 0.2
+done
+say "lspci -k:"
+lspci -k -d 1234:0dca | sed "s/^/[guest $gi]   /"
+say "rdma link:"
+rdma link show | sed "s/^/[guest $gi]   /"
+say "RoCE v2 GIDs of orca_0 port 1:"
+for f in /sys/class/infiniband/orca_0/ports/1/gids/*; do
+	g=$(cat "$f")
+	[ "$g" = "0000:0000:0000:0000:0000:0000:0000:0000" ] && continue
+	say "  [${f##*/}] $g ($(cat /sys/class/infiniband/orca_0/ports/1/gid_attrs/types/${f##*/}))"
+done
+say "RDMA traffic: not yet — the RoCEv2 data path is the next piece of work."
+rdma link show orca_0/1 | grep -q 'state ACTIVE'
