@@ -55,7 +55,9 @@ int irq_assign(struct irq_table *t, unsigned int vector, int fd)
 	pthread_mutex_unlock(&t->lock);
 	if (old >= 0)
 		close(old);
-	emu_dbg("irq: vector %u %s", vector, fd >= 0 ? "assigned" : "cleared");
+	if (old >= 0 || fd >= 0)
+		emu_dbg("irq: vector %u %s", vector,
+			fd >= 0 ? "assigned" : "cleared");
 	return 0;
 }
 

@@ -12,7 +12,8 @@
 #include <stdint.h>
 
 struct irq_table {
-	pthread_mutex_t lock;	/* the socket thread reassigns, engine raises */
+	/* The socket thread reassigns vectors while the engine raises them. */
+	pthread_mutex_t lock;
 	unsigned int nr;	/* vectors advertised */
 	int *fds;		/* -1: not assigned */
 	uint64_t *raised;	/* per vector, for tests and logs */

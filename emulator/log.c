@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Emulator logging.  Lines look like
- *   2026-11-29 12:31:06.123 orca-emu[1234]: text
+ *   2026-11-29 12:31:06.123 orca-emu: text
  * and are written with one write() so that lines from the socket, engine
  * and port threads never interleave.
  */
@@ -17,7 +17,8 @@
 #include "log.h"
 
 static int log_fd = STDERR_FILENO;
-static int log_debug = -1;	/* -1: not decided yet, read the environment */
+/* -1: not decided yet, ORCA_EMU_DEBUG decides on first use. */
+static int log_debug = -1;
 
 int emu_log_open(const char *path)
 {
@@ -66,9 +67,9 @@ void emu_log(const char *fmt, ...)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	n = snprintf(line, sizeof(line),
-		     "%04d-%02d-%02d %02d:%02d:%02d.%03ld orca-emu[%d]: ",
+		     "%04d-%02d-%02d %02d:%02d:%02d.%03ld orca-emu: ",
 		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		     tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, (int)getpid());
+		     tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 	va_start(ap, fmt);
 	m = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
 	va_end(ap);

@@ -251,7 +251,7 @@ static int handle_version(struct vfu_conn *c, struct vfu_msg *m)
 	size_t jlen;
 
 	if (m->len < sizeof(v) + 1)
-		return -EINVAL;		/* the JSON (at least "") is required */
+		return -EINVAL;	/* the JSON (at least "") is required */
 	memcpy(&v, m->data, sizeof(v));
 	if (v.major != 0) {
 		emu_log("vfio-user: client wants major version %u, we speak 0",
@@ -289,7 +289,7 @@ static int handle_dma_map(struct vfu_conn *c, struct vfu_msg *m)
 	if (m->fds->nr == 1) {
 		fd = m->fds->fd[0];
 	} else if (dm.flags & (VFU_DMA_F_MMAP | VFU_DMA_F_FILE_IO)) {
-		return -EINVAL;		/* an access mode needs a descriptor */
+		return -EINVAL;	/* an access mode needs a descriptor */
 	}
 	if (dm.flags & VFU_DMA_F_READ)
 		prot |= DMA_PROT_READ;
@@ -448,7 +448,7 @@ static int handle_set_irqs(struct vfu_conn *c, struct vfu_msg *m)
 	data = is.flags & VFU_IRQ_SET_DATA_MASK;
 	action = is.flags & VFU_IRQ_SET_ACTION_MASK_ALL;
 	if (is.argsz < sizeof(is) || is.index >= VFU_NUM_IRQS ||
-	    (is.flags & ~(VFU_IRQ_SET_DATA_MASK | VFU_IRQ_SET_ACTION_MASK_ALL)) ||
+	    is.flags != (data | action) ||
 	    !is_one_bit(data) || !is_one_bit(action))
 		return -EINVAL;
 	if (data == VFU_IRQ_SET_DATA_BOOL)
@@ -547,6 +547,10 @@ static int dispatch(struct vfu_conn *c, struct vfu_msg *m)
 		return -ENOSYS;
 	if (m->fds->overflow)
 		return -EINVAL;
+	/* Only a map and an interrupt assignment carry descriptors. */
+	if (m->fds->nr && cmd != VFU_CMD_DMA_MAP &&
+	    cmd != VFU_CMD_DEVICE_SET_IRQS)
+		return -EINVAL;
 	if (!c->negotiated && cmd != VFU_CMD_VERSION)
 		return -EINVAL;
 	return h(c, m);
@@ -567,7 +571,7 @@ int vfu_handle_message(struct vfu_conn *c)
 	}
 	/* A lying size leaves no way to find the next message: hang up. */
 	if (hdr.size < HDR_SIZE || hdr.size > VFU_MAX_MSG) {
-		emu_log("vfio-user: message size %u out of range, disconnecting",
+		emu_log("vfio-user: message size %u out of range, hanging up",
 			hdr.size);
 		fds_close(&fds);
 		return -EPROTO;
@@ -578,10 +582,12 @@ int vfu_handle_message(struct vfu_conn *c)
 		return n < 0 ? n : -EPIPE;
 	}
 	c->nr_msgs++;
+	emu_dbg("vfio-user: cmd %u id %u size %u flags %#x fds %d", hdr.command,
+		hdr.id, hdr.size, hdr.flags, fds.nr);
 
 	if ((hdr.flags & VFU_F_TYPE_MASK) != VFU_F_TYPE_COMMAND) {
 		/* We send no requests, so no reply can be ours. */
-		emu_log("vfio-user: unexpected message type %#x (cmd %u), dropped",
+		emu_log("vfio-user: dropped message type %#x (cmd %u)",
 			hdr.flags & VFU_F_TYPE_MASK, hdr.command);
 		fds_close(&fds);
 		return 1;

@@ -48,7 +48,7 @@ enum vfu_command {
 struct vfu_hdr {
 	uint16_t id;
 	uint16_t command;
-	uint32_t size;			/* whole message, header included */
+	uint32_t size;			/* whole message with the header */
 	uint32_t flags;
 	uint32_t error;			/* reply: positive errno */
 };
