@@ -123,6 +123,8 @@ static struct ib_client ktest_client = {
 	.name = "orca_ktest",
 	.add = ktest_add,
 	.remove = ktest_remove,
+	/* Observe devices before they have a kernel data path too. */
+	.no_kverbs_req = true,
 };
 
 static int __init ktest_init(void)

@@ -31,10 +31,9 @@ enum {
 	ORCA_DEV_REGISTERED,	/* the ib_device is registered */
 };
 
-/**
- * struct orca_caps - device capabilities in CPU byte order
- *
- * Copied from struct orca_dev_caps (QUERY_DEVICE) once at probe.
+/*
+ * Device capabilities in CPU byte order, copied from struct orca_dev_caps
+ * (QUERY_DEVICE) once at probe; orca_hw.h describes each field.
  */
 struct orca_caps {
 	u64 sys_image_guid;
@@ -70,6 +69,8 @@ struct orca_caps {
  * struct orca_eq - an event queue and its MSI-X vector
  * @odev: owning device
  * @ring: 1 << @log_depth entries written by the device
+ * @dma: bus address of @ring
+ * @log_depth: log2 of the number of entries
  * @ci: free-running consumer index
  * @eqn: the device's EQ number
  * @vector: MSI-X vector index
@@ -104,11 +105,12 @@ struct orca_eq {
  * @work: re-reads the port, programs the MTU, reports state changes
  * @nb: netdevice notifier
  * @need_rescan: the pairing changed, the core must re-read the GIDs
+ * @closing: the notifier ignores the events its unregistration replays
  */
 struct orca_port {
 	u8 mac[ETH_ALEN];
 	struct net_device *netdev;
-	struct mutex lock;
+	struct mutex lock;		/* port state below */
 	bool link_up;
 	enum ib_mtu max_mtu;
 	u32 speed_mbps;
@@ -118,6 +120,7 @@ struct orca_port {
 	struct work_struct work;
 	struct notifier_block nb;
 	bool need_rescan;
+	bool closing;
 };
 
 /**
@@ -130,6 +133,7 @@ struct orca_port {
  * @flags: ORCA_DEV_* bits
  * @caps: capabilities from QUERY_DEVICE
  * @fw_ver: ORCA_REG_FW_VERSION
+ * @reset_timeout_ms: ORCA_REG_RESET_TIMEOUT_MS, bounded
  * @cmdq: firmware command queue
  * @async_eq: EQ 0, async and command events
  * @comp_eqs: completion EQs, one per completion vector
@@ -237,8 +241,24 @@ struct orca_srq {
 
 /**
  * struct orca_qp - a kernel QP
+ * @ibqp: the core's QP
+ * @qpn: the device's QP number (1 for GSI)
+ * @log_sq_depth: send WQEs = 1 << @log_sq_depth
+ * @log_rq_depth: receive WQEs = 1 << @log_rq_depth; 0 with an SRQ
+ * @max_send_sge: SGEs per send WQE, as told to the device
+ * @max_recv_sge: SGEs per receive WQE, as told to the device
+ * @max_inline_data: inline bytes per send WQE
+ * @sq_stride: bytes per send WQE (orca_send_wqe_stride())
+ * @rq_stride: bytes per receive WQE (orca_recv_wqe_stride())
+ * @sig_all: every send WQE generates a completion
+ * @sq: send ring
+ * @rq: receive ring; unused with an SRQ
+ * @db: doorbell record
+ * @db_dma: bus address of @db
  * @lock: serialises modify_qp and query_qp against each other
  * @state: state after the last successful MODIFY_QP
+ * @refcnt: references held by event handlers, plus one for the QP
+ * @free: completed when @refcnt drops to zero
  */
 struct orca_qp {
 	struct ib_qp ibqp;
@@ -255,7 +275,7 @@ struct orca_qp {
 	struct orca_qbuf rq;
 	struct orca_qp_db_rec *db;
 	dma_addr_t db_dma;
-	struct mutex lock;
+	struct mutex lock;		/* modify/query vs each other */
 	enum ib_qp_state state;
 	refcount_t refcnt;
 	struct completion free;
@@ -263,6 +283,7 @@ struct orca_qp {
 
 /**
  * struct orca_mr - a memory region
+ * @ibmr: the core's MR
  * @pages: FAST_REG page list the REG_MR WQE points at
  * @pages_dma: bus address of @pages
  * @max_pages: entries in @pages
@@ -392,6 +413,7 @@ void orca_heartbeat_start(struct orca_dev *odev);
 void orca_heartbeat_stop(struct orca_dev *odev);
 
 /* orca_port.c */
+int orca_port_init_hw(struct orca_dev *odev);
 int orca_port_init(struct orca_dev *odev);
 void orca_port_cleanup(struct orca_dev *odev);
 void orca_port_changed(struct orca_dev *odev);

@@ -165,13 +165,16 @@ void orca_cmdq_cleanup(struct orca_dev *odev)
 	struct device *dev = &odev->pdev->dev;
 
 	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_RESET);
-	orca_cmdq_wait_enabled(odev, false);
+	/* A dead device may never answer; do not make unload wait for it. */
+	if (!orca_dev_is_dead(odev))
+		orca_cmdq_wait_enabled(odev, false);
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->comp), cmdq->comp,
 			  cmdq->comp_dma);
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
 			  cmdq->ring_dma);
 	ida_destroy(&cmdq->tokens);
 	kfree(cmdq->ctx);
+	cmdq->ctx = NULL;
 }
 
 /**
@@ -311,9 +314,9 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	}
 	token = ida_alloc_max(&cmdq->tokens, cmdq->depth - 1, GFP_KERNEL);
 	if (token < 0) {
-		/* Only stale contexts are left: the device is dead. */
+		/* Cannot be -ENOSPC: a stale token keeps its credit. */
 		up(&cmdq->credits);
-		goto dead;
+		return token;
 	}
 	ctx = &cmdq->ctx[token];
 	events = READ_ONCE(cmdq->event_mode);
@@ -343,11 +346,21 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		ctx->state = ORCA_CMD_CTX_STALE;
 	if (ctx->state == ORCA_CMD_CTX_STALE) {
 		spin_unlock(&cmdq->lock);
-		if (done)	/* woken by orca_cmdq_fail_all() */
-			goto dead;
-		dev_err(&odev->pdev->dev,
-			"command 0x%x (token %d) timed out\n", opcode, token);
-		orca_dev_mark_dead(odev, "command timeout");
+		/*
+		 * Either way the device never answered: the command timed out
+		 * itself, or the watchdog or a fatal event declared the device
+		 * dead first (orca_cmdq_fail_all() woke us).
+		 */
+		if (done) {
+			dev_err(&odev->pdev->dev,
+				"command 0x%x (token %d) not completed: device is dead\n",
+				opcode, token);
+		} else {
+			dev_err(&odev->pdev->dev,
+				"command 0x%x (token %d) timed out\n", opcode,
+				token);
+			orca_dev_mark_dead(odev, "command timeout");
+		}
 		return -ETIMEDOUT;
 	}
 	ctx->state = ORCA_CMD_CTX_FREE;

@@ -46,7 +46,9 @@ struct orca_cmd_ctx {
 /**
  * struct orca_cmdq - the firmware command queue
  * @ring: command ring, @depth entries
+ * @ring_dma: bus address of @ring
  * @comp: completion ring, @depth entries
+ * @comp_dma: bus address of @comp
  * @depth: entries in each ring (a power of two)
  * @pi: free-running producer index (the doorbell takes its low 16 bits)
  * @ci: free-running completion consumer index
@@ -65,7 +67,7 @@ struct orca_cmdq {
 	u32 depth;
 	u32 pi;
 	u32 ci;
-	spinlock_t lock;
+	spinlock_t lock;		/* rings, indices, ctx states */
 	struct semaphore credits;
 	struct ida tokens;
 	struct orca_cmd_ctx *ctx;

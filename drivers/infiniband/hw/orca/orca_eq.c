@@ -145,8 +145,10 @@ static void orca_eq_free(struct orca_dev *odev, struct orca_eq *eq)
 
 static void orca_eq_destroy(struct orca_dev *odev, struct orca_eq *eq)
 {
+	/* A dead device fails every command; that is no news. */
 	if (eq->created &&
-	    orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_EQ, eq->eqn))
+	    orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_EQ, eq->eqn) &&
+	    !orca_dev_is_dead(odev))
 		dev_warn(&odev->pdev->dev, "DESTROY_EQ %u failed\n", eq->eqn);
 	eq->created = false;
 }

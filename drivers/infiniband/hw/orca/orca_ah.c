@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA address handles, and the translation of a RoCE rdma_ah_attr into
+ * the device's address vector (also used by MODIFY_QP).
+ */
+#include <linux/etherdevice.h>
+
+#include "orca.h"
+
+/**
+ * orca_av_from_ah_attr() - fill a device address vector
+ * @av: zeroed address vector
+ * @ah_attr: a RoCE attribute with a GRH; the core has resolved roce.dmac
+ */
+void orca_av_from_ah_attr(struct orca_av *av,
+			  const struct rdma_ah_attr *ah_attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah_attr);
+
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	ether_addr_copy(av->dmac, ah_attr->roce.dmac);
+	av->sgid_index = grh->sgid_index;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->flow_label = cpu_to_le32(grh->flow_label & GENMASK(19, 0));
+}
+
+/*
+ * CREATE_AH waits for a command completion, so only sleepable callers are
+ * served; like efa, atomic ones get -EOPNOTSUPP.
+ */
+int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibah->device);
+	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
+	struct orca_ah *ah = to_oah(ibah);
+	struct orca_av av = {};
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
+		return -EINVAL;
+	orca_av_from_ah_attr(&av, ah_attr);
+	return orca_cmd_create_ah(odev, to_opd(ibah->pd)->pdn, &av, &ah->ahn);
+}
+
+int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct orca_ah *ah = to_oah(ibah);
+
+	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	orca_cmd_destroy_obj(to_odev(ibah->device), ORCA_CMD_DESTROY_AH,
+			     ah->ahn);
+	return 0;
+}

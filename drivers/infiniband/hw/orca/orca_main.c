@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA RoCE HCA driver: PCI probe and remove as a table of init/cleanup
+ * stages, the device's dead state, and the ib_device ops table and
+ * registration.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <net/addrconf.h>
+
+#include "orca.h"
+
+MODULE_DESCRIPTION("ORCA RoCE host channel adapter driver");
+MODULE_LICENSE("GPL");
+
+/**
+ * orca_dev_mark_dead() - stop using a device that stopped working
+ * @odev: device
+ * @reason: why, for the log
+ *
+ * Called from the command path on a timeout, from EQ 0 on a fatal event and
+ * from the heartbeat watchdog.  Only the first call has an effect: waiting
+ * commands are failed, later ones fail fast, and the RDMA core is told once
+ * with IB_EVENT_DEVICE_FATAL.  Destroy paths keep working (their commands
+ * fail and are ignored) so the driver can still be unloaded.
+ */
+void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
+{
+	struct ib_event ev = {};
+
+	if (test_and_set_bit(ORCA_DEV_DEAD, &odev->flags))
+		return;
+	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
+	orca_cmdq_fail_all(odev);
+	if (!test_bit(ORCA_DEV_REGISTERED, &odev->flags))
+		return;
+	ev.device = &odev->ibdev;
+	ev.element.port_num = ORCA_PORT;
+	ev.event = IB_EVENT_DEVICE_FATAL;
+	ib_dispatch_event(&ev);
+}
+
+static int orca_pci_init(struct orca_dev *odev)
+{
+	struct pci_dev *pdev = odev->pdev;
+	int err;
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	pci_set_master(pdev);
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(&pdev->dev, "no 64-bit DMA (%d)\n", err);
+		return err;
+	}
+	odev->regs = pcim_iomap_region(pdev, ORCA_BAR_REGS, KBUILD_MODNAME);
+	if (IS_ERR(odev->regs))
+		return PTR_ERR(odev->regs);
+	if (pci_resource_len(pdev, ORCA_BAR_REGS) < ORCA_BAR_REGS_SIZE) {
+		dev_err(&pdev->dev, "register BAR too small\n");
+		return -ENODEV;
+	}
+	return pcim_request_region(pdev, ORCA_BAR_UAR, KBUILD_MODNAME);
+}
+
+static int orca_reset(struct orca_dev *odev)
+{
+	struct device *dev = &odev->pdev->dev;
+	unsigned long deadline;
+	u32 magic, ver, st;
+
+	magic = orca_rd32(odev, ORCA_REG_MAGIC);
+	if (magic != ORCA_MAGIC) {
+		dev_err(dev, "bad magic 0x%08x, not an ORCA adapter\n", magic);
+		return -ENODEV;
+	}
+	ver = orca_rd32(odev, ORCA_REG_IF_VERSION);
+	if (FIELD_GET(ORCA_IF_VERSION_MAJOR, ver) != ORCA_IF_MAJOR) {
+		dev_err(dev,
+			"unsupported interface version %lu.%lu, driver supports %u.x\n",
+			FIELD_GET(ORCA_IF_VERSION_MAJOR, ver),
+			FIELD_GET(ORCA_IF_VERSION_MINOR, ver), ORCA_IF_MAJOR);
+		return -ENODEV;
+	}
+	odev->fw_ver = orca_rd32(odev, ORCA_REG_FW_VERSION);
+	odev->reset_timeout_ms = clamp_t(u32,
+					 orca_rd32(odev, ORCA_REG_RESET_TIMEOUT_MS),
+					 100, 60000);
+
+	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_RESET);
+	deadline = jiffies + msecs_to_jiffies(odev->reset_timeout_ms);
+	for (;;) {
+		usleep_range(1000, 2000);
+		st = orca_rd32(odev, ORCA_REG_DEV_STATUS);
+		if ((st & ORCA_STATUS_READY) && !(st & ORCA_STATUS_FATAL))
+			break;
+		if (time_after(jiffies, deadline)) {
+			dev_err(dev, "reset timed out, status 0x%08x\n", st);
+			return -ETIMEDOUT;
+		}
+	}
+	dev_info(dev, "ORCA interface %lu.%lu firmware %lu.%lu.%lu\n",
+		 FIELD_GET(ORCA_IF_VERSION_MAJOR, ver),
+		 FIELD_GET(ORCA_IF_VERSION_MINOR, ver),
+		 FIELD_GET(ORCA_FW_VERSION_MAJOR, odev->fw_ver),
+		 FIELD_GET(ORCA_FW_VERSION_MINOR, odev->fw_ver),
+		 FIELD_GET(ORCA_FW_VERSION_PATCH, odev->fw_ver));
+	return 0;
+}
+
+/* EQ 0 plus one vector per completion EQ, at most one per online CPU. */
+static int orca_irqs_init(struct orca_dev *odev)
+{
+	u32 dev_vecs = FIELD_GET(ORCA_CAPS_NUM_MSIX,
+				 orca_rd32(odev, ORCA_REG_CAPS));
+	int want, n;
+
+	dev_vecs = min_t(u32, dev_vecs, ORCA_MAX_MSIX);
+	if (dev_vecs < 2) {
+		dev_err(&odev->pdev->dev, "device has %u MSI-X vectors, need 2\n",
+			dev_vecs);
+		return -ENODEV;
+	}
+	want = 1 + min_t(int, num_online_cpus(), dev_vecs - 1);
+	n = pci_alloc_irq_vectors(odev->pdev, 2, want, PCI_IRQ_MSIX);
+	if (n < 0)
+		return n;
+	odev->num_irqs = n;
+	return 0;
+}
+
+static void orca_irqs_cleanup(struct orca_dev *odev)
+{
+	pci_free_irq_vectors(odev->pdev);
+}
+
+static int orca_caps_init(struct orca_dev *odev)
+{
+	struct device *dev = &odev->pdev->dev;
+	u8 num_ports;
+	int err;
+
+	err = orca_cmd_query_device(odev, &odev->caps, &num_ports);
+	if (err) {
+		dev_err(dev, "QUERY_DEVICE failed (%d)\n", err);
+		return err;
+	}
+	if (num_ports != 1 || !(odev->caps.dev_caps & ORCA_DEV_CAP_ROCE_V2)) {
+		dev_err(dev, "unsupported device: %u ports, caps 0x%x\n",
+			num_ports, odev->caps.dev_caps);
+		return -EOPNOTSUPP;
+	}
+	odev->db_pool = dma_pool_create("orca_db", dev,
+					sizeof(struct orca_qp_db_rec), 64, 0);
+	return odev->db_pool ? 0 : -ENOMEM;
+}
+
+static void orca_caps_cleanup(struct orca_dev *odev)
+{
+	dma_pool_destroy(odev->db_pool);
+}
+
+static int orca_heartbeat_init(struct orca_dev *odev)
+{
+	orca_heartbeat_start(odev);
+	return 0;
+}
+
+/* The kernel's UAR page: CQ/QP/SRQ wakeups of kernel queues use it. */
+static int orca_uar_init(struct orca_dev *odev)
+{
+	struct pci_dev *pdev = odev->pdev;
+	int err;
+
+	err = orca_cmd_alloc_uar(odev, &odev->uar_idx);
+	if (err)
+		return err;
+	if ((u64)(odev->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
+	    pci_resource_len(pdev, ORCA_BAR_UAR)) {
+		dev_err(&pdev->dev, "UAR %u beyond BAR %d\n", odev->uar_idx,
+			ORCA_BAR_UAR);
+		err = -EIO;
+		goto err_dealloc;
+	}
+	odev->uar = pcim_iomap_range(pdev, ORCA_BAR_UAR,
+				     odev->uar_idx * ORCA_UAR_PAGE_SIZE,
+				     ORCA_UAR_PAGE_SIZE);
+	if (IS_ERR(odev->uar)) {
+		err = PTR_ERR(odev->uar);
+		goto err_dealloc;
+	}
+	return 0;
+
+err_dealloc:
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
+	return err;
+}
+
+static void orca_uar_cleanup(struct orca_dev *odev)
+{
+	pcim_iounmap(odev->pdev, odev->uar);
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
+}
+
+static const struct ib_device_ops orca_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+
+	.add_gid = orca_add_gid,
+	.alloc_mr = orca_alloc_mr,
+	.alloc_pd = orca_alloc_pd,
+	.create_ah = orca_create_ah,
+	.create_cq = orca_create_cq,
+	.create_qp = orca_create_qp,
+	.create_srq = orca_create_srq,
+	.dealloc_pd = orca_dealloc_pd,
+	.del_gid = orca_del_gid,
+	.dereg_mr = orca_dereg_mr,
+	.destroy_ah = orca_destroy_ah,
+	.destroy_cq = orca_destroy_cq,
+	.destroy_qp = orca_destroy_qp,
+	.destroy_srq = orca_destroy_srq,
+	.get_dma_mr = orca_get_dma_mr,
+	.get_port_immutable = orca_get_port_immutable,
+	.map_mr_sg = orca_map_mr_sg,
+	.modify_qp = orca_modify_qp,
+	.modify_srq = orca_modify_srq,
+	.query_device = orca_query_device,
+	.query_pkey = orca_query_pkey,
+	.query_port = orca_query_port,
+	.query_qp = orca_query_qp,
+	.query_srq = orca_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, orca_srq, ibsrq),
+};
+
+static int orca_ib_register(struct orca_dev *odev)
+{
+	struct ib_device *ibdev = &odev->ibdev;
+	int err;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = odev->num_comp_eqs;
+	ibdev->dev.parent = &odev->pdev->dev;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, odev->port.mac);
+	ib_set_device_ops(ibdev, &orca_dev_ops);
+
+	err = ib_register_device(ibdev, "orca_%d", &odev->pdev->dev);
+	if (err) {
+		dev_err(&odev->pdev->dev, "ib_register_device failed (%d)\n",
+			err);
+		return err;
+	}
+	set_bit(ORCA_DEV_REGISTERED, &odev->flags);
+	return 0;
+}
+
+static void orca_ib_unregister(struct orca_dev *odev)
+{
+	clear_bit(ORCA_DEV_REGISTERED, &odev->flags);
+	/* Even if the netdev stage never ran, no port work may outlive us. */
+	disable_work_sync(&odev->port.work);
+	ib_unregister_device(&odev->ibdev);
+}
+
+/**
+ * struct orca_stage - one step of bringing the device up
+ * @name: for the probe failure message
+ * @init: returns 0 or a negative errno
+ * @cleanup: undoes @init; NULL when nothing is to undo
+ *
+ * Probe runs the stages in order; remove and probe failures undo the
+ * completed ones in reverse order, so there is one teardown sequence.
+ */
+struct orca_stage {
+	const char *name;
+	int (*init)(struct orca_dev *odev);
+	void (*cleanup)(struct orca_dev *odev);
+};
+
+static const struct orca_stage orca_stages[] = {
+	{ "pci", orca_pci_init, NULL },
+	{ "reset", orca_reset, NULL },
+	{ "irqs", orca_irqs_init, orca_irqs_cleanup },
+	{ "cmdq", orca_cmdq_init, orca_cmdq_cleanup },
+	{ "caps", orca_caps_init, orca_caps_cleanup },
+	{ "async_eq", orca_async_eq_init, orca_async_eq_cleanup },
+	{ "heartbeat", orca_heartbeat_init, orca_heartbeat_stop },
+	{ "uar", orca_uar_init, orca_uar_cleanup },
+	{ "comp_eqs", orca_comp_eqs_init, orca_comp_eqs_cleanup },
+	{ "port", orca_port_init_hw, NULL },
+	{ "ib", orca_ib_register, orca_ib_unregister },
+	{ "netdev", orca_port_init, orca_port_cleanup },
+};
+
+static void orca_stages_cleanup(struct orca_dev *odev, int n)
+{
+	while (n-- > 0)
+		if (orca_stages[n].cleanup)
+			orca_stages[n].cleanup(odev);
+}
+
+static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct orca_dev *odev;
+	int i, err;
+
+	odev = ib_alloc_device(orca_dev, ibdev);
+	if (!odev)
+		return -ENOMEM;
+	odev->pdev = pdev;
+	xa_init_flags(&odev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init(&odev->qp_xa);
+	xa_init(&odev->srq_xa);
+	pci_set_drvdata(pdev, odev);
+
+	for (i = 0; i < ARRAY_SIZE(orca_stages); i++) {
+		err = orca_stages[i].init(odev);
+		if (err) {
+			dev_err(&pdev->dev, "probe stage %s failed (%d)\n",
+				orca_stages[i].name, err);
+			orca_stages_cleanup(odev, i);
+			pci_set_drvdata(pdev, NULL);
+			ib_dealloc_device(&odev->ibdev);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void orca_remove(struct pci_dev *pdev)
+{
+	struct orca_dev *odev = pci_get_drvdata(pdev);
+
+	orca_stages_cleanup(odev, ARRAY_SIZE(orca_stages));
+	WARN_ON(!xa_empty(&odev->cq_xa));
+	WARN_ON(!xa_empty(&odev->qp_xa));
+	WARN_ON(!xa_empty(&odev->srq_xa));
+	xa_destroy(&odev->cq_xa);
+	xa_destroy(&odev->qp_xa);
+	xa_destroy(&odev->srq_xa);
+	pci_set_drvdata(pdev, NULL);
+	ib_dealloc_device(&odev->ibdev);
+}
+
+static const struct pci_device_id orca_pci_ids[] = {
+	{ PCI_DEVICE_SUB(ORCA_PCI_VENDOR_ID, ORCA_PCI_DEVICE_ID,
+			 ORCA_PCI_SUBSYS_VENDOR_ID, ORCA_PCI_SUBSYS_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, orca_pci_ids);
+
+static struct pci_driver orca_pci_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = orca_pci_ids,
+	.probe = orca_probe,
+	.remove = orca_remove,
+};
+module_pci_driver(orca_pci_driver);

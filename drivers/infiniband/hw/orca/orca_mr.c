@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA memory regions for kernel consumers: the DMA MR (all memory,
+ * iova = bus address) and fast-registration MRs whose page list is filled
+ * by map_mr_sg and handed to the device by a REG_MR work request.
+ */
+#include <linux/dma-mapping.h>
+
+#include "orca.h"
+
+static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
+			  struct orca_cmd_create_mr *in)
+{
+	u32 lkey, rkey;
+	int err;
+
+	err = orca_cmd_create_mr(odev, in, &lkey, &rkey);
+	if (err)
+		return err;
+	mr->ibmr.lkey = lkey;
+	mr->ibmr.rkey = rkey;
+	return 0;
+}
+
+struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct orca_dev *odev = to_odev(ibpd->device);
+	struct orca_cmd_create_mr in = {};
+	struct orca_mr *mr;
+	int err;
+
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
+	in.access = cpu_to_le32(access & ORCA_ACCESS_ALL);
+	in.flags = cpu_to_le32(ORCA_MR_F_PHYS);
+	in.length = cpu_to_le64(U64_MAX);
+	err = orca_mr_create(odev, mr, &in);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct orca_dev *odev = to_odev(ibpd->device);
+	struct orca_cmd_create_mr in = {};
+	struct orca_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG ||
+	    !(odev->caps.dev_caps & ORCA_DEV_CAP_FRWR))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg ||
+	    max_num_sg > odev->caps.max_fast_reg_page_list_len)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->max_pages = max_num_sg;
+	mr->page_shift = PAGE_SHIFT;
+	mr->pages = dma_alloc_coherent(&odev->pdev->dev,
+				       array_size(max_num_sg, sizeof(__le64)),
+				       &mr->pages_dma, GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+
+	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
+	in.flags = cpu_to_le32(ORCA_MR_F_FAST_REG);
+	in.page_shift = mr->page_shift;
+	in.npages = cpu_to_le32(max_num_sg);
+	err = orca_mr_create(odev, mr, &in);
+	if (err)
+		goto err_pages;
+	return &mr->ibmr;
+
+err_pages:
+	dma_free_coherent(&odev->pdev->dev, mr->max_pages * sizeof(__le64),
+			  mr->pages, mr->pages_dma);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int orca_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/*
+ * The REG_MR WQE carries no page size: the MR's pages are the size fixed
+ * at CREATE_MR, so consumers must map with that size.
+ */
+int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+
+	if (ibmr->page_size != BIT(mr->page_shift))
+		return -EINVAL;
+	mr->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset,
+			      orca_mr_set_page);
+}
+
+int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibmr->device);
+	struct orca_mr *mr = to_omr(ibmr);
+
+	/* DESTROY_MR takes the lkey as its handle. */
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
+	if (mr->pages)
+		dma_free_coherent(&odev->pdev->dev,
+				  mr->max_pages * sizeof(__le64), mr->pages,
+				  mr->pages_dma);
+	kfree(mr);
+	return 0;
+}

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA queue pairs (RC, UD and GSI): creation of kernel QPs with their
+ * rings, state transitions through MODIFY_QP, QUERY_QP, destruction, and
+ * the delivery of QP async events.
+ */
+#include <linux/etherdevice.h>
+
+#include "orca.h"
+
+/* The ORCA attribute mask is numbered as enum ib_qp_attr_mask. */
+static_assert(ORCA_QP_ATTR_STATE == IB_QP_STATE);
+static_assert(ORCA_QP_ATTR_AV == IB_QP_AV);
+static_assert(ORCA_QP_ATTR_PATH_MTU == IB_QP_PATH_MTU);
+static_assert(ORCA_QP_ATTR_MAX_QP_RD_ATOMIC == IB_QP_MAX_QP_RD_ATOMIC);
+static_assert(ORCA_QP_ATTR_MIN_RNR_TIMER == IB_QP_MIN_RNR_TIMER);
+static_assert(ORCA_QP_ATTR_SQ_PSN == IB_QP_SQ_PSN);
+static_assert(ORCA_QP_ATTR_MAX_DEST_RD_ATOMIC == IB_QP_MAX_DEST_RD_ATOMIC);
+static_assert(ORCA_QP_ATTR_DEST_QPN == IB_QP_DEST_QPN);
+static_assert(ORCA_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE);
+static_assert(ORCA_ACCESS_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE);
+static_assert(ORCA_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ);
+static_assert(ORCA_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+
+#define ORCA_PSN_MASK		GENMASK(23, 0)
+
+static void orca_qp_put(struct orca_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refcnt))
+		complete(&qp->free);
+}
+
+void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
+			 enum ib_event_type type)
+{
+	struct ib_event ev = {};
+	struct orca_qp *qp;
+
+	xa_lock(&odev->qp_xa);
+	qp = xa_load(&odev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refcnt))
+		qp = NULL;
+	xa_unlock(&odev->qp_xa);
+	if (!qp)
+		return;
+
+	if (qp->ibqp.event_handler) {
+		ev.device = &odev->ibdev;
+		ev.element.qp = &qp->ibqp;
+		ev.event = type;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	orca_qp_put(qp);
+}
+
+static int orca_qp_type(struct orca_dev *odev, enum ib_qp_type type)
+{
+	u32 caps = odev->caps.dev_caps;
+
+	switch (type) {
+	case IB_QPT_RC:
+		return caps & ORCA_DEV_CAP_RC ? ORCA_QPT_RC : -EOPNOTSUPP;
+	case IB_QPT_UD:
+		return caps & ORCA_DEV_CAP_UD ? ORCA_QPT_UD : -EOPNOTSUPP;
+	case IB_QPT_GSI:
+		return caps & ORCA_DEV_CAP_UD ? ORCA_QPT_GSI : -EOPNOTSUPP;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* Check the requested capabilities and fill in the QP's geometry. */
+static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
+			    struct ib_qp_init_attr *init)
+{
+	const struct orca_caps *caps = &odev->caps;
+	struct ib_qp_cap *cap = &init->cap;
+	u32 max_sge = min_t(u32, caps->max_send_sge, ORCA_MAX_SGE);
+	u32 send_sge, inline_sge;
+	int err;
+
+	if (cap->max_send_sge > max_sge ||
+	    cap->max_recv_sge > min_t(u32, caps->max_recv_sge, ORCA_MAX_SGE) ||
+	    cap->max_inline_data > caps->max_inline_data)
+		return -EINVAL;
+
+	/* Inline data takes the place of SGEs in the send WQE. */
+	inline_sge = DIV_ROUND_UP(cap->max_inline_data,
+				  sizeof(struct orca_sge));
+	send_sge = max3(cap->max_send_sge, inline_sge, 1U);
+	if (send_sge > max_sge)
+		return -EINVAL;
+
+	err = orca_queue_log_depth(cap->max_send_wr, caps->max_qp_wr,
+				   &qp->log_sq_depth);
+	if (err)
+		return err;
+	qp->max_send_sge = send_sge;
+	qp->sq_stride = orca_send_wqe_stride(send_sge);
+	qp->max_inline_data = min_t(u32, send_sge * sizeof(struct orca_sge),
+				    caps->max_inline_data);
+
+	if (init->srq) {
+		qp->log_rq_depth = 0;
+		qp->max_recv_sge = 0;
+		qp->rq_stride = 0;
+	} else {
+		err = orca_queue_log_depth(cap->max_recv_wr, caps->max_qp_wr,
+					   &qp->log_rq_depth);
+		if (err)
+			return err;
+		qp->max_recv_sge = max(cap->max_recv_sge, 1U);
+		qp->rq_stride = orca_recv_wqe_stride(qp->max_recv_sge);
+	}
+
+	cap->max_send_wr = 1U << qp->log_sq_depth;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_inline_data = qp->max_inline_data;
+	cap->max_recv_wr = init->srq ? 0 : 1U << qp->log_rq_depth;
+	cap->max_recv_sge = qp->max_recv_sge;
+	return 0;
+}
+
+static int orca_qp_alloc_rings(struct orca_dev *odev, struct orca_qp *qp,
+			       bool has_rq)
+{
+	size_t bytes;
+	int err;
+
+	if (check_shl_overflow((size_t)qp->sq_stride, qp->log_sq_depth,
+			       &bytes))
+		return -EINVAL;
+	err = orca_qbuf_alloc(odev, &qp->sq, bytes);
+	if (err)
+		return err;
+	if (!has_rq)
+		return 0;
+	if (check_shl_overflow((size_t)qp->rq_stride, qp->log_rq_depth,
+			       &bytes)) {
+		err = -EINVAL;
+		goto err_sq;
+	}
+	err = orca_qbuf_alloc(odev, &qp->rq, bytes);
+	if (err)
+		goto err_sq;
+	return 0;
+
+err_sq:
+	orca_qbuf_free(odev, &qp->sq);
+	return err;
+}
+
+static void orca_qp_free_mem(struct orca_dev *odev, struct orca_qp *qp)
+{
+	orca_qbuf_free(odev, &qp->rq);
+	orca_qbuf_free(odev, &qp->sq);
+	orca_db_free(odev, qp->db, qp->db_dma);
+}
+
+/* Kernel QPs only; user QPs need the provider. */
+int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		   struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibqp->device);
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_cmd_qp_params p = {};
+	struct orca_pgl pgl = {};
+	int type, err;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	type = orca_qp_type(odev, init->qp_type);
+	if (type < 0)
+		return type;
+	if (init->srq && !(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ))
+		return -EOPNOTSUPP;
+	err = orca_qp_set_caps(odev, qp, init);
+	if (err)
+		return err;
+
+	mutex_init(&qp->lock);
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	refcount_set(&qp->refcnt, 1);
+	init_completion(&qp->free);
+
+	qp->db = orca_db_alloc(odev, &qp->db_dma);
+	if (!qp->db)
+		return -ENOMEM;
+	err = orca_qp_alloc_rings(odev, qp, !init->srq);
+	if (err)
+		goto err_db;
+	err = orca_pgl_alloc(odev, &pgl, qp->sq.npages + qp->rq.npages);
+	if (err)
+		goto err_rings;
+	orca_pgl_add_qbuf(&pgl, &qp->sq);
+	if (qp->rq.buf)
+		orca_pgl_add_qbuf(&pgl, &qp->rq);
+
+	p.qp_type = type;
+	p.page_shift = PAGE_SHIFT;
+	p.log_sq_depth = qp->log_sq_depth;
+	p.log_rq_depth = qp->log_rq_depth;
+	p.max_send_sge = qp->max_send_sge;
+	p.max_recv_sge = qp->max_recv_sge;
+	p.max_inline_data = qp->max_inline_data;
+	p.flags = (qp->sig_all ? ORCA_QP_F_SQ_SIG_ALL : 0) |
+		  (init->srq ? ORCA_QP_F_USE_SRQ : 0);
+	p.pdn = to_opd(ibqp->pd)->pdn;
+	p.send_cqn = to_ocq(init->send_cq)->cqn;
+	p.recv_cqn = to_ocq(init->recv_cq)->cqn;
+	p.srqn = init->srq ? to_osrq(init->srq)->srqn : 0;
+	p.pgl = &pgl;
+	p.sq_npages = qp->sq.npages;
+	p.rq_npages = qp->rq.npages;
+	p.db_rec = qp->db_dma;
+
+	err = orca_cmd_create_qp(odev, &p, &qp->qpn);
+	orca_pgl_free(odev, &pgl);
+	if (err)
+		goto err_rings;
+	if (init->qp_type == IB_QPT_GSI && qp->qpn != 1) {
+		ibdev_warn(&odev->ibdev, "GSI QP created as QP %u\n", qp->qpn);
+		err = -EIO;
+		goto err_destroy;
+	}
+
+	err = xa_insert(&odev->qp_xa, qp->qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+	ibqp->qp_num = qp->qpn;
+	return 0;
+
+err_destroy:
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
+err_rings:
+	orca_qbuf_free(odev, &qp->rq);
+	orca_qbuf_free(odev, &qp->sq);
+err_db:
+	orca_db_free(odev, qp->db, qp->db_dma);
+	return err;
+}
+
+static u32 orca_access_from_ib(int access)
+{
+	return access & ORCA_ACCESS_ALL;
+}
+
+static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
+			      const struct ib_qp_attr *attr, int mask,
+			      struct orca_qp_attr *hw)
+{
+	hw->qpn = cpu_to_le32(qp->qpn);
+	hw->attr_mask = cpu_to_le32(mask);
+	if (mask & IB_QP_STATE)
+		hw->qp_state = attr->qp_state;
+	if (mask & IB_QP_CUR_STATE)
+		hw->cur_qp_state = attr->cur_qp_state;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		hw->access = cpu_to_le32(orca_access_from_ib(attr->qp_access_flags));
+	if (mask & IB_QP_PKEY_INDEX) {
+		if (attr->pkey_index)
+			return -EINVAL;
+		hw->pkey_index = 0;
+	}
+	if (mask & IB_QP_PORT) {
+		if (attr->port_num != ORCA_PORT)
+			return -EINVAL;
+		hw->port = ORCA_PORT;
+	}
+	if (mask & IB_QP_QKEY)
+		hw->qkey = cpu_to_le32(attr->qkey);
+	if (mask & IB_QP_AV) {
+		if (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE ||
+		    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
+			return -EINVAL;
+		orca_av_from_ah_attr(&hw->av, &attr->ah_attr);
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		if (attr->path_mtu < IB_MTU_256 ||
+		    attr->path_mtu > odev->port.max_mtu)
+			return -EINVAL;
+		hw->path_mtu = attr->path_mtu;
+	}
+	if (mask & IB_QP_TIMEOUT)
+		hw->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		hw->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		hw->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		hw->rq_psn = cpu_to_le32(attr->rq_psn & ORCA_PSN_MASK);
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
+		if (attr->max_rd_atomic > odev->caps.max_qp_init_rd_atom)
+			return -EINVAL;
+		hw->max_rd_atomic = attr->max_rd_atomic;
+	}
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		hw->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		hw->sq_psn = cpu_to_le32(attr->sq_psn & ORCA_PSN_MASK);
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		if (attr->max_dest_rd_atomic > odev->caps.max_qp_rd_atom)
+			return -EINVAL;
+		hw->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	}
+	if (mask & IB_QP_DEST_QPN)
+		hw->dest_qpn = cpu_to_le32(attr->dest_qp_num & ORCA_PSN_MASK);
+	return 0;
+}
+
+int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibqp->device);
+	struct orca_qp *qp = to_oqp(ibqp);
+	enum ib_qp_state cur, next;
+	struct orca_qp_attr hw = {};
+	int err;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EOPNOTSUPP;
+	if (mask & ~ORCA_QP_ATTR_SUPPORTED)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = orca_qp_attr_to_hw(odev, qp, attr, mask, &hw);
+	if (err)
+		goto out;
+	err = orca_cmd_modify_qp(odev, &hw);
+	if (!err)
+		qp->state = next;
+out:
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
+static void orca_ah_attr_from_av(struct rdma_ah_attr *ah,
+				 const struct orca_av *av)
+{
+	union ib_gid dgid;
+
+	memset(ah, 0, sizeof(*ah));
+	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
+	rdma_ah_set_grh(ah, &dgid, le32_to_cpu(av->flow_label),
+			av->sgid_index, av->hop_limit, av->traffic_class);
+	rdma_ah_set_port_num(ah, ORCA_PORT);
+	ether_addr_copy(ah->roce.dmac, av->dmac);
+}
+
+int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init)
+{
+	struct orca_dev *odev = to_odev(ibqp->device);
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_qp_attr hw;
+	int err;
+
+	mutex_lock(&qp->lock);
+	err = orca_cmd_query_qp(odev, qp->qpn, &hw);
+	mutex_unlock(&qp->lock);
+	if (err)
+		return err;
+	/* Consumers index tables by state: do not pass on a bad one. */
+	if (hw.qp_state > IB_QPS_ERR)
+		return -EIO;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = hw.qp_state;
+	attr->cur_qp_state = hw.qp_state;
+	attr->path_mtu = hw.path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = le32_to_cpu(hw.qkey);
+	attr->rq_psn = le32_to_cpu(hw.rq_psn) & ORCA_PSN_MASK;
+	attr->sq_psn = le32_to_cpu(hw.sq_psn) & ORCA_PSN_MASK;
+	attr->dest_qp_num = le32_to_cpu(hw.dest_qpn) & ORCA_PSN_MASK;
+	attr->qp_access_flags = le32_to_cpu(hw.access) & ORCA_ACCESS_ALL;
+	attr->pkey_index = le16_to_cpu(hw.pkey_index);
+	attr->port_num = ORCA_PORT;
+	attr->sq_draining = hw.sq_draining;
+	attr->max_rd_atomic = hw.max_rd_atomic;
+	attr->max_dest_rd_atomic = hw.max_dest_rd_atomic;
+	attr->min_rnr_timer = hw.min_rnr_timer;
+	attr->timeout = hw.timeout;
+	attr->retry_cnt = hw.retry_cnt;
+	attr->rnr_retry = hw.rnr_retry;
+	if (ibqp->qp_type == IB_QPT_RC)
+		orca_ah_attr_from_av(&attr->ah_attr, &hw.av);
+	attr->cap.max_send_wr = 1U << qp->log_sq_depth;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_inline_data = qp->max_inline_data;
+	attr->cap.max_recv_wr = qp->rq.buf ? 1U << qp->log_rq_depth : 0;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibqp->device);
+	struct orca_qp *qp = to_oqp(ibqp);
+
+	/* As for CQs: no new events after this, then wait for old ones. */
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
+	xa_erase(&odev->qp_xa, qp->qpn);
+	orca_qp_put(qp);
+	wait_for_completion(&qp->free);
+	orca_qp_free_mem(odev, qp);
+	return 0;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA shared receive queues for kernel consumers: creation with their
+ * ring, the limit (arm) through MODIFY_SRQ, QUERY_SRQ, destruction, and
+ * the delivery of SRQ async events.
+ */
+#include "orca.h"
+
+static void orca_srq_put(struct orca_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->refcnt))
+		complete(&srq->free);
+}
+
+void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
+			  enum ib_event_type type)
+{
+	struct ib_event ev = {};
+	struct orca_srq *srq;
+
+	xa_lock(&odev->srq_xa);
+	srq = xa_load(&odev->srq_xa, srqn);
+	if (srq && !refcount_inc_not_zero(&srq->refcnt))
+		srq = NULL;
+	xa_unlock(&odev->srq_xa);
+	if (!srq)
+		return;
+
+	if (srq->ibsrq.event_handler) {
+		ev.device = &odev->ibdev;
+		ev.element.srq = &srq->ibsrq;
+		ev.event = type;
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	orca_srq_put(srq);
+}
+
+/* Kernel SRQs only; user SRQs need the provider. */
+int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		    struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibsrq->device);
+	struct ib_srq_attr *attr = &init_attr->attr;
+	struct orca_srq *srq = to_osrq(ibsrq);
+	struct orca_pgl pgl = {};
+	size_t bytes;
+	int err;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ) ||
+	    init_attr->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (attr->max_sge > min_t(u32, odev->caps.max_srq_sge, ORCA_MAX_SGE))
+		return -EINVAL;
+	err = orca_queue_log_depth(attr->max_wr, odev->caps.max_srq_wr,
+				   &srq->log_depth);
+	if (err)
+		return err;
+	if (attr->srq_limit >= (1U << srq->log_depth))
+		return -EINVAL;
+
+	srq->max_sge = max(attr->max_sge, 1U);
+	srq->stride = orca_recv_wqe_stride(srq->max_sge);
+	srq->limit = attr->srq_limit;
+	refcount_set(&srq->refcnt, 1);
+	init_completion(&srq->free);
+	if (check_shl_overflow((size_t)srq->stride, srq->log_depth, &bytes))
+		return -EINVAL;
+
+	srq->db = orca_db_alloc(odev, &srq->db_dma);
+	if (!srq->db)
+		return -ENOMEM;
+	err = orca_qbuf_alloc(odev, &srq->buf, bytes);
+	if (err)
+		goto err_db;
+	if (srq->buf.npages > 1) {
+		err = orca_pgl_alloc(odev, &pgl, srq->buf.npages);
+		if (err)
+			goto err_buf;
+		orca_pgl_add_qbuf(&pgl, &srq->buf);
+	}
+
+	err = orca_cmd_create_srq(odev, srq, to_opd(ibsrq->pd)->pdn,
+				  pgl.pages ? &pgl : NULL, &srq->srqn);
+	orca_pgl_free(odev, &pgl);
+	if (err)
+		goto err_buf;
+	err = xa_insert(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	attr->max_wr = 1U << srq->log_depth;
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_destroy:
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
+err_buf:
+	orca_qbuf_free(odev, &srq->buf);
+err_db:
+	orca_db_free(odev, srq->db, srq->db_dma);
+	return err;
+}
+
+/* Only arming the limit is supported; the ring is not resizable. */
+int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibsrq->device);
+	struct orca_srq *srq = to_osrq(ibsrq);
+	int err;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit >= (1U << srq->log_depth))
+		return -EINVAL;
+	err = orca_cmd_modify_srq(odev, srq->srqn, attr->srq_limit);
+	if (!err)
+		srq->limit = attr->srq_limit;
+	return err;
+}
+
+int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct orca_srq *srq = to_osrq(ibsrq);
+	u32 limit;
+	int err;
+
+	err = orca_cmd_query_srq(to_odev(ibsrq->device), srq->srqn, &limit);
+	if (err)
+		return err;
+	attr->max_wr = 1U << srq->log_depth;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = limit;
+	return 0;
+}
+
+int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibsrq->device);
+	struct orca_srq *srq = to_osrq(ibsrq);
+
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
+	xa_erase(&odev->srq_xa, srq->srqn);
+	orca_srq_put(srq);
+	wait_for_completion(&srq->free);
+	orca_qbuf_free(odev, &srq->buf);
+	orca_db_free(odev, srq->db, srq->db_dma);
+	return 0;
+}
