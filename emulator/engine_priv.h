@@ -17,26 +17,27 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include <orca/orca_hw.h>
 
 #include "engine.h"
+#include "log.h"
 #include "objtab.h"
 
 /* Device limits: handle spaces and what QUERY_DEVICE advertises. */
 #define EMU_MAX_EQ		64
 #define EMU_MAX_UAR		ORCA_NUM_UARS
-#define EMU_TAB_LIMIT		65536		/* PD, CQ, QP, AH, SRQ */
+#define EMU_TAB_LIMIT		65536	/* PD, CQ, QP, AH, SRQ */
 #define EMU_MR_LIMIT		(1u << 20)
 #define EMU_LOG_MAX_CMDQ	8
 #define EMU_LOG_MAX_EQ		16
 #define EMU_LOG_MAX_CQ		16
 #define EMU_LOG_MAX_WQ		14		/* SQ, RQ and SRQ */
-#define EMU_MAX_INLINE		512
+#define EMU_MAX_INLINE		ORCA_MAX_INLINE_DATA
 #define EMU_MAX_RD_ATOM		16
 #define EMU_MAX_FRPL		512
 #define EMU_MAX_MR_PAGES	(1u << 21)
+#define EMU_MAX_MR_SIZE		((uint64_t)EMU_MAX_MR_PAGES << 12) /* 8 GiB */
 #define EMU_GID_TABLE_LEN	128
 #define EMU_MAX_IB_MTU		5		/* 4096 */
 #define EMU_SPEED_MBPS		25000
@@ -50,9 +51,8 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #endif
 
-/* Until the shell's log.h lands: everything goes to stderr. */
-#define eng_log(fmt, ...) \
-	fprintf(stderr, "orca-emu: engine: " fmt "\n", ##__VA_ARGS__)
+#define eng_log(fmt, ...)	emu_log("engine: " fmt, ##__VA_ARGS__)
+#define eng_dbg(fmt, ...)	emu_dbg("engine: " fmt, ##__VA_ARGS__)
 
 /* A queue's or MR's pages, copied from the command (never re-read). */
 struct emu_pages {
@@ -74,7 +74,7 @@ struct emu_eq {
 	uint8_t log_depth;
 	uint16_t vector;
 	struct emu_pages buf;
-	uint32_t pi;			/* free running; phase = pass parity */
+	uint32_t pi;			/* free running; phase by pass */
 	uint32_t ci;			/* last EQ_DB value, modulo 2^20 */
 	bool armed;
 	uint32_t refcnt;		/* CQs */
@@ -96,7 +96,7 @@ struct emu_srq {
 	uint32_t pdn;
 	uint8_t log_depth;
 	uint8_t max_sge;
-	uint32_t limit;			/* SRQ_LIMIT threshold, 0: disarmed */
+	uint32_t limit;			/* SRQ_LIMIT threshold; 0: off */
 	uint32_t uar;
 	uint64_t db_rec;
 	struct emu_pages buf;
@@ -173,13 +173,15 @@ struct orca_engine {
 	uint16_t cmdq_pi;		/* last CMDQ_DB value */
 	uint16_t cmdq_ci;		/* next command to run */
 	uint8_t cmdq_log_depth;		/* latched at CMDQ_ENABLE */
+	uint32_t cmdq_gen;		/* bumped by enable/disable/reset */
 	uint64_t cmdq_run_base, cmdq_run_comp;
 	bool hang;
 	uint64_t hb_start_ms;		/* heartbeat epoch */
 	uint32_t hb_frozen;
 	bool stop;
 	bool reset_req;
-	uint64_t reset_gen;
+	uint64_t reset_ticket;		/* reset requests so far */
+	uint64_t reset_done;		/* last request a reset served */
 	bool busy;			/* engine thread is working */
 	bool link_up;
 	bool link_event;		/* PORT_CHANGE to post */
@@ -189,15 +191,15 @@ struct orca_engine {
 		bool arm;
 	} eq_db[EMU_MAX_EQ];
 	uint64_t eq_db_pending;		/* bit per eqn */
-	uint64_t uar_pending;
+	bool uar_pending;		/* UAR write: data path hook */
 	struct engine_stats stats;
 
 	/* --- engine thread only --- */
 	bool eq_stopped;		/* after a fatal error: post nothing */
 	struct objtab eqs, uars, pds, cqs, mrs, qps, ahs, srqs;
-	struct emu_qp *gsi_qp;		/* QPN 1 lives outside the table */
+	struct emu_qp *gsi_qp;		/* QPN 1, outside the table */
 	uint32_t eth_mtu;
-	uint8_t active_mtu;
+	uint8_t active_mtu;		/* IB MTU for eth_mtu */
 	struct emu_gid gids[EMU_GID_TABLE_LEN];
 };
 
@@ -225,14 +227,19 @@ void engine_init_port(struct orca_engine *eng);
 
 /* cmdq.c */
 void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
-		  uint64_t comp_base, uint8_t log_depth);
+		  uint64_t comp_base, uint8_t log_depth, uint32_t gen);
 int cmd_write_out(struct cmd_ctx *c, const void *src, size_t len);
 void cmd_set_handle(struct cmd_ctx *c, uint32_t handle);
+int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
+			uint32_t first, uint32_t npages, uint8_t page_shift,
+			uint64_t inline_addr, bool has_inline);
 int cmd_load_pages(struct cmd_ctx *c, struct emu_pages *p, uint32_t first,
 		   uint32_t npages, uint8_t page_shift, uint64_t inline_addr,
 		   bool has_inline);
 int cmd_check_db_rec(struct cmd_ctx *c, uint64_t addr, size_t len);
 uint32_t queue_npages(uint64_t bytes, uint8_t page_shift);
+void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
+		  uint64_t off, size_t len);
 void pages_free(struct emu_pages *p);
 
 /* Command handlers (cmd_*.c), one per opcode. */
@@ -263,22 +270,30 @@ int cmd_modify_srq(struct cmd_ctx *c);
 int cmd_query_srq(struct cmd_ctx *c);
 int cmd_destroy_srq(struct cmd_ctx *c);
 
-/* Object lookups shared between handlers. */
-static inline uint32_t cmd_in_u32(const struct cmd_ctx *c, size_t off)
+/* The first __le32 of the inline input: the handle of most commands. */
+static inline uint32_t cmd_in_handle(const struct cmd_ctx *c)
 {
-	const uint8_t *p = c->cmd.in + off;
+	const uint8_t *p = c->cmd.in;
 
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* cmd_device.c */
+bool gid_entry_valid(struct orca_engine *eng, uint32_t index);
+uint8_t ib_mtu_for_eth(uint32_t eth_mtu);
+
+/* cmd_ah.c: also validates MODIFY_QP's AV */
+int av_check(struct orca_engine *eng, const struct orca_av *av);
+
+/* cmd_qp.c */
 struct emu_qp *qp_lookup(struct orca_engine *eng, uint32_t qpn);
 void qp_release(void *obj, void *arg);
-bool gid_entry_valid(struct orca_engine *eng, uint32_t index);
 
 /* qp_state.c */
 int qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
 			uint32_t mask);
 void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp,
 		    uint8_t next);
+void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp);
 
 #endif /* ORCA_EMU_ENGINE_PRIV_H */

@@ -36,14 +36,11 @@ static int eq_write(struct orca_engine *eng, struct emu_eq *eq, uint8_t type,
 		    uint32_t data, uint32_t data2)
 {
 	uint32_t slot = eq->pi & ((1u << eq->log_depth) - 1);
-	uint64_t off = (uint64_t)slot * sizeof(struct orca_eqe);
-	uint8_t shift = eq->buf.page_shift;
-	uint64_t addr = eq->buf.addr[off >> shift] +
-			(off & ((1ull << shift) - 1));
 	uint8_t phase = ((eq->pi >> eq->log_depth) & 1) ? 0 : ORCA_EQE_PHASE;
 	struct orca_eqe *e;
 
-	e = engine_dma(eng, addr, sizeof(*e));
+	e = pages_entry(eng, &eq->buf, (uint64_t)slot * sizeof(*e),
+			sizeof(*e));
 	if (!e)
 		return -EIO;
 	e->type = type;

@@ -40,6 +40,23 @@ int objtab_init(struct objtab *t, uint32_t first, uint32_t limit)
 	return t->chunks ? 0 : -1;
 }
 
+int objtab_init_lowest(struct objtab *t, uint32_t first, uint32_t limit)
+{
+	uint32_t words = (limit + 63) / 64, i;
+
+	if (objtab_init(t, first, limit))
+		return -1;
+	t->used = calloc(words, sizeof(*t->used));
+	if (!t->used)
+		return -1;
+	/* Handles below first and beyond limit are never free. */
+	for (i = 0; i < first; i++)
+		t->used[i / 64] |= 1ull << (i % 64);
+	for (i = limit; i < words * 64; i++)
+		t->used[i / 64] |= 1ull << (i % 64);
+	return 0;
+}
+
 static uintptr_t *slot(const struct objtab *t, uint32_t idx)
 {
 	uintptr_t *chunk = t->chunks[idx >> OBJTAB_CHUNK_SHIFT];
@@ -67,7 +84,32 @@ void objtab_fini(struct objtab *t, void (*release)(void *obj, void *arg),
 	}
 	free(t->chunks);
 	t->chunks = NULL;
+	free(t->used);
+	t->used = NULL;
 	t->count = 0;
+}
+
+static int64_t alloc_lowest(struct objtab *t, void *obj)
+{
+	uint32_t words = (t->limit + 63) / 64, w, idx, c;
+
+	for (w = 0; w < words && !~t->used[w]; w++)
+		;
+	if (w == words)
+		return -1;
+	idx = w * 64 + __builtin_ctzll(~t->used[w]);
+	c = idx >> OBJTAB_CHUNK_SHIFT;
+	if (!t->chunks[c]) {
+		t->chunks[c] = calloc(OBJTAB_CHUNK, sizeof(uintptr_t));
+		if (!t->chunks[c])
+			return -1;
+	}
+	t->used[w] |= 1ull << (idx % 64);
+	if (idx >= t->next_new)
+		t->next_new = idx + 1;
+	*slot(t, idx) = (uintptr_t)obj;
+	t->count++;
+	return idx;
 }
 
 int64_t objtab_alloc(struct objtab *t, void *obj)
@@ -75,6 +117,8 @@ int64_t objtab_alloc(struct objtab *t, void *obj)
 	uint32_t idx;
 	uintptr_t *s;
 
+	if (t->used)
+		return alloc_lowest(t, obj);
 	if (t->free_head != OBJTAB_NONE) {
 		idx = t->free_head;
 		s = slot(t, idx);
@@ -119,6 +163,12 @@ void *objtab_remove(struct objtab *t, uint32_t idx)
 	if (!obj)
 		return NULL;
 	s = slot(t, idx);
+	if (t->used) {
+		t->used[idx / 64] &= ~(1ull << (idx % 64));
+		*s = 0;
+		t->count--;
+		return obj;
+	}
 	*s = free_link(OBJTAB_NONE);
 	if (t->free_tail == OBJTAB_NONE)
 		t->free_head = idx;

@@ -8,7 +8,9 @@
  * MR table costs a few KiB until MRs are created.  Released indices go to a
  * FIFO free list threaded through the free slots themselves, so a handle is
  * reused as late as possible (a stale QPN or MR key from the wire is less
- * likely to hit a new object).
+ * likely to hit a new object).  A small table can instead hand out the
+ * lowest free handle (a bitmap scan), which the interface requires for
+ * EQs: the first EQ created after the others are gone is always EQ 0.
  */
 #ifndef ORCA_EMU_OBJTAB_H
 #define ORCA_EMU_OBJTAB_H
@@ -25,11 +27,14 @@ struct objtab {
 	uint32_t free_head;	/* FIFO of released handles; OBJTAB_NONE */
 	uint32_t free_tail;
 	uint32_t count;		/* live objects */
+	uint64_t *used;		/* lowest-free mode: bit set = taken */
 };
 
 #define OBJTAB_NONE	UINT32_MAX
 
 int objtab_init(struct objtab *t, uint32_t first, uint32_t limit);
+/* Same, but objtab_alloc() returns the lowest free handle. */
+int objtab_init_lowest(struct objtab *t, uint32_t first, uint32_t limit);
 /* Calls @release on every live object, then frees the table's memory. */
 void objtab_fini(struct objtab *t, void (*release)(void *obj, void *arg),
 		 void *arg);

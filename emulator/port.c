@@ -183,17 +183,31 @@ static ssize_t read_frame(struct emu_port *port, int fd)
 	return n;
 }
 
+/*
+ * Counters move before the frame does, so whoever receives a frame also
+ * sees it counted; a failed send moves it to "dropped".
+ */
+static void forward(struct emu_port *port, struct port_link *to,
+		    uint64_t *counter, size_t len)
+{
+	stat_inc(counter);
+	if (link_send(to, port->buf, len)) {
+		__atomic_fetch_sub(counter, 1, __ATOMIC_RELAXED);
+		stat_inc(&port->stats.dropped);
+	}
+}
+
 static void from_nic(struct emu_port *port)
 {
 	ssize_t n = read_frame(port, port->nic.fd);
 
 	if (n == 0)
 		return;
-	if (n < 0 || link_send(&port->wire, port->buf, n)) {
+	if (n < 0) {
 		stat_inc(&port->stats.dropped);
 		return;
 	}
-	stat_inc(&port->stats.nic_to_wire);
+	forward(port, &port->wire, &port->stats.nic_to_wire, n);
 }
 
 static void from_wire(struct emu_port *port)
@@ -212,11 +226,7 @@ static void from_wire(struct emu_port *port)
 			port->rx(port->ctx, port->buf, n);
 		return;
 	}
-	if (link_send(&port->nic, port->buf, n)) {
-		stat_inc(&port->stats.dropped);
-		return;
-	}
-	stat_inc(&port->stats.wire_to_nic);
+	forward(port, &port->nic, &port->stats.wire_to_nic, n);
 }
 
 static void *port_thread(void *arg)
@@ -375,8 +385,12 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len)
 
 	if (!port || !frame || len < ETH_HLEN || len > PORT_MAX_FRAME)
 		return -EINVAL;
+	stat_inc(&port->stats.roce_tx);
 	ret = link_send(&port->wire, frame, len);
-	stat_inc(ret ? &port->stats.dropped : &port->stats.roce_tx);
+	if (ret) {
+		__atomic_fetch_sub(&port->stats.roce_tx, 1, __ATOMIC_RELAXED);
+		stat_inc(&port->stats.dropped);
+	}
 	return ret;
 }
 

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,7 +346,7 @@ static int open_socket(struct wire *w)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	strcpy(sa.sun_path, w->path);
+	memcpy(sa.sun_path, w->path, strlen(w->path) + 1);
 	w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (w->fd < 0)
 		return -1;
@@ -391,13 +392,26 @@ static void parse_args(struct wire *w, int argc, char **argv,
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': w->path = optarg; break;
-		case 'p': *pcap = optarg; break;
-		case 'd': w->drop_pct = parse_pct(optarg); break;
-		case 'r': w->reorder_pct = parse_pct(optarg); break;
-		case 'S': w->rng = strtoull(optarg, NULL, 0); break;
-		case 'l': *logfile = optarg; break;
-		default: usage();
+		case 's':
+			w->path = optarg;
+			break;
+		case 'p':
+			*pcap = optarg;
+			break;
+		case 'd':
+			w->drop_pct = parse_pct(optarg);
+			break;
+		case 'r':
+			w->reorder_pct = parse_pct(optarg);
+			break;
+		case 'S':
+			w->rng = strtoull(optarg, NULL, 0);
+			break;
+		case 'l':
+			*logfile = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!w->path || optind != argc)
@@ -471,9 +485,7 @@ int main(int argc, char **argv)
 	unlink(w->path);
 	if (w->pcap)
 		fclose(w->pcap);
-	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu "
-	     "send_errors %llu invalid %llu fault_dropped %llu "
-	     "fault_reordered %llu held_unsent %d",
+	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d",
 	     (unsigned long long)w->st.received,
 	     (unsigned long long)w->st.forwarded,
 	     (unsigned long long)w->st.flooded,

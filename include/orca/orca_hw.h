@@ -668,6 +668,11 @@ enum orca_wqe_opcode {
 #define ORCA_SEND_WQE_MIN_STRIDE	128
 #define ORCA_RECV_WQE_MIN_STRIDE	64
 #define ORCA_MAX_SGE			16
+/*
+ * Inline data shares the SGE area of the stride, so a QP that wants N bytes
+ * inline asks for max_send_sge >= DIV_ROUND_UP(N, sizeof(struct orca_sge)).
+ */
+#define ORCA_MAX_INLINE_DATA		(ORCA_MAX_SGE * 16)
 
 struct orca_send_wqe_hdr {
 	__u8 opcode;			/* enum orca_wqe_opcode */

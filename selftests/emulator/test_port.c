@@ -21,6 +21,7 @@
 #include "port.h"
 
 #define MAX_FRAME	9018
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define WAIT_MS		2000
 #define QUIET_MS	100
 
@@ -206,7 +207,7 @@ static void test_nic_to_wire(void)
 	size_t i, len;
 	ssize_t n;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		len = build_udp(f, other_mac, false, false, 53, 0);
 		for (len = 14; len < sizes[i]; len++)
 			f[len] = (uint8_t)(len ^ i);

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues: CREATE_CQ, RESIZE_CQ, DESTROY_CQ.  A CQ is bound to an
+ * EQ (its COMP events) and a UAR, and keeps its page list and doorbell
+ * record for the data path.  RESIZE_CQ validates the new buffer completely
+ * before swapping it in, so a failed resize leaves the CQ untouched, and
+ * carries the unpolled CQEs over so that indices continue across it.
+ */
+#include <endian.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_priv.h"
+
+/* Checks depth and page count; loads the CQE buffer's page list. */
+static int cq_load_buf(struct cmd_ctx *c, struct emu_pages *buf,
+		       uint8_t log_depth, uint8_t page_shift, uint32_t npages,
+		       uint64_t page_addr)
+{
+	if (log_depth < 1 || log_depth > EMU_LOG_MAX_CQ ||
+	    page_shift < ORCA_MIN_PAGE_SHIFT ||
+	    page_shift > ORCA_MAX_PAGE_SHIFT)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (npages != queue_npages((uint64_t)sizeof(struct orca_cqe) <<
+				   log_depth, page_shift))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	return cmd_load_pages(c, buf, 0, npages, page_shift, page_addr, true);
+}
+
+int cmd_create_cq(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_create_cq in;
+	struct emu_uar *uar;
+	struct emu_eq *eq;
+	struct emu_cq *cq;
+	int64_t cqn;
+	int st;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	eq = objtab_get(&eng->eqs, le16toh(in.eqn));
+	uar = objtab_get(&eng->uars, le32toh(in.uar));
+	if (!eq || !uar)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	st = cq_load_buf(c, &cq->buf, in.log_depth, in.page_shift,
+			 le32toh(in.npages), le64toh(in.page_addr));
+	if (st)
+		goto err;
+	st = cmd_check_db_rec(c, le64toh(in.db_rec_addr),
+			      sizeof(struct orca_cq_db_rec));
+	if (st)
+		goto err;
+	cqn = objtab_alloc(&eng->cqs, cq);
+	if (cqn < 0) {
+		st = cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+		goto err;
+	}
+	cq->cqn = cqn;
+	cq->log_depth = in.log_depth;
+	cq->eqn = le16toh(in.eqn);
+	cq->uar = le32toh(in.uar);
+	cq->db_rec = le64toh(in.db_rec_addr);
+	eq->refcnt++;
+	uar->refcnt++;
+	cmd_set_handle(c, cqn);
+	return ORCA_CMD_ST_OK;
+err:
+	pages_free(&cq->buf);
+	free(cq);
+	return st;
+}
+
+static struct orca_cqe *cqe_at(struct orca_engine *eng,
+			       const struct emu_pages *buf, uint8_t log_depth,
+			       uint32_t i)
+{
+	uint32_t slot = i & ((1u << log_depth) - 1);
+
+	return pages_entry(eng, buf, (uint64_t)slot * sizeof(struct orca_cqe),
+			   sizeof(struct orca_cqe));
+}
+
+/* The phase bit CQE @i carries when valid in a CQ of 1 << @log_depth. */
+static uint8_t cqe_phase(uint32_t i, uint8_t log_depth)
+{
+	return ((i >> log_depth) & 1) ? 0 : ORCA_CQE_F_PHASE;
+}
+
+/*
+ * Moves the unpolled CQEs ci .. pi - 1 into the new buffer with the new
+ * geometry's phase, and marks every other slot "not yet written" for the
+ * next index that lands in it, so the driver's ci carries on unchanged.
+ * Returns false if the old buffer is no longer reachable.
+ */
+static bool cq_move_cqes(struct orca_engine *eng, struct emu_cq *cq,
+			 const struct emu_pages *buf, uint8_t log_depth,
+			 uint32_t ci)
+{
+	uint32_t i;
+
+	for (i = ci; i != cq->pi; i++) {
+		struct orca_cqe *src = cqe_at(eng, &cq->buf, cq->log_depth, i);
+		struct orca_cqe *dst = cqe_at(eng, buf, log_depth, i);
+
+		if (!src || !dst)
+			return false;
+		memcpy(dst, src, offsetof(struct orca_cqe, flags));
+		atomic_store_explicit((_Atomic uint8_t *)&dst->flags,
+				      (src->flags & ~ORCA_CQE_F_PHASE) |
+				      cqe_phase(i, log_depth),
+				      memory_order_release);
+	}
+	for (i = cq->pi; i != ci + (1u << log_depth); i++) {
+		struct orca_cqe *dst = cqe_at(eng, buf, log_depth, i);
+
+		if (!dst)
+			return false;
+		memset(dst, 0, offsetof(struct orca_cqe, flags));
+		atomic_store_explicit((_Atomic uint8_t *)&dst->flags,
+				      cqe_phase(i, log_depth) ^
+				      ORCA_CQE_F_PHASE, memory_order_release);
+	}
+	return true;
+}
+
+int cmd_resize_cq(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_resize_cq in;
+	struct orca_cq_db_rec *rec;
+	struct emu_pages buf;
+	struct emu_cq *cq;
+	uint32_t ci, used;
+	int st;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	cq = objtab_get(&eng->cqs, le32toh(in.cqn));
+	if (!cq)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	rec = engine_dma(eng, cq->db_rec, sizeof(*rec));
+	if (!rec)
+		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+	ci = le32toh(atomic_load_explicit((_Atomic uint32_t *)&rec->ci,
+					  memory_order_acquire));
+	/* Unpolled CQEs must fit; a ci the device never reached is bogus. */
+	used = cq->pi - ci;
+	if (used > (1u << cq->log_depth) ||
+	    (in.log_depth <= EMU_LOG_MAX_CQ && used > (1u << in.log_depth)))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	st = cq_load_buf(c, &buf, in.log_depth, in.page_shift,
+			 le32toh(in.npages), le64toh(in.page_addr));
+	if (st)
+		return st;
+	if (!cq_move_cqes(eng, cq, &buf, in.log_depth, ci)) {
+		pages_free(&buf);
+		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+	}
+	pages_free(&cq->buf);
+	cq->buf = buf;
+	cq->log_depth = in.log_depth;
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_destroy_cq(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	uint32_t cqn = cmd_in_handle(c);
+	struct emu_cq *cq = objtab_get(&eng->cqs, cqn);
+	struct emu_uar *uar;
+	struct emu_eq *eq;
+
+	if (!cq)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	if (cq->refcnt)
+		return cmd_fail(c, ORCA_CMD_ST_BUSY);
+	eq = objtab_get(&eng->eqs, cq->eqn);
+	uar = objtab_get(&eng->uars, cq->uar);
+	if (eq)
+		eq->refcnt--;
+	if (uar)
+		uar->refcnt--;
+	objtab_remove(&eng->cqs, cqn);
+	pages_free(&cq->buf);
+	free(cq);
+	return ORCA_CMD_ST_OK;
+}

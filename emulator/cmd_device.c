@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device and port commands: QUERY_DEVICE (the limits every other handler
+ * enforces), QUERY_PORT, SET_PORT (Ethernet MTU -> IB MTU) and SET_GID (the
+ * port's GID table, which address vectors index by sgid_index).
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "engine_priv.h"
+
+/* Largest IB MTU (1=256 ... 5=4096) whose payload fits the RoCE frame. */
+uint8_t ib_mtu_for_eth(uint32_t eth_mtu)
+{
+	uint32_t room = eth_mtu > ORCA_ROCE_HDR_OVERHEAD ?
+			eth_mtu - ORCA_ROCE_HDR_OVERHEAD : 0;
+	uint8_t mtu = 1;
+
+	while (mtu < EMU_MAX_IB_MTU && (256u << mtu) <= room)
+		mtu++;
+	return mtu;
+}
+
+bool gid_entry_valid(struct orca_engine *eng, uint32_t index)
+{
+	return index < EMU_GID_TABLE_LEN && eng->gids[index].type != 0;
+}
+
+int cmd_query_device(struct cmd_ctx *c)
+{
+	const uint8_t *mac = c->eng->cfg.mac;
+	struct orca_dev_caps caps = {
+		.max_mr_size = htole64(EMU_MAX_MR_SIZE),
+		.page_size_cap = htole64(GENMASK_ULL(ORCA_MAX_PAGE_SHIFT,
+						     ORCA_MIN_PAGE_SHIFT)),
+		/* Only RoCE v2 GIDs are advertised, though v1 is stored. */
+		.dev_caps = htole32(ORCA_DEV_CAP_RC | ORCA_DEV_CAP_UD |
+				    ORCA_DEV_CAP_SRQ | ORCA_DEV_CAP_ATOMIC |
+				    ORCA_DEV_CAP_FRWR | ORCA_DEV_CAP_ROCE_V2),
+		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
+		.hw_rev = htole32(ORCA_PCI_REVISION),
+		.max_qp = htole32(EMU_TAB_LIMIT - 1),
+		.max_qp_wr = htole32(1u << EMU_LOG_MAX_WQ),
+		.max_send_sge = htole32(ORCA_MAX_SGE),
+		.max_recv_sge = htole32(ORCA_MAX_SGE),
+		.max_inline_data = htole32(EMU_MAX_INLINE),
+		.max_cq = htole32(EMU_TAB_LIMIT - 1),
+		.max_cqe = htole32(1u << EMU_LOG_MAX_CQ),
+		.max_mr = htole32(EMU_MR_LIMIT - 1),
+		.max_pd = htole32(EMU_TAB_LIMIT - 1),
+		.max_ah = htole32(EMU_TAB_LIMIT - 1),
+		.max_srq = htole32(EMU_TAB_LIMIT - 1),
+		.max_srq_wr = htole32(1u << EMU_LOG_MAX_WQ),
+		.max_srq_sge = htole32(ORCA_MAX_SGE),
+		.max_eq = htole32(EMU_MAX_EQ),
+		.max_eqe = htole32(1u << EMU_LOG_MAX_EQ),
+		.max_uar = htole32(EMU_MAX_UAR),
+		.max_fast_reg_page_list_len = htole32(EMU_MAX_FRPL),
+		.max_msg_size = htole32(1u << 31),
+		.gid_table_len = htole32(EMU_GID_TABLE_LEN),
+		.max_qp_rd_atom = EMU_MAX_RD_ATOM,
+		.max_qp_init_rd_atom = EMU_MAX_RD_ATOM,
+		.num_ports = 1,
+		.local_ca_ack_delay = 15,
+	};
+	/* EUI-64 from the MAC, in wire (big endian) byte order. */
+	uint8_t guid[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
+			    mac[3], mac[4], mac[5] };
+
+	memcpy(&caps.sys_image_guid, guid, sizeof(guid));
+	return cmd_write_out(c, &caps, sizeof(caps));
+}
+
+int cmd_query_port(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_query_port in;
+	struct orca_port_attr attr = {
+		.max_mtu = EMU_MAX_IB_MTU,
+		.active_mtu = eng->active_mtu,
+		.eth_mtu = htole32(eng->eth_mtu),
+		.gid_table_len = htole16(EMU_GID_TABLE_LEN),
+		.speed_mbps = htole32(EMU_SPEED_MBPS),
+	};
+	bool up;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	if (in.port != 1)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	pthread_mutex_lock(&eng->lock);
+	up = eng->link_up;
+	pthread_mutex_unlock(&eng->lock);
+	attr.state = up ? ORCA_PORT_STATE_ACTIVE : ORCA_PORT_STATE_DOWN;
+	memcpy(attr.mac, eng->cfg.mac, sizeof(attr.mac));
+	return cmd_write_out(c, &attr, sizeof(attr));
+}
+
+int cmd_set_port(struct cmd_ctx *c)
+{
+	struct orca_cmd_set_port in;
+	uint32_t mtu;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	mtu = le32toh(in.eth_mtu);
+	if (in.port != 1 || mtu < 576 || mtu > 9000)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	c->eng->eth_mtu = mtu;
+	c->eng->active_mtu = ib_mtu_for_eth(mtu);
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_set_gid(struct cmd_ctx *c)
+{
+	struct orca_cmd_set_gid in;
+	struct emu_gid *g;
+	uint16_t index;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	index = le16toh(in.index);
+	if (in.port != 1 || index >= EMU_GID_TABLE_LEN ||
+	    in.type > ORCA_GID_TYPE_ROCE_V2)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	g = &c->eng->gids[index];
+	if (!in.type) {
+		memset(g, 0, sizeof(*g));
+		return ORCA_CMD_ST_OK;
+	}
+	g->type = in.type;
+	memcpy(g->mac, in.mac, sizeof(g->mac));
+	g->vlan = le16toh(in.vlan);
+	memcpy(g->gid, in.gid, sizeof(g->gid));
+	return ORCA_CMD_ST_OK;
+}

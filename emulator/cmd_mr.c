@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions: CREATE_MR / DESTROY_MR.  Three kinds: a page-list MR
+ * (user or kernel memory, its page list copied now because the driver may
+ * free it after the command), a PHYS MR (all memory, iova = DMA address: the
+ * kernel's DMA MR) and a FAST_REG MR (keys only, max_pages reserved, invalid
+ * until a REG_MR work request maps it).  lkey = rkey = index << 8 | key.
+ * DESTROY_MR takes the lkey as its handle; the key byte is not checked
+ * because fast registration changes it behind the driver's back.
+ */
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_priv.h"
+
+static bool access_ok(uint32_t access)
+{
+	if (access & ~ORCA_ACCESS_ALL)
+		return false;
+	/* IB: remote write or atomic needs local write. */
+	if ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & ORCA_ACCESS_LOCAL_WRITE))
+		return false;
+	return true;
+}
+
+/* Page-list MR: iova/length/npages must describe the same pages. */
+static int mr_load_pages(struct cmd_ctx *c, struct emu_mr *mr,
+			 const struct orca_cmd_create_mr *in)
+{
+	uint8_t shift = in->page_shift;
+	uint64_t span, psz;
+	uint32_t i;
+	int st;
+
+	if (shift < ORCA_MIN_PAGE_SHIFT || shift > ORCA_MAX_PAGE_SHIFT)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (!mr->length || mr->length > EMU_MAX_MR_SIZE ||
+	    mr->iova + mr->length < mr->iova)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	psz = 1ull << shift;
+	span = (mr->iova & (psz - 1)) + mr->length;
+	if (span < mr->length ||
+	    le32toh(in->npages) != queue_npages(span, shift) ||
+	    le32toh(in->npages) > EMU_MAX_MR_PAGES)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	/* An MR has no inline page address: the list is always at in_addr. */
+	st = cmd_fetch_page_list(c, &mr->pages, 0, le32toh(in->npages), shift,
+				 0, false);
+	if (st)
+		return st;
+	/*
+	 * Only the bytes the MR covers must be mapped: with large pages the
+	 * first and last page may reach beyond the memory behind the MR.
+	 */
+	for (i = 0; i < mr->pages.npages; i++) {
+		uint64_t lo = i ? 0 : mr->iova & (psz - 1);
+		uint64_t hi = i + 1 < mr->pages.npages ? psz :
+			      span - (uint64_t)i * psz;
+
+		if (!engine_dma(c->eng, mr->pages.addr[i] + lo, hi - lo)) {
+			pages_free(&mr->pages);
+			return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+		}
+	}
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_create_mr(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_create_mr in;
+	uint32_t flags, access;
+	struct emu_mr *mr;
+	struct emu_pd *pd;
+	int64_t idx;
+	int st;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	pd = objtab_get(&eng->pds, le32toh(in.pdn));
+	if (!pd)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	flags = le32toh(in.flags);
+	access = le32toh(in.access);
+	if (!access_ok(access) ||
+	    (flags & ~(ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG)) ||
+	    flags == (ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	mr->pdn = le32toh(in.pdn);
+	mr->access = access;
+	mr->flags = flags;
+	mr->key = in.key;
+	mr->iova = le64toh(in.iova);
+	mr->length = le64toh(in.length);
+	if (flags & ORCA_MR_F_FAST_REG) {
+		mr->max_pages = le32toh(in.npages);
+		if (!mr->max_pages || mr->max_pages > EMU_MAX_FRPL) {
+			st = cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+			goto err;
+		}
+		mr->iova = 0;
+		mr->length = 0;
+		mr->valid = false;
+	} else if (flags & ORCA_MR_F_PHYS) {
+		mr->iova = 0;
+		mr->length = UINT64_MAX;
+		mr->valid = true;
+	} else {
+		st = mr_load_pages(c, mr, &in);
+		if (st)
+			goto err;
+		mr->valid = true;
+	}
+	idx = objtab_alloc(&eng->mrs, mr);
+	if (idx < 0) {
+		st = cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+		goto err;
+	}
+	mr->index = idx;
+	pd->refcnt++;
+	{
+		uint32_t key = FIELD_PREP(ORCA_MKEY_INDEX, (uint32_t)idx) |
+			       FIELD_PREP(ORCA_MKEY_KEY, mr->key);
+		struct orca_cmd_create_mr_out out = {
+			.lkey = htole32(key),
+			.rkey = htole32(key),
+		};
+
+		memcpy(c->out, &out, sizeof(out));
+	}
+	return ORCA_CMD_ST_OK;
+err:
+	pages_free(&mr->pages);
+	free(mr);
+	return st;
+}
+
+int cmd_destroy_mr(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	uint32_t idx = FIELD_GET(ORCA_MKEY_INDEX, cmd_in_handle(c));
+	struct emu_mr *mr = objtab_get(&eng->mrs, idx);
+	struct emu_pd *pd;
+
+	if (!mr)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	pd = objtab_get(&eng->pds, mr->pdn);
+	if (pd)
+		pd->refcnt--;
+	objtab_remove(&eng->mrs, idx);
+	pages_free(&mr->pages);
+	free(mr);
+	return ORCA_CMD_ST_OK;
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: CREATE_QP, MODIFY_QP, QUERY_QP, DESTROY_QP.  CREATE checks
+ * the type, every handle, the queue geometry and the page list; MODIFY checks
+ * the transition against qp_state.c's table and every attribute value
+ * before it changes anything, so a refused modify leaves the QP as it was.
+ * QPN 0 is invalid and QPN 1 belongs to the one GSI QP.
+ */
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_priv.h"
+
+#define QP_24BIT	0xffffffu
+
+struct emu_qp *qp_lookup(struct orca_engine *eng, uint32_t qpn)
+{
+	if (qpn == EMU_QPN_GSI)
+		return eng->gsi_qp;
+	return objtab_get(&eng->qps, qpn);
+}
+
+void qp_release(void *obj, void *arg)
+{
+	struct emu_qp *qp = obj;
+
+	pages_free(&qp->buf);
+	free(qp);
+}
+
+/* Objects a QP holds references on; all valid once CREATE succeeded. */
+struct qp_refs {
+	struct emu_pd *pd;
+	struct emu_cq *scq, *rcq;
+	struct emu_srq *srq;
+	struct emu_uar *uar;
+};
+
+static int qp_get_refs(struct cmd_ctx *c, const struct orca_cmd_create_qp *in,
+		       struct qp_refs *r)
+{
+	struct orca_engine *eng = c->eng;
+
+	r->pd = objtab_get(&eng->pds, le32toh(in->pdn));
+	r->scq = objtab_get(&eng->cqs, le32toh(in->send_cqn));
+	r->rcq = objtab_get(&eng->cqs, le32toh(in->recv_cqn));
+	r->uar = objtab_get(&eng->uars, le32toh(in->uar));
+	r->srq = NULL;
+	if (le32toh(in->flags) & ORCA_QP_F_USE_SRQ) {
+		r->srq = objtab_get(&eng->srqs, le32toh(in->srqn));
+		if (!r->srq)
+			return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	}
+	if (!r->pd || !r->scq || !r->rcq || !r->uar)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	return ORCA_CMD_ST_OK;
+}
+
+static void qp_put_refs(struct orca_engine *eng, struct emu_qp *qp, int d)
+{
+	struct emu_pd *pd = objtab_get(&eng->pds, qp->pdn);
+	struct emu_cq *scq = objtab_get(&eng->cqs, qp->send_cqn);
+	struct emu_cq *rcq = objtab_get(&eng->cqs, qp->recv_cqn);
+	struct emu_uar *uar = objtab_get(&eng->uars, qp->uar);
+
+	if (pd)
+		pd->refcnt += d;
+	if (scq)
+		scq->refcnt += d;
+	if (rcq)
+		rcq->refcnt += d;
+	if (uar)
+		uar->refcnt += d;
+	if (qp->flags & ORCA_QP_F_USE_SRQ) {
+		struct emu_srq *srq = objtab_get(&eng->srqs, qp->srqn);
+
+		if (srq)
+			srq->refcnt += d;
+	}
+}
+
+/* Queue geometry: depths, SGEs, inline size, and the page counts. */
+static int qp_check_geometry(struct cmd_ctx *c,
+			     const struct orca_cmd_create_qp *in)
+{
+	bool srq = le32toh(in->flags) & ORCA_QP_F_USE_SRQ;
+	uint32_t sq_np, rq_np = 0;
+	uint8_t ps = in->page_shift;
+
+	if (in->log_sq_depth < 1 || in->log_sq_depth > EMU_LOG_MAX_WQ ||
+	    in->max_send_sge > ORCA_MAX_SGE ||
+	    in->max_recv_sge > ORCA_MAX_SGE ||
+	    le16toh(in->max_inline_data) > EMU_MAX_INLINE ||
+	    /* inline data lives in the SGE area of the stride */
+	    le16toh(in->max_inline_data) >
+	    in->max_send_sge * sizeof(struct orca_sge) ||
+	    ps < ORCA_MIN_PAGE_SHIFT || ps > ORCA_MAX_PAGE_SHIFT)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	/* With an SRQ the QP has no receive queue of its own. */
+	if (srq ? in->log_rq_depth != 0 :
+	    in->log_rq_depth < 1 || in->log_rq_depth > EMU_LOG_MAX_WQ)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	sq_np = queue_npages((uint64_t)orca_send_wqe_stride(in->max_send_sge)
+			     << in->log_sq_depth, ps);
+	if (!srq)
+		rq_np = queue_npages((uint64_t)
+				     orca_recv_wqe_stride(in->max_recv_sge)
+				     << in->log_rq_depth, ps);
+	if (le32toh(in->sq_npages) != sq_np ||
+	    le32toh(in->rq_npages) != rq_np)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_create_qp(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_create_qp in;
+	struct qp_refs refs;
+	struct emu_qp *qp;
+	uint32_t flags;
+	int64_t qpn;
+	int st;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	flags = le32toh(in.flags);
+	if ((in.qp_type != ORCA_QPT_RC && in.qp_type != ORCA_QPT_UD &&
+	     in.qp_type != ORCA_QPT_GSI) ||
+	    (flags & ~(ORCA_QP_F_SQ_SIG_ALL | ORCA_QP_F_USE_SRQ)))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (in.qp_type == ORCA_QPT_GSI && eng->gsi_qp)
+		return cmd_fail(c, ORCA_CMD_ST_BUSY);
+	st = qp_get_refs(c, &in, &refs);
+	if (st)
+		return st;
+	st = qp_check_geometry(c, &in);
+	if (st)
+		return st;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	st = cmd_load_pages(c, &qp->buf, 0,
+			    le32toh(in.sq_npages) + le32toh(in.rq_npages),
+			    in.page_shift, 0, false);
+	if (st)
+		goto err;
+	st = cmd_check_db_rec(c, le64toh(in.db_rec_addr),
+			      sizeof(struct orca_qp_db_rec));
+	if (st)
+		goto err;
+	if (in.qp_type == ORCA_QPT_GSI) {
+		qpn = EMU_QPN_GSI;
+		eng->gsi_qp = qp;
+	} else {
+		qpn = objtab_alloc(&eng->qps, qp);
+		if (qpn < 0) {
+			st = cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+			goto err;
+		}
+	}
+	qp->qpn = qpn;
+	qp->type = in.qp_type;
+	qp->flags = flags;
+	qp->state = ORCA_QPS_RESET;
+	qp->pdn = le32toh(in.pdn);
+	qp->send_cqn = le32toh(in.send_cqn);
+	qp->recv_cqn = le32toh(in.recv_cqn);
+	qp->srqn = flags & ORCA_QP_F_USE_SRQ ? le32toh(in.srqn) : 0;
+	qp->uar = le32toh(in.uar);
+	qp->db_rec = le64toh(in.db_rec_addr);
+	qp->log_sq_depth = in.log_sq_depth;
+	qp->log_rq_depth = in.log_rq_depth;
+	qp->max_send_sge = in.max_send_sge;
+	qp->max_recv_sge = in.max_recv_sge;
+	qp->max_inline = le16toh(in.max_inline_data);
+	qp->sq_npages = le32toh(in.sq_npages);
+	qp->attr.port = 1;
+	qp_put_refs(eng, qp, 1);
+	qp_reset_event_idx(eng, qp);
+	cmd_set_handle(c, qpn);
+	return ORCA_CMD_ST_OK;
+err:
+	pages_free(&qp->buf);
+	free(qp);
+	return st;
+}
+
+/* Range checks for every attribute present in @mask. */
+static int qp_check_attr_values(struct cmd_ctx *c,
+				const struct orca_qp_attr *a, uint32_t mask)
+{
+	if ((mask & ORCA_QP_ATTR_ACCESS_FLAGS) &&
+	    (le32toh(a->access) & ~ORCA_ACCESS_ALL))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	/* One port, one P_Key (the default, at index 0). */
+	if ((mask & ORCA_QP_ATTR_PKEY_INDEX) && le16toh(a->pkey_index) != 0)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_PORT) && a->port != 1)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_AV) && av_check(c->eng, &a->av))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_PATH_MTU) &&
+	    (a->path_mtu < 1 || a->path_mtu > EMU_MAX_IB_MTU))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_TIMEOUT) && a->timeout > 31)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_RETRY_CNT) && a->retry_cnt > 7)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_RNR_RETRY) && a->rnr_retry > 7)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_MAX_QP_RD_ATOMIC) &&
+	    a->max_rd_atomic > EMU_MAX_RD_ATOM)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
+	    a->max_dest_rd_atomic > EMU_MAX_RD_ATOM)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_RQ_PSN) && le32toh(a->rq_psn) > QP_24BIT)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_SQ_PSN) && le32toh(a->sq_psn) > QP_24BIT)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if ((mask & ORCA_QP_ATTR_DEST_QPN) && le32toh(a->dest_qpn) > QP_24BIT)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	return ORCA_CMD_ST_OK;
+}
+
+static void qp_apply_attr(struct emu_qp *qp, const struct orca_qp_attr *a,
+			  uint32_t mask)
+{
+	struct orca_qp_attr *s = &qp->attr;
+
+#define COPY(bit, field)			\
+	do {					\
+		if (mask & ORCA_QP_ATTR_##bit)	\
+			s->field = a->field;	\
+	} while (0)
+	COPY(ACCESS_FLAGS, access);
+	COPY(PKEY_INDEX, pkey_index);
+	COPY(PORT, port);
+	COPY(QKEY, qkey);
+	COPY(AV, av);
+	COPY(PATH_MTU, path_mtu);
+	COPY(TIMEOUT, timeout);
+	COPY(RETRY_CNT, retry_cnt);
+	COPY(RNR_RETRY, rnr_retry);
+	COPY(RQ_PSN, rq_psn);
+	COPY(MAX_QP_RD_ATOMIC, max_rd_atomic);
+	COPY(MIN_RNR_TIMER, min_rnr_timer);
+	COPY(SQ_PSN, sq_psn);
+	COPY(MAX_DEST_RD_ATOMIC, max_dest_rd_atomic);
+	COPY(DEST_QPN, dest_qpn);
+#undef COPY
+	memset(s->av.rsvd, 0, sizeof(s->av.rsvd));	/* we echo it in QUERY */
+	qp->sqd_notify = mask & ORCA_QP_ATTR_EN_SQD_ASYNC;
+}
+
+int cmd_modify_qp(struct cmd_ctx *c)
+{
+	struct orca_qp_attr a;
+	struct emu_qp *qp;
+	uint32_t mask;
+	uint8_t next;
+	int st;
+
+	memcpy(&a, c->cmd.in, sizeof(a));
+	qp = qp_lookup(c->eng, le32toh(a.qpn));
+	if (!qp)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	mask = le32toh(a.attr_mask);
+	if (mask & ~ORCA_QP_ATTR_SUPPORTED)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	/* The driver's idea of the current state must be the device's. */
+	if ((mask & ORCA_QP_ATTR_CUR_STATE) && a.cur_qp_state != qp->state)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_STATE);
+	next = mask & ORCA_QP_ATTR_STATE ? a.qp_state : qp->state;
+	if (next > ORCA_QPS_ERR)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	st = qp_check_transition(qp->type, qp->state, next, mask);
+	if (st)
+		return cmd_fail(c, st);
+	st = qp_check_attr_values(c, &a, mask);
+	if (st)
+		return st;
+	qp_apply_attr(qp, &a, mask);
+	qp_enter_state(c->eng, qp, next);
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_query_qp(struct cmd_ctx *c)
+{
+	struct emu_qp *qp = qp_lookup(c->eng, cmd_in_handle(c));
+	struct orca_qp_attr a;
+
+	if (!qp)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	a = qp->attr;
+	a.qpn = htole32(qp->qpn);
+	a.attr_mask = htole32(ORCA_QP_ATTR_SUPPORTED);
+	a.qp_state = qp->state;
+	a.cur_qp_state = qp->state;
+	a.sq_draining = 0;
+	return cmd_write_out(c, &a, sizeof(a));
+}
+
+int cmd_destroy_qp(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	uint32_t qpn = cmd_in_handle(c);
+	struct emu_qp *qp = qp_lookup(eng, qpn);
+
+	if (!qp)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	/* Any state: the data path must forget the QP before this returns. */
+	qp_put_refs(eng, qp, -1);
+	if (qpn == EMU_QPN_GSI)
+		eng->gsi_qp = NULL;
+	else
+		objtab_remove(&eng->qps, qpn);
+	qp_release(qp, NULL);
+	return ORCA_CMD_ST_OK;
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared receive queues: CREATE_SRQ, MODIFY_SRQ (arm the limit), QUERY_SRQ,
+ * DESTROY_SRQ.  The SRQ keeps its page list and doorbell record for the
+ * data path; QPs bound to it hold a reference.
+ */
+#include <endian.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_priv.h"
+
+int cmd_create_srq(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_create_srq in;
+	struct emu_srq *srq;
+	struct emu_uar *uar;
+	struct emu_pd *pd;
+	uint32_t npages;
+	int64_t srqn;
+	int st;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	pd = objtab_get(&eng->pds, le32toh(in.pdn));
+	uar = objtab_get(&eng->uars, le32toh(in.uar));
+	if (!pd || !uar)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	if (in.log_depth < 1 || in.log_depth > EMU_LOG_MAX_WQ ||
+	    in.max_sge > ORCA_MAX_SGE ||
+	    in.page_shift < ORCA_MIN_PAGE_SHIFT ||
+	    in.page_shift > ORCA_MAX_PAGE_SHIFT ||
+	    le32toh(in.limit) >= (1u << in.log_depth))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	npages = queue_npages((uint64_t)orca_recv_wqe_stride(in.max_sge) <<
+			      in.log_depth, in.page_shift);
+	if (le32toh(in.npages) != npages)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	st = cmd_load_pages(c, &srq->buf, 0, npages, in.page_shift,
+			    le64toh(in.page_addr), true);
+	if (st)
+		goto err;
+	st = cmd_check_db_rec(c, le64toh(in.db_rec_addr),
+			      sizeof(struct orca_srq_db_rec));
+	if (st)
+		goto err;
+	srqn = objtab_alloc(&eng->srqs, srq);
+	if (srqn < 0) {
+		st = cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+		goto err;
+	}
+	srq->srqn = srqn;
+	srq->pdn = le32toh(in.pdn);
+	srq->log_depth = in.log_depth;
+	srq->max_sge = in.max_sge;
+	srq->limit = le32toh(in.limit);
+	srq->uar = le32toh(in.uar);
+	srq->db_rec = le64toh(in.db_rec_addr);
+	pd->refcnt++;
+	uar->refcnt++;
+	{
+		/* Event index 0: the first post rings (see the QP's). */
+		struct orca_srq_db_rec *rec = engine_dma(eng, srq->db_rec,
+							 sizeof(*rec));
+
+		if (rec)
+			atomic_store_explicit((_Atomic __le32 *)
+					      &rec->event_idx, 0,
+					      memory_order_release);
+	}
+	cmd_set_handle(c, srqn);
+	return ORCA_CMD_ST_OK;
+err:
+	pages_free(&srq->buf);
+	free(srq);
+	return st;
+}
+
+int cmd_modify_srq(struct cmd_ctx *c)
+{
+	struct orca_cmd_modify_srq in;
+	struct emu_srq *srq;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	srq = objtab_get(&c->eng->srqs, le32toh(in.srqn));
+	if (!srq)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	/* IB: the limit must be below the SRQ's capacity. */
+	if (le32toh(in.limit) >= (1u << srq->log_depth))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	srq->limit = le32toh(in.limit);
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_query_srq(struct cmd_ctx *c)
+{
+	struct emu_srq *srq = objtab_get(&c->eng->srqs, cmd_in_handle(c));
+	uint32_t limit;
+
+	if (!srq)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	limit = htole32(srq->limit);
+	memcpy(c->out, &limit, sizeof(limit));
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_destroy_srq(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	uint32_t srqn = cmd_in_handle(c);
+	struct emu_srq *srq = objtab_get(&eng->srqs, srqn);
+	struct emu_uar *uar;
+	struct emu_pd *pd;
+
+	if (!srq)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	if (srq->refcnt)
+		return cmd_fail(c, ORCA_CMD_ST_BUSY);
+	pd = objtab_get(&eng->pds, srq->pdn);
+	uar = objtab_get(&eng->uars, srq->uar);
+	if (pd)
+		pd->refcnt--;
+	if (uar)
+		uar->refcnt--;
+	objtab_remove(&eng->srqs, srqn);
+	pages_free(&srq->buf);
+	free(srq);
+	return ORCA_CMD_ST_OK;
+}

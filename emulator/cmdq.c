@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The firmware command queue: fetches one struct orca_cmd from the host
+ * ring, dispatches it to its handler, writes the completion with the phase
+ * protocol and posts CMD_DONE.  Also the helpers every handler uses to reach
+ * the command's indirect input/output and page lists, all of which are
+ * untrusted guest memory: lengths, alignment and mappings are checked here
+ * before anything is read.
+ */
+#include <endian.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_priv.h"
+#include "eq.h"
+
+static int cmd_nop(struct cmd_ctx *c)
+{
+	return ORCA_CMD_ST_OK;
+}
+
+static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
+	[ORCA_CMD_NOP]		= cmd_nop,
+	[ORCA_CMD_QUERY_DEVICE]	= cmd_query_device,
+	[ORCA_CMD_QUERY_PORT]	= cmd_query_port,
+	[ORCA_CMD_SET_PORT]	= cmd_set_port,
+	[ORCA_CMD_SET_GID]	= cmd_set_gid,
+	[ORCA_CMD_CREATE_EQ]	= cmd_create_eq,
+	[ORCA_CMD_DESTROY_EQ]	= cmd_destroy_eq,
+	[ORCA_CMD_ALLOC_UAR]	= cmd_alloc_uar,
+	[ORCA_CMD_DEALLOC_UAR]	= cmd_dealloc_uar,
+	[ORCA_CMD_CREATE_PD]	= cmd_create_pd,
+	[ORCA_CMD_DESTROY_PD]	= cmd_destroy_pd,
+	[ORCA_CMD_CREATE_CQ]	= cmd_create_cq,
+	[ORCA_CMD_RESIZE_CQ]	= cmd_resize_cq,
+	[ORCA_CMD_DESTROY_CQ]	= cmd_destroy_cq,
+	[ORCA_CMD_CREATE_MR]	= cmd_create_mr,
+	[ORCA_CMD_DESTROY_MR]	= cmd_destroy_mr,
+	[ORCA_CMD_CREATE_QP]	= cmd_create_qp,
+	[ORCA_CMD_MODIFY_QP]	= cmd_modify_qp,
+	[ORCA_CMD_QUERY_QP]	= cmd_query_qp,
+	[ORCA_CMD_DESTROY_QP]	= cmd_destroy_qp,
+	[ORCA_CMD_CREATE_AH]	= cmd_create_ah,
+	[ORCA_CMD_DESTROY_AH]	= cmd_destroy_ah,
+	[ORCA_CMD_CREATE_SRQ]	= cmd_create_srq,
+	[ORCA_CMD_MODIFY_SRQ]	= cmd_modify_srq,
+	[ORCA_CMD_QUERY_SRQ]	= cmd_query_srq,
+	[ORCA_CMD_DESTROY_SRQ]	= cmd_destroy_srq,
+};
+
+int cmd_write_out(struct cmd_ctx *c, const void *src, size_t len)
+{
+	void *dst;
+
+	if (c->out_len < len)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_LENGTH);
+	dst = engine_dma(c->eng, c->out_addr, len);
+	if (!dst)
+		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+	memcpy(dst, src, len);
+	return ORCA_CMD_ST_OK;
+}
+
+void cmd_set_handle(struct cmd_ctx *c, uint32_t handle)
+{
+	struct orca_cmd_handle_out out = { .handle = htole32(handle) };
+
+	memcpy(c->out, &out, sizeof(out));
+}
+
+uint32_t queue_npages(uint64_t bytes, uint8_t page_shift)
+{
+	return (uint32_t)((bytes + (1ull << page_shift) - 1) >> page_shift);
+}
+
+/*
+ * The entry at byte @off of a queue; entries never straddle pages (strides
+ * are powers of two no larger than the minimum page).  NULL if unmapped.
+ */
+void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
+		  uint64_t off, size_t len)
+{
+	uint64_t page = off >> p->page_shift;
+
+	if (page >= p->npages)
+		return NULL;
+	return engine_dma(eng, p->addr[page] +
+			  (off & ((1ull << p->page_shift) - 1)), len);
+}
+
+void pages_free(struct emu_pages *p)
+{
+	free(p->addr);
+	p->addr = NULL;
+	p->npages = 0;
+}
+
+/*
+ * Copies a page list: entries [first, first + npages) of the __le64 array at
+ * in_addr, or the inline address when the object allows one, npages is 1
+ * and in_len is 0.  Checks that every page is non-zero and aligned, not
+ * that it is mapped (cmd_load_pages() does, for queues).
+ */
+int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
+			uint32_t first, uint32_t npages, uint8_t page_shift,
+			uint64_t inline_addr, bool has_inline)
+{
+	uint64_t page_size = 1ull << page_shift;
+	uint32_t i;
+	int st = ORCA_CMD_ST_OK;
+
+	memset(p, 0, sizeof(*p));
+	if (page_shift < ORCA_MIN_PAGE_SHIFT ||
+	    page_shift > ORCA_MAX_PAGE_SHIFT || !npages)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	p->addr = malloc(sizeof(uint64_t) * npages);
+	if (!p->addr)
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	p->npages = npages;
+	p->page_shift = page_shift;
+
+	if (has_inline && npages == 1 && c->in_len == 0) {
+		p->addr[0] = inline_addr;
+	} else {
+		uint64_t need = 8ull * ((uint64_t)first + npages);
+		const uint8_t *src;
+
+		if (c->in_len < need) {
+			st = cmd_fail(c, ORCA_CMD_ST_BAD_LENGTH);
+			goto out;
+		}
+		src = engine_dma(c->eng, c->in_addr + 8ull * first,
+				 8ull * npages);
+		if (!src) {
+			st = cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+			goto out;
+		}
+		memcpy(p->addr, src, 8ull * npages);
+		for (i = 0; i < npages; i++)
+			p->addr[i] = le64toh(p->addr[i]);
+	}
+	for (i = 0; i < npages; i++) {
+		if (!p->addr[i] || (p->addr[i] & (page_size - 1))) {
+			st = cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+			goto out;
+		}
+	}
+out:
+	if (st)
+		pages_free(p);
+	return st;
+}
+
+/*
+ * A queue's page list: as above, and every page must be mapped now.  The
+ * data path still translates each access, since the guest may unmap later.
+ */
+int cmd_load_pages(struct cmd_ctx *c, struct emu_pages *p, uint32_t first,
+		   uint32_t npages, uint8_t page_shift, uint64_t inline_addr,
+		   bool has_inline)
+{
+	uint32_t i;
+	int st;
+
+	st = cmd_fetch_page_list(c, p, first, npages, page_shift,
+				 inline_addr, has_inline);
+	if (st)
+		return st;
+	for (i = 0; i < npages; i++) {
+		if (!engine_dma(c->eng, p->addr[i], 1ull << page_shift)) {
+			pages_free(p);
+			return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+		}
+	}
+	return ORCA_CMD_ST_OK;
+}
+
+/* Doorbell records: 8-byte aligned and mapped for their whole size. */
+int cmd_check_db_rec(struct cmd_ctx *c, uint64_t addr, size_t len)
+{
+	if (!addr || (addr & 7))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (!engine_dma(c->eng, addr, len))
+		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+	return ORCA_CMD_ST_OK;
+}
+
+static void cmdq_dma_fatal(struct orca_engine *eng, const char *what,
+			   uint16_t ci)
+{
+	eng_log("command queue %s DMA failed at index %u", what, ci);
+	engine_set_fatal(eng, ORCA_FATAL_CMDQ_DMA);
+	eq_post_fatal(eng, ORCA_FATAL_CMDQ_DMA);
+}
+
+static int cmd_execute(struct cmd_ctx *c)
+{
+	uint16_t op = le16toh(c->cmd.opcode);
+
+	if (op >= ORCA_CMD_MAX || !cmd_handlers[op])
+		return cmd_fail(c, ORCA_CMD_ST_BAD_OPCODE);
+	return cmd_handlers[op](c);
+}
+
+/*
+ * Runs command @ci of the ring latched at CMDQ_ENABLE (generation @gen).
+ * The consumer index advances before the completion is visible, so a
+ * driver that reuses the slot at once never rings past the ring.  If the
+ * queue was disabled or reset meanwhile, the completion is dropped: the
+ * driver has abandoned that ring.
+ */
+void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
+		  uint64_t comp_base, uint8_t log_depth, uint32_t gen)
+{
+	uint32_t slot = ci & ((1u << log_depth) - 1);
+	uint8_t phase = ((ci >> log_depth) & 1) ? 0 : ORCA_CMD_COMP_PHASE;
+	struct cmd_ctx c = { .eng = eng };
+	struct orca_cmd_comp *comp;
+	const void *src;
+	bool stale;
+	int st;
+
+	eng->host.ops->dma_begin(eng->host.priv);
+	src = engine_dma(eng, base + (uint64_t)slot * sizeof(c.cmd),
+			 sizeof(c.cmd));
+	if (!src) {
+		cmdq_dma_fatal(eng, "fetch", ci);
+		goto out;
+	}
+	/* Private copy: the guest can rewrite the slot while we run. */
+	memcpy(&c.cmd, src, sizeof(c.cmd));
+	c.in_len = le32toh(c.cmd.in_len);
+	c.out_len = le32toh(c.cmd.out_len);
+	c.in_addr = le64toh(c.cmd.in_addr);
+	c.out_addr = le64toh(c.cmd.out_addr);
+
+	st = cmd_execute(&c);
+	if (st)
+		eng_dbg("command %#x token %u: status %d (engine line %u)",
+			le16toh(c.cmd.opcode), le16toh(c.cmd.token), st,
+			c.syndrome);
+
+	pthread_mutex_lock(&eng->lock);
+	eng->stats.cmds++;
+	eng->stats.cmd_status[st <= ORCA_CMD_ST_INTERNAL ? st :
+			      ORCA_CMD_ST_INTERNAL]++;
+	stale = gen != eng->cmdq_gen;
+	if (!stale)
+		eng->cmdq_ci = ci + 1;
+	pthread_mutex_unlock(&eng->lock);
+	if (stale)
+		goto out;
+
+	comp = engine_dma(eng, comp_base + (uint64_t)slot * sizeof(*comp),
+			  sizeof(*comp));
+	if (!comp) {
+		cmdq_dma_fatal(eng, "completion", ci);
+		goto out;
+	}
+	comp->token = c.cmd.token;
+	comp->status = st;
+	comp->syndrome = htole32(st ? c.syndrome : 0);
+	/* A failed command has no output, whatever a handler left there. */
+	if (st)
+		memset(c.out, 0, sizeof(c.out));
+	memcpy(comp->out, c.out, sizeof(comp->out));
+	atomic_store_explicit((_Atomic uint8_t *)&comp->flags, phase,
+			      memory_order_release);
+
+	/* Without an EQ 0 the driver polls; the flag is then ignored. */
+	if (le16toh(c.cmd.flags) & ORCA_CMD_F_EVENT)
+		eq_post(eng, 0, ORCA_EQE_CMD_DONE, le16toh(c.cmd.token), 0);
+out:
+	eng->host.ops->dma_end(eng->host.priv);
+}

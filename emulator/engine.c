@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The adapter engine: the BAR 0 register file, the engine thread that
+ * executes firmware commands and posts events, function reset, link state
+ * and fault injection.  Command execution lives in cmdq.c and cmd_*.c,
+ * event queues in eq.c.
+ *
+ * The socket thread only touches registers under eng->lock (never held
+ * while a command runs) and wakes the engine thread with a condition
+ * variable; there is no polling loop.  Everything that changes resource
+ * objects, including a reset, runs on the engine thread between two
+ * commands, so a reset can never free an object a command is using.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_priv.h"
+#include "eq.h"
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Heartbeat: ms/100 since power-on while alive, frozen by "hang". */
+static uint32_t heartbeat(struct orca_engine *eng)
+{
+	if (eng->hang)
+		return eng->hb_frozen;
+	return (uint32_t)((now_ms() - eng->hb_start_ms) / 100);
+}
+
+void *engine_dma(struct orca_engine *eng, uint64_t addr, size_t len)
+{
+	if (!len || addr + len < addr)
+		return NULL;
+	return eng->host.ops->dma_ptr(eng->host.priv, addr, len);
+}
+
+/* Called with eng->lock held. */
+static void set_fatal_locked(struct orca_engine *eng, uint32_t syndrome)
+{
+	if (eng->status & ORCA_STATUS_FATAL)
+		return;
+	eng->status |= ORCA_STATUS_FATAL;
+	eng->status &= ~ORCA_STATUS_CMDQ_ENABLED;
+	eng->syndrome = syndrome;
+	eng_log("fatal error, syndrome %u", syndrome);
+}
+
+/* Engine thread: the device stops executing commands until a reset. */
+void engine_set_fatal(struct orca_engine *eng, uint32_t syndrome)
+{
+	pthread_mutex_lock(&eng->lock);
+	set_fatal_locked(eng, syndrome);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+static void plain_release(void *obj, void *arg)
+{
+	free(obj);
+}
+
+static void cq_release(void *obj, void *arg)
+{
+	struct emu_cq *cq = obj;
+
+	pages_free(&cq->buf);
+	free(cq);
+}
+
+static void srq_release(void *obj, void *arg)
+{
+	struct emu_srq *srq = obj;
+
+	pages_free(&srq->buf);
+	free(srq);
+}
+
+static void mr_release(void *obj, void *arg)
+{
+	struct emu_mr *mr = obj;
+
+	pages_free(&mr->pages);
+	free(mr);
+}
+
+static int tables_init(struct orca_engine *eng)
+{
+	int err = 0;
+
+	/* The interface promises the lowest free eqn (EQ 0 first). */
+	err |= objtab_init_lowest(&eng->eqs, 0, EMU_MAX_EQ);
+	err |= objtab_init(&eng->uars, 0, EMU_MAX_UAR);
+	err |= objtab_init(&eng->pds, 1, EMU_TAB_LIMIT);
+	err |= objtab_init(&eng->cqs, 1, EMU_TAB_LIMIT);
+	err |= objtab_init(&eng->mrs, 1, EMU_MR_LIMIT);
+	/* QPN 0 is invalid and QPN 1 is the GSI QP (eng->gsi_qp). */
+	err |= objtab_init(&eng->qps, 2, EMU_TAB_LIMIT);
+	err |= objtab_init(&eng->ahs, 1, EMU_TAB_LIMIT);
+	err |= objtab_init(&eng->srqs, 1, EMU_TAB_LIMIT);
+	return err ? -ENOMEM : 0;
+}
+
+/* Frees every resource object; tables are left empty and usable. */
+void engine_free_objects(struct orca_engine *eng)
+{
+	objtab_fini(&eng->qps, qp_release, NULL);
+	if (eng->gsi_qp)
+		qp_release(eng->gsi_qp, NULL);
+	eng->gsi_qp = NULL;
+	objtab_fini(&eng->ahs, plain_release, NULL);
+	objtab_fini(&eng->srqs, srq_release, NULL);
+	objtab_fini(&eng->mrs, mr_release, NULL);
+	objtab_fini(&eng->cqs, cq_release, NULL);
+	objtab_fini(&eng->eqs, eq_release, NULL);
+	objtab_fini(&eng->pds, plain_release, NULL);
+	objtab_fini(&eng->uars, plain_release, NULL);
+}
+
+/* Port state a reset returns to: the configured MTU and an empty GID table. */
+void engine_init_port(struct orca_engine *eng)
+{
+	uint32_t mtu = eng->cfg.eth_mtu;
+
+	if (mtu < 576 || mtu > 9000)
+		mtu = 1500;
+	eng->eth_mtu = mtu;
+	eng->active_mtu = ib_mtu_for_eth(mtu);
+	memset(eng->gids, 0, sizeof(eng->gids));
+}
+
+/*
+ * Register file power-on values; eng->lock held.  A reset also revives a
+ * "hung" firmware: that is how a driver recovers from a command timeout.
+ */
+static void regs_power_on(struct orca_engine *eng)
+{
+	if (eng->hang)
+		eng->hb_start_ms = now_ms() - (uint64_t)eng->hb_frozen * 100;
+	eng->hang = false;
+	eng->status = ORCA_STATUS_READY;
+	eng->syndrome = ORCA_FATAL_NONE;
+	eng->cmdq_base = 0;
+	eng->cmdq_comp_base = 0;
+	eng->cmdq_cfg = 0;
+	eng->cmdq_pi = 0;
+	eng->cmdq_ci = 0;
+	eng->cmdq_log_depth = 0;
+	eng->cmdq_gen++;
+	memset(eng->eq_db, 0, sizeof(eng->eq_db));
+	eng->eq_db_pending = 0;
+	eng->uar_pending = false;
+	eng->fatal_event = false;
+	eng->link_event = false;
+}
+
+static bool cmdq_runnable(const struct orca_engine *eng)
+{
+	return (eng->status & ORCA_STATUS_CMDQ_ENABLED) &&
+	       !(eng->status & ORCA_STATUS_FATAL) && !eng->hang &&
+	       eng->cmdq_ci != eng->cmdq_pi;
+}
+
+static bool work_pending(const struct orca_engine *eng)
+{
+	return eng->reset_req || eng->eq_db_pending || eng->link_event ||
+	       eng->fatal_event || eng->uar_pending || cmdq_runnable(eng);
+}
+
+/* The reset itself, on the engine thread; called and returns with lock. */
+static void do_reset(struct orca_engine *eng)
+{
+	uint64_t ticket = eng->reset_ticket;
+	int err;
+
+	eng->reset_req = false;
+	pthread_mutex_unlock(&eng->lock);
+	engine_free_objects(eng);
+	err = tables_init(eng);
+	engine_init_port(eng);
+	eng->eq_stopped = false;
+	pthread_mutex_lock(&eng->lock);
+	regs_power_on(eng);
+	if (err)
+		set_fatal_locked(eng, ORCA_FATAL_INTERNAL);
+	eng->reset_done = ticket;
+	eng->stats.resets++;
+	pthread_cond_broadcast(&eng->idle);
+}
+
+/*
+ * Events the socket thread asked for (EQ doorbells, link changes, injected
+ * fatal errors); called without the lock, inside a DMA section.
+ */
+static void post_async(struct orca_engine *eng, uint64_t db_bits,
+		       const uint32_t *db_ci, const bool *db_arm,
+		       bool link, bool fatal, uint32_t syndrome)
+{
+	unsigned int eqn;
+
+	for (eqn = 0; eqn < EMU_MAX_EQ; eqn++)
+		if (db_bits & (1ull << eqn))
+			eq_doorbell(eng, eqn, db_ci[eqn], db_arm[eqn]);
+	if (fatal)
+		eq_post_fatal(eng, syndrome);
+	if (link)
+		eq_post(eng, 0, ORCA_EQE_PORT_CHANGE, 1, 0);
+}
+
+static void *engine_thread(void *arg)
+{
+	struct orca_engine *eng = arg;
+
+	pthread_mutex_lock(&eng->lock);
+	while (!eng->stop) {
+		uint32_t db_ci[EMU_MAX_EQ];
+		bool db_arm[EMU_MAX_EQ];
+		uint64_t db_bits, base, comp;
+		bool link, fatal, run;
+		uint32_t syndrome, gen;
+		uint16_t ci;
+		uint8_t log_depth;
+		unsigned int i;
+
+		if (!work_pending(eng)) {
+			eng->busy = false;
+			pthread_cond_broadcast(&eng->idle);
+			pthread_cond_wait(&eng->wake, &eng->lock);
+			continue;
+		}
+		eng->busy = true;
+		if (eng->reset_req) {
+			do_reset(eng);
+			continue;
+		}
+		db_bits = eng->eq_db_pending;
+		for (i = 0; i < EMU_MAX_EQ; i++) {
+			db_ci[i] = eng->eq_db[i].ci;
+			db_arm[i] = eng->eq_db[i].arm;
+			eng->eq_db[i].arm = false;
+		}
+		eng->eq_db_pending = 0;
+		link = eng->link_event;
+		eng->link_event = false;
+		fatal = eng->fatal_event;
+		eng->fatal_event = false;
+		syndrome = eng->syndrome;
+		/* UAR doorbells belong to the data path (not yet present). */
+		eng->uar_pending = false;
+		run = cmdq_runnable(eng);
+		ci = eng->cmdq_ci;
+		base = eng->cmdq_run_base;
+		comp = eng->cmdq_run_comp;
+		log_depth = eng->cmdq_log_depth;
+		gen = eng->cmdq_gen;
+		pthread_mutex_unlock(&eng->lock);
+
+		if (db_bits || link || fatal) {
+			eng->host.ops->dma_begin(eng->host.priv);
+			post_async(eng, db_bits, db_ci, db_arm, link, fatal,
+				   syndrome);
+			eng->host.ops->dma_end(eng->host.priv);
+		}
+		if (run)
+			cmdq_run_one(eng, ci, base, comp, log_depth, gen);
+
+		pthread_mutex_lock(&eng->lock);
+	}
+	eng->busy = false;
+	pthread_cond_broadcast(&eng->idle);
+	pthread_mutex_unlock(&eng->lock);
+	return NULL;
+}
+
+struct orca_engine *engine_create(const struct emu_host *host,
+				  const struct emu_config *cfg)
+{
+	struct orca_engine *eng = calloc(1, sizeof(*eng));
+
+	if (!eng)
+		return NULL;
+	eng->host = *host;
+	eng->cfg = *cfg;
+	if (eng->cfg.num_msix > ORCA_MAX_MSIX)
+		eng->cfg.num_msix = ORCA_MAX_MSIX;
+	if (tables_init(eng))
+		goto err_tables;
+	engine_init_port(eng);
+	pthread_mutex_init(&eng->lock, NULL);
+	pthread_cond_init(&eng->wake, NULL);
+	pthread_cond_init(&eng->idle, NULL);
+	eng->hb_start_ms = now_ms();
+	eng->link_up = true;
+	regs_power_on(eng);
+	if (pthread_create(&eng->thread, NULL, engine_thread, eng))
+		goto err_thread;
+	return eng;
+
+err_thread:
+	pthread_cond_destroy(&eng->idle);
+	pthread_cond_destroy(&eng->wake);
+	pthread_mutex_destroy(&eng->lock);
+err_tables:
+	engine_free_objects(eng);
+	free(eng);
+	return NULL;
+}
+
+static void log_stats(const struct engine_stats *s)
+{
+	char fails[256] = "";
+	size_t n = 0;
+	unsigned int st;
+
+	if (!s->cmds)
+		return;
+	for (st = 1; st < ARRAY_SIZE(s->cmd_status) && n < sizeof(fails);
+	     st++)
+		if (s->cmd_status[st])
+			n += snprintf(fails + n, sizeof(fails) - n,
+				      " st%u=%llu", st,
+				      (unsigned long long)s->cmd_status[st]);
+	eng_log("%llu commands (failed:%s), %llu events, %llu irqs, %llu UAR writes, %llu resets",
+		(unsigned long long)s->cmds, n ? fails : " none",
+		(unsigned long long)s->events, (unsigned long long)s->irqs,
+		(unsigned long long)s->uar_writes,
+		(unsigned long long)s->resets);
+}
+
+void engine_destroy(struct orca_engine *eng)
+{
+	const struct engine_stats *s;
+
+	if (!eng)
+		return;
+	s = &eng->stats;
+	pthread_mutex_lock(&eng->lock);
+	eng->stop = true;
+	pthread_cond_signal(&eng->wake);
+	pthread_mutex_unlock(&eng->lock);
+	pthread_join(eng->thread, NULL);
+	engine_free_objects(eng);
+	log_stats(s);
+	pthread_cond_destroy(&eng->idle);
+	pthread_cond_destroy(&eng->wake);
+	pthread_mutex_destroy(&eng->lock);
+	free(eng);
+}
+
+uint32_t engine_reg_read(struct orca_engine *eng, uint32_t off)
+{
+	const uint8_t *mac = eng->cfg.mac;
+	uint32_t val = 0;
+
+	pthread_mutex_lock(&eng->lock);
+	switch (off) {
+	case ORCA_REG_MAGIC:
+		val = ORCA_MAGIC;
+		break;
+	case ORCA_REG_IF_VERSION:
+		val = FIELD_PREP(ORCA_IF_VERSION_MAJOR, ORCA_IF_MAJOR) |
+		      FIELD_PREP(ORCA_IF_VERSION_MINOR, ORCA_IF_MINOR);
+		break;
+	case ORCA_REG_FW_VERSION:
+		val = EMU_FW_VERSION;
+		break;
+	case ORCA_REG_DEV_STATUS:
+		val = eng->status;
+		break;
+	case ORCA_REG_FATAL_SYNDROME:
+		val = eng->syndrome;
+		break;
+	case ORCA_REG_HEARTBEAT:
+		val = heartbeat(eng);
+		break;
+	case ORCA_REG_DEV_CTRL:
+		val = eng->status & ORCA_STATUS_CMDQ_ENABLED ?
+		      ORCA_CTRL_CMDQ_ENABLE : 0;
+		break;
+	case ORCA_REG_CAPS:
+		val = FIELD_PREP(ORCA_CAPS_NUM_MSIX, eng->cfg.num_msix) |
+		      FIELD_PREP(ORCA_CAPS_LOG_MAX_CMDQ, EMU_LOG_MAX_CMDQ);
+		break;
+	case ORCA_REG_CMD_TIMEOUT_MS:
+		val = EMU_CMD_TIMEOUT_MS;
+		break;
+	case ORCA_REG_RESET_TIMEOUT_MS:
+		val = EMU_RESET_TIMEOUT_MS;
+		break;
+	case ORCA_REG_CMDQ_BASE_LO:
+		val = (uint32_t)eng->cmdq_base;
+		break;
+	case ORCA_REG_CMDQ_BASE_HI:
+		val = (uint32_t)(eng->cmdq_base >> 32);
+		break;
+	case ORCA_REG_CMDQ_COMP_BASE_LO:
+		val = (uint32_t)eng->cmdq_comp_base;
+		break;
+	case ORCA_REG_CMDQ_COMP_BASE_HI:
+		val = (uint32_t)(eng->cmdq_comp_base >> 32);
+		break;
+	case ORCA_REG_CMDQ_CFG:
+		val = eng->cmdq_cfg;
+		break;
+	case ORCA_REG_PORT_MAC_LO:
+		val = mac[0] | mac[1] << 8 | mac[2] << 16 |
+		      (uint32_t)mac[3] << 24;
+		break;
+	case ORCA_REG_PORT_MAC_HI:
+		val = mac[4] | mac[5] << 8;
+		break;
+	default:
+		/* Write-only and unknown registers read as 0. */
+		break;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return val;
+}
+
+/*
+ * CMDQ_ENABLE: the rings must be 64-byte aligned, non-zero, and the depth in
+ * [1, LOG_MAX_CMDQ].  A bad configuration is not fatal: CMDQ_ENABLED simply
+ * stays clear (READY stays set), which the driver sees when it polls.
+ */
+static void cmdq_enable(struct orca_engine *eng)
+{
+	uint8_t log_depth = FIELD_GET(ORCA_CMDQ_CFG_LOG_DEPTH, eng->cmdq_cfg);
+
+	if (eng->status & ORCA_STATUS_CMDQ_ENABLED)
+		return;
+	if (!(eng->status & ORCA_STATUS_READY) ||
+	    (eng->status & ORCA_STATUS_FATAL))
+		return;
+	if (!eng->cmdq_base || !eng->cmdq_comp_base ||
+	    (eng->cmdq_base & 63) || (eng->cmdq_comp_base & 63) ||
+	    log_depth < 1 || log_depth > EMU_LOG_MAX_CMDQ) {
+		eng_log("CMDQ_ENABLE refused: base %#llx comp %#llx log %u",
+			(unsigned long long)eng->cmdq_base,
+			(unsigned long long)eng->cmdq_comp_base, log_depth);
+		return;
+	}
+	eng->cmdq_run_base = eng->cmdq_base;
+	eng->cmdq_run_comp = eng->cmdq_comp_base;
+	eng->cmdq_log_depth = log_depth;
+	eng->cmdq_pi = 0;
+	eng->cmdq_ci = 0;
+	eng->cmdq_gen++;
+	eng->status |= ORCA_STATUS_CMDQ_ENABLED;
+}
+
+static void dev_ctrl_write(struct orca_engine *eng, uint32_t val)
+{
+	if (val & ORCA_CTRL_RESET) {
+		/* The engine thread resets between two commands. */
+		eng->status &= ~(ORCA_STATUS_READY | ORCA_STATUS_CMDQ_ENABLED);
+		eng->cmdq_gen++;
+		eng->reset_req = true;
+		eng->reset_ticket++;
+		pthread_cond_signal(&eng->wake);
+		return;
+	}
+	if (val & ORCA_CTRL_CMDQ_ENABLE) {
+		cmdq_enable(eng);
+	} else if (eng->status & ORCA_STATUS_CMDQ_ENABLED) {
+		eng->status &= ~ORCA_STATUS_CMDQ_ENABLED;
+		eng->cmdq_gen++;
+	}
+}
+
+static void set_lo(uint64_t *r, uint32_t v)
+{
+	*r = (*r & ~0xffffffffull) | v;
+}
+
+static void set_hi(uint64_t *r, uint32_t v)
+{
+	*r = (*r & 0xffffffffull) | (uint64_t)v << 32;
+}
+
+void engine_reg_write(struct orca_engine *eng, uint32_t off, uint32_t val)
+{
+	/* Queue configuration is frozen while the queue runs. */
+	bool cfg_ok;
+
+	pthread_mutex_lock(&eng->lock);
+	cfg_ok = !(eng->status & ORCA_STATUS_CMDQ_ENABLED);
+	switch (off) {
+	case ORCA_REG_DEV_CTRL:
+		dev_ctrl_write(eng, val);
+		break;
+	case ORCA_REG_CMDQ_BASE_LO:
+		if (cfg_ok)
+			set_lo(&eng->cmdq_base, val);
+		break;
+	case ORCA_REG_CMDQ_BASE_HI:
+		if (cfg_ok)
+			set_hi(&eng->cmdq_base, val);
+		break;
+	case ORCA_REG_CMDQ_COMP_BASE_LO:
+		if (cfg_ok)
+			set_lo(&eng->cmdq_comp_base, val);
+		break;
+	case ORCA_REG_CMDQ_COMP_BASE_HI:
+		if (cfg_ok)
+			set_hi(&eng->cmdq_comp_base, val);
+		break;
+	case ORCA_REG_CMDQ_CFG:
+		if (cfg_ok)
+			eng->cmdq_cfg = val & ORCA_CMDQ_CFG_LOG_DEPTH;
+		break;
+	case ORCA_REG_CMDQ_DB: {
+		uint16_t pi = val & 0xffff;
+
+		if (!(eng->status & ORCA_STATUS_CMDQ_ENABLED))
+			break;
+		/*
+		 * More outstanding commands than ring slots cannot be
+		 * real (the device advances its consumer index before it
+		 * writes a completion): ignore such a doorbell.
+		 */
+		if ((uint16_t)(pi - eng->cmdq_ci) >
+		    (1u << eng->cmdq_log_depth))
+			break;
+		eng->cmdq_pi = pi;
+		pthread_cond_signal(&eng->wake);
+		break;
+	}
+	case ORCA_REG_EQ_DB: {
+		uint32_t eqn = FIELD_GET(ORCA_EQ_DB_EQN, val);
+
+		if (eqn >= EMU_MAX_EQ)
+			break;
+		eng->eq_db[eqn].ci = FIELD_GET(ORCA_EQ_DB_CI, val);
+		eng->eq_db[eqn].arm |= !!(val & ORCA_EQ_DB_ARM);
+		eng->eq_db_pending |= 1ull << eqn;
+		pthread_cond_signal(&eng->wake);
+		break;
+	}
+	default:
+		/* Read-only and unknown registers ignore writes. */
+		break;
+	}
+	pthread_mutex_unlock(&eng->lock);
+}
+
+void engine_uar_write(struct orca_engine *eng, uint32_t uar, uint32_t off,
+		      uint32_t val)
+{
+	if (uar >= ORCA_NUM_UARS || off >= ORCA_UAR_PAGE_SIZE)
+		return;
+	pthread_mutex_lock(&eng->lock);
+	eng->stats.uar_writes++;
+	eng->uar_pending = true;
+	pthread_cond_signal(&eng->wake);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+void engine_reset(struct orca_engine *eng)
+{
+	uint64_t ticket;
+
+	pthread_mutex_lock(&eng->lock);
+	dev_ctrl_write(eng, ORCA_CTRL_RESET);
+	ticket = eng->reset_ticket;
+	/* A reset already under way started before this request: wait more. */
+	while (eng->reset_done < ticket && !eng->stop)
+		pthread_cond_wait(&eng->idle, &eng->lock);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+void engine_set_link(struct orca_engine *eng, bool up)
+{
+	pthread_mutex_lock(&eng->lock);
+	if (eng->link_up != up) {
+		eng->link_up = up;
+		eng->link_event = true;
+		pthread_cond_signal(&eng->wake);
+	}
+	pthread_mutex_unlock(&eng->lock);
+}
+
+int engine_inject(struct orca_engine *eng, const char *what)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&eng->lock);
+	if (!strcmp(what, "hang")) {
+		if (!eng->hang) {
+			eng->hb_frozen = heartbeat(eng);
+			eng->hang = true;
+		}
+	} else if (!strcmp(what, "resume")) {
+		if (eng->hang) {
+			/* The heartbeat continues from where it froze. */
+			eng->hb_start_ms = now_ms() -
+					   (uint64_t)eng->hb_frozen * 100;
+			eng->hang = false;
+			pthread_cond_signal(&eng->wake);
+		}
+	} else if (!strcmp(what, "fatal")) {
+		if (!(eng->status & ORCA_STATUS_FATAL)) {
+			set_fatal_locked(eng, ORCA_FATAL_INTERNAL);
+			eng->fatal_event = true;
+			pthread_cond_signal(&eng->wake);
+		}
+	} else {
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+void engine_flush(struct orca_engine *eng)
+{
+	pthread_mutex_lock(&eng->lock);
+	while ((eng->busy || work_pending(eng)) && !eng->stop)
+		pthread_cond_wait(&eng->idle, &eng->lock);
+	pthread_mutex_unlock(&eng->lock);
+}

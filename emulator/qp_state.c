@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IB queue pair state machine: which (current, next) state pairs
+ * MODIFY_QP accepts and, per QP type, which attributes each transition
+ * requires and which it also allows.  The table follows the IB spec as the
+ * kernel encodes it in ib_modify_qp_is_ok() (drivers/infiniband/core/
+ * verbs.c), restricted to RC, UD and GSI; attributes ORCA does not support
+ * (alternate path, path migration) are refused before this table is
+ * consulted.  A modify without ORCA_QP_ATTR_STATE is the transition from the
+ * current state to itself.
+ */
+#include <stdatomic.h>
+
+#include "engine_priv.h"
+#include "eq.h"
+
+enum { T_RC, T_UD, T_GSI, T_NUM };
+
+struct qp_transition {
+	bool valid;
+	uint32_t req[T_NUM];
+	uint32_t opt[T_NUM];
+};
+
+#define A(x)	ORCA_QP_ATTR_##x
+
+#define NSTATES	(ORCA_QPS_ERR + 1)
+
+static const struct qp_transition qp_table[NSTATES][NSTATES] = {
+	[ORCA_QPS_RESET] = {
+		[ORCA_QPS_RESET] = { .valid = true },
+		[ORCA_QPS_INIT] = {
+			.valid = true,
+			.req = {
+				[T_RC] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
+				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
+				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+			},
+		},
+	},
+	[ORCA_QPS_INIT] = {
+		[ORCA_QPS_RESET] = { .valid = true },
+		[ORCA_QPS_ERR] = { .valid = true },
+		[ORCA_QPS_INIT] = {
+			.valid = true,
+			.opt = {
+				[T_RC] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
+				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
+				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+			},
+		},
+		[ORCA_QPS_RTR] = {
+			.valid = true,
+			.req = {
+				[T_RC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+					 A(RQ_PSN) | A(MAX_DEST_RD_ATOMIC) |
+					 A(MIN_RNR_TIMER),
+			},
+			.opt = {
+				[T_RC] = A(ALT_PATH) | A(ACCESS_FLAGS) |
+					 A(PKEY_INDEX),
+				[T_UD] = A(PKEY_INDEX) | A(QKEY),
+				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+			},
+		},
+	},
+	[ORCA_QPS_RTR] = {
+		[ORCA_QPS_RESET] = { .valid = true },
+		[ORCA_QPS_ERR] = { .valid = true },
+		[ORCA_QPS_RTS] = {
+			.valid = true,
+			.req = {
+				[T_RC] = A(TIMEOUT) | A(RETRY_CNT) |
+					 A(RNR_RETRY) | A(SQ_PSN) |
+					 A(MAX_QP_RD_ATOMIC),
+				[T_UD] = A(SQ_PSN),
+				[T_GSI] = A(SQ_PSN),
+			},
+			.opt = {
+				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
+					 A(PATH_MIG_STATE),
+				[T_UD] = A(CUR_STATE) | A(QKEY),
+				[T_GSI] = A(CUR_STATE) | A(QKEY),
+			},
+		},
+	},
+	[ORCA_QPS_RTS] = {
+		[ORCA_QPS_RESET] = { .valid = true },
+		[ORCA_QPS_ERR] = { .valid = true },
+		[ORCA_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[T_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
+					 A(ALT_PATH) | A(PATH_MIG_STATE) |
+					 A(MIN_RNR_TIMER),
+				[T_UD] = A(CUR_STATE) | A(QKEY),
+				[T_GSI] = A(CUR_STATE) | A(QKEY),
+			},
+		},
+		[ORCA_QPS_SQD] = {
+			.valid = true,
+			.opt = {
+				[T_RC] = A(EN_SQD_ASYNC),
+				[T_UD] = A(EN_SQD_ASYNC),
+				[T_GSI] = A(EN_SQD_ASYNC),
+			},
+		},
+	},
+	[ORCA_QPS_SQD] = {
+		[ORCA_QPS_RESET] = { .valid = true },
+		[ORCA_QPS_ERR] = { .valid = true },
+		[ORCA_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
+					 A(PATH_MIG_STATE),
+				[T_UD] = A(CUR_STATE) | A(QKEY),
+				[T_GSI] = A(CUR_STATE) | A(QKEY),
+			},
+		},
+		[ORCA_QPS_SQD] = {
+			.valid = true,
+			.opt = {
+				[T_RC] = A(PORT) | A(AV) | A(TIMEOUT) |
+					 A(RETRY_CNT) | A(RNR_RETRY) |
+					 A(MAX_QP_RD_ATOMIC) |
+					 A(MAX_DEST_RD_ATOMIC) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PKEY_INDEX) |
+					 A(MIN_RNR_TIMER) | A(PATH_MIG_STATE),
+				[T_UD] = A(PKEY_INDEX) | A(QKEY),
+				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+			},
+		},
+	},
+	[ORCA_QPS_SQE] = {
+		[ORCA_QPS_RESET] = { .valid = true },
+		[ORCA_QPS_ERR] = { .valid = true },
+		[ORCA_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[T_UD] = A(CUR_STATE) | A(QKEY),
+				[T_GSI] = A(CUR_STATE) | A(QKEY),
+			},
+		},
+	},
+	[ORCA_QPS_ERR] = {
+		[ORCA_QPS_RESET] = { .valid = true },
+		[ORCA_QPS_ERR] = { .valid = true },
+	},
+};
+
+#undef A
+
+static int qp_type_index(uint8_t type)
+{
+	switch (type) {
+	case ORCA_QPT_RC:
+		return T_RC;
+	case ORCA_QPT_UD:
+		return T_UD;
+	case ORCA_QPT_GSI:
+		return T_GSI;
+	}
+	return -1;
+}
+
+/*
+ * Returns OK, BAD_STATE for a transition the state machine does not have,
+ * or BAD_PARAM when a required attribute is missing or one outside
+ * required + optional is present.
+ */
+int qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
+			uint32_t mask)
+{
+	const struct qp_transition *t;
+	int ti = qp_type_index(type);
+	uint32_t req, opt;
+
+	if (ti < 0 || cur > ORCA_QPS_ERR || next > ORCA_QPS_ERR)
+		return ORCA_CMD_ST_BAD_PARAM;
+	t = &qp_table[cur][next];
+	if (!t->valid)
+		return ORCA_CMD_ST_BAD_STATE;
+	req = t->req[ti];
+	opt = t->opt[ti];
+	if ((mask & req) != req)
+		return ORCA_CMD_ST_BAD_PARAM;
+	if (mask & ~(req | opt | ORCA_QP_ATTR_STATE))
+		return ORCA_CMD_ST_BAD_PARAM;
+	return ORCA_CMD_ST_OK;
+}
+
+/*
+ * Event indices 0: the driver's first post after creation or RESET (old 0,
+ * new >= 1) then rings the UAR.
+ */
+void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp)
+{
+	struct orca_qp_db_rec *rec = engine_dma(eng, qp->db_rec,
+						 sizeof(*rec));
+
+	if (!rec)
+		return;
+	atomic_store_explicit((_Atomic __le32 *)&rec->sq_event_idx, 0,
+			      memory_order_relaxed);
+	atomic_store_explicit((_Atomic __le32 *)&rec->rq_event_idx, 0,
+			      memory_order_release);
+}
+
+/* Side effects of entering a state (attributes are already applied). */
+void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp, uint8_t next)
+{
+	uint8_t cur = qp->state;
+
+	qp->state = next;
+	switch (next) {
+	case ORCA_QPS_RESET:
+		/* A QP back in RESET starts its queues from scratch. */
+		qp->sq_ci = 0;
+		qp->rq_ci = 0;
+		qp->flush_pending = false;
+		qp_reset_event_idx(eng, qp);
+		break;
+	case ORCA_QPS_ERR:
+		/*
+		 * Outstanding WQEs complete with WR_FLUSH_ERR; the data path
+		 * does that when it sees flush_pending.  With no data path
+		 * yet, a QP on an SRQ has taken its last WQE right now.
+		 */
+		qp->flush_pending = true;
+		if (cur != ORCA_QPS_ERR && (qp->flags & ORCA_QP_F_USE_SRQ))
+			eq_post(eng, 0, ORCA_EQE_QP_LAST_WQE, qp->qpn, 0);
+		break;
+	case ORCA_QPS_SQD:
+		/*
+		 * Without a data path in flight the SQ is drained at once;
+		 * tell the driver if it asked to know.
+		 */
+		if (cur == ORCA_QPS_RTS && qp->sqd_notify)
+			eq_post(eng, 0, ORCA_EQE_SQ_DRAINED, qp->qpn, 0);
+		break;
+	default:
+		break;
+	}
+}

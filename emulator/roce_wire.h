@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RoCEv2 packets on the wire: the transport opcode table (which extension
+ * headers each RC and UD opcode carries) and the builder and parser for
+ * Ethernet [802.1Q] / IPv4 or IPv6 / UDP 4791 / BTH / extension headers /
+ * payload / pad / ICRC.
+ *
+ * The parser is the adapter's first line of defence against the wire: it
+ * checks every length and checksum against the frame and reports why it
+ * dropped a frame, so the transport above only ever sees a packet whose
+ * headers and payload lie inside the frame.  It knows nothing about QPs:
+ * PSNs, P_Keys, Q_Keys and path MTU are the transport's business.
+ */
+#ifndef ORCA_EMU_ROCE_WIRE_H
+#define ORCA_EMU_ROCE_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ROCE_UDP_PORT		4791
+#define ROCE_ETH_HLEN		14
+#define ROCE_VLAN_HLEN		4
+#define ROCE_IPV4_HLEN		20
+#define ROCE_IPV6_HLEN		40
+#define ROCE_UDP_HLEN		8
+#define ROCE_BTH_LEN		12
+#define ROCE_RETH_LEN		16
+#define ROCE_AETH_LEN		4
+#define ROCE_ATMETH_LEN		28
+#define ROCE_ATMACK_LEN		8
+#define ROCE_IMMDT_LEN		4
+#define ROCE_IETH_LEN		4
+#define ROCE_DETH_LEN		8
+#define ROCE_ICRC_LEN		4
+#define ROCE_ETH_MIN_FRAME	60	/* without FCS */
+#define ROCE_NO_VLAN		0xffff
+#define ROCE_DEFAULT_PKEY	0xffff
+#define ROCE_PSN_MASK		0xffffffu
+#define ROCE_QPN_MASK		0xffffffu
+#define ROCE_GSI_QKEY		0x80010000u
+
+/* Largest frame the builder makes: 4096-byte MTU plus every header. */
+#define ROCE_MAX_FRAME		(ROCE_ETH_HLEN + ROCE_VLAN_HLEN + \
+				 ROCE_IPV6_HLEN + ROCE_UDP_HLEN + 128 + 4096)
+
+/* BTH opcodes (IBA 9.2, table 38).  The top 3 bits are the transport. */
+enum roce_opcode {
+	ROCE_RC_SEND_FIRST		= 0x00,
+	ROCE_RC_SEND_MIDDLE		= 0x01,
+	ROCE_RC_SEND_LAST		= 0x02,
+	ROCE_RC_SEND_LAST_IMM		= 0x03,
+	ROCE_RC_SEND_ONLY		= 0x04,
+	ROCE_RC_SEND_ONLY_IMM		= 0x05,
+	ROCE_RC_WRITE_FIRST		= 0x06,
+	ROCE_RC_WRITE_MIDDLE		= 0x07,
+	ROCE_RC_WRITE_LAST		= 0x08,
+	ROCE_RC_WRITE_LAST_IMM		= 0x09,
+	ROCE_RC_WRITE_ONLY		= 0x0a,
+	ROCE_RC_WRITE_ONLY_IMM		= 0x0b,
+	ROCE_RC_READ_REQ		= 0x0c,
+	ROCE_RC_READ_RESP_FIRST		= 0x0d,
+	ROCE_RC_READ_RESP_MIDDLE	= 0x0e,
+	ROCE_RC_READ_RESP_LAST		= 0x0f,
+	ROCE_RC_READ_RESP_ONLY		= 0x10,
+	ROCE_RC_ACK			= 0x11,
+	ROCE_RC_ATOMIC_ACK		= 0x12,
+	ROCE_RC_CMP_SWAP		= 0x13,
+	ROCE_RC_FETCH_ADD		= 0x14,
+	ROCE_RC_SEND_LAST_INV		= 0x16,
+	ROCE_RC_SEND_ONLY_INV		= 0x17,
+	ROCE_UD_SEND_ONLY		= 0x64,
+	ROCE_UD_SEND_ONLY_IMM		= 0x65,
+};
+
+/* Which headers an opcode carries, and what kind of packet it is. */
+#define ROCE_H_RETH		(1u << 0)
+#define ROCE_H_AETH		(1u << 1)
+#define ROCE_H_ATMETH		(1u << 2)
+#define ROCE_H_ATMACK		(1u << 3)
+#define ROCE_H_IMMDT		(1u << 4)
+#define ROCE_H_IETH		(1u << 5)
+#define ROCE_H_DETH		(1u << 6)
+#define ROCE_K_PAYLOAD		(1u << 8)	/* may carry payload */
+#define ROCE_K_REQ		(1u << 9)	/* requester -> responder */
+#define ROCE_K_RESP		(1u << 10)	/* responder -> requester */
+#define ROCE_K_SEND		(1u << 11)
+#define ROCE_K_WRITE		(1u << 12)
+#define ROCE_K_READ		(1u << 13)	/* request or response */
+#define ROCE_K_ATOMIC		(1u << 14)	/* request or ack */
+#define ROCE_K_ACK		(1u << 15)	/* plain ACK/NAK */
+#define ROCE_K_FIRST		(1u << 16)
+#define ROCE_K_MIDDLE		(1u << 17)
+#define ROCE_K_LAST		(1u << 18)
+#define ROCE_K_ONLY		(ROCE_K_FIRST | ROCE_K_LAST)
+#define ROCE_K_RC		(1u << 19)
+#define ROCE_K_UD		(1u << 20)
+
+/**
+ * struct roce_opinfo - one row of the opcode table
+ * @name: as in IBA, for logs
+ * @flags: ROCE_H_* and ROCE_K_*
+ * @ext_len: bytes of extension headers between the BTH and the payload
+ */
+struct roce_opinfo {
+	const char *name;
+	uint32_t flags;
+	uint8_t ext_len;
+};
+
+/* The table row for @opcode, or NULL for an opcode ORCA does not speak. */
+const struct roce_opinfo *roce_opinfo(uint8_t opcode);
+
+/* AETH syndromes (IBA 9.7.5.1.1): the top 3 bits say ACK, RNR NAK or NAK. */
+#define ROCE_AETH_TYPE_MASK	0x60
+#define ROCE_AETH_ACK		0x00	/* | credit count, 0x1f: invalid */
+#define ROCE_AETH_RNR_NAK	0x20	/* | RNR timer code */
+#define ROCE_AETH_NAK		0x60	/* | ROCE_NAK_* */
+#define ROCE_AETH_ACK_NO_CREDIT	0x1f
+#define ROCE_NAK_PSN_SEQ	0x00
+#define ROCE_NAK_INVALID_REQ	0x01
+#define ROCE_NAK_REMOTE_ACCESS	0x02
+#define ROCE_NAK_REMOTE_OP	0x03
+#define ROCE_NAK_INVALID_RD_REQ	0x04
+
+/**
+ * struct roce_pkt - a RoCEv2 packet's fields, host byte order
+ *
+ * Addresses are GIDs; an IPv4 address is the IPv4-mapped GID
+ * ::ffff:a.b.c.d.  The builder reads every field the opcode's headers
+ * need; the parser fills them all (absent headers read as 0).
+ *
+ * @dmac, @smac: Ethernet addresses
+ * @vlan: 802.1Q TCI, or ROCE_NO_VLAN for an untagged frame
+ * @ipv6: IPv6 (else IPv4) network header
+ * @sgid, @dgid: IP source and destination as GIDs
+ * @traffic_class: IPv4 TOS / IPv6 traffic class
+ * @hop_limit: IPv4 TTL / IPv6 hop limit
+ * @flow_label: IPv6 flow label (20 bits)
+ * @udp_sport: UDP source port (the builder uses roce_udp_sport(src qpn))
+ * @opcode .. @psn: BTH fields; @pad is the parser's pad count
+ * @reth_va, @reth_rkey, @reth_len: RETH
+ * @aeth_syndrome, @aeth_msn: AETH
+ * @atm_va, @atm_rkey, @atm_swap, @atm_cmp: AtomicETH (swap/add data first)
+ * @atm_orig: AtomicAckETH, the original remote data
+ * @imm: ImmDt, the 4 wire bytes read big endian
+ * @ieth_rkey: IETH
+ * @deth_qkey, @deth_sqpn: DETH
+ * @payload, @paylen: payload (parser: points into the frame)
+ * @l3, @l3_hdr_len: parser: the IP header in the frame (UD receive copies
+ *	it into the GRH area)
+ */
+struct roce_pkt {
+	uint8_t dmac[6];
+	uint8_t smac[6];
+	uint16_t vlan;
+	bool ipv6;
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+	uint8_t traffic_class;
+	uint8_t hop_limit;
+	uint32_t flow_label;
+	uint16_t udp_sport;
+
+	uint8_t opcode;
+	bool solicited;
+	bool mig_req;
+	uint8_t pad;
+	uint16_t pkey;
+	bool fecn, becn;
+	uint32_t dest_qpn;
+	bool ack_req;
+	uint32_t psn;
+
+	uint64_t reth_va;
+	uint32_t reth_rkey;
+	uint32_t reth_len;
+	uint8_t aeth_syndrome;
+	uint32_t aeth_msn;
+	uint64_t atm_va;
+	uint32_t atm_rkey;
+	uint64_t atm_swap;
+	uint64_t atm_cmp;
+	uint64_t atm_orig;
+	uint32_t imm;
+	uint32_t ieth_rkey;
+	uint32_t deth_qkey;
+	uint32_t deth_sqpn;
+
+	const uint8_t *payload;
+	uint32_t paylen;
+	const uint8_t *l3;
+	uint16_t l3_hdr_len;
+};
+
+/* Why the parser dropped a frame; index into struct roce_rx_drops. */
+enum roce_rx_err {
+	ROCE_RX_OK = 0,
+	ROCE_RX_TRUNCATED,	/* a header or length field runs past the end */
+	ROCE_RX_NOT_ROCE,	/* not IP / not UDP / not port 4791 */
+	ROCE_RX_BAD_IP,		/* version, header length, fragment, lengths */
+	ROCE_RX_BAD_IP_CSUM,
+	ROCE_RX_BAD_UDP,	/* UDP length disagrees with IP */
+	ROCE_RX_BAD_UDP_CSUM,	/* a non-zero UDP checksum that is wrong */
+	ROCE_RX_BAD_BTH,	/* unknown opcode, TVer != 0 */
+	ROCE_RX_BAD_LEN,	/* pad/payload do not fit the opcode */
+	ROCE_RX_BAD_ICRC,
+	ROCE_RX_NERR
+};
+
+struct roce_rx_drops {
+	uint64_t err[ROCE_RX_NERR];
+};
+
+const char *roce_rx_err_name(enum roce_rx_err err);
+
+/*
+ * Parses @frame (Ethernet header first, no FCS; trailing Ethernet padding
+ * allowed) into @pkt.  Returns ROCE_RX_OK, or the reason the frame must be
+ * dropped; on failure @pkt holds nothing useful.  Never reads outside
+ * [frame, frame + len).
+ */
+enum roce_rx_err roce_parse(const uint8_t *frame, size_t len,
+			    struct roce_pkt *pkt);
+
+/* Stable UDP source port for a QP: 0xC000 | 14 bits of hash(qpn). */
+uint16_t roce_udp_sport(uint32_t qpn);
+
+/* Bytes from the start of the frame to the payload for @pkt's opcode. */
+size_t roce_hdr_len(const struct roce_pkt *pkt);
+
+/*
+ * Frame length the builder produces for @pkt (headers, payload, pad, ICRC,
+ * then Ethernet padding up to ROCE_ETH_MIN_FRAME).
+ */
+size_t roce_frame_len(const struct roce_pkt *pkt);
+
+/*
+ * Two-step build, for callers that gather the payload straight into the
+ * frame: roce_build_hdrs() writes every header (returns the header length,
+ * or 0 when @cap cannot hold roce_frame_len() or the opcode is unknown);
+ * the caller puts pkt->paylen bytes at frame + header length; then
+ * roce_build_finish() writes pad, ICRC and Ethernet padding and returns the
+ * frame length.
+ */
+size_t roce_build_hdrs(uint8_t *frame, size_t cap, const struct roce_pkt *pkt);
+size_t roce_build_finish(uint8_t *frame, const struct roce_pkt *pkt);
+
+/* One-step build copying pkt->payload; returns frame length or 0. */
+size_t roce_build(uint8_t *frame, size_t cap, const struct roce_pkt *pkt);
+
+/* GID helpers. */
+bool roce_gid_is_v4(const uint8_t gid[16]);
+void roce_gid_from_v4(uint8_t gid[16], const uint8_t ip[4]);
+
+/* PSN arithmetic modulo 2^24: negative when @a is before @b. */
+static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+#endif /* ORCA_EMU_ROCE_WIRE_H */

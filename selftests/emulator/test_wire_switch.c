@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test of the orca-wire program (emulator/wire_switch.c) as a black box: it
+ * runs the switch binary, exchanges frames between three client sockets and
+ * checks learning, flooding, the pcap file, fault injection and a clean exit
+ * on SIGTERM.
+ *
+ * The binary is $ORCA_WIRE_BIN if set, else orca-wire next to the tests'
+ * directory (build/tests/test_wire_switch -> build/orca-wire).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+#define WAIT_MS		2000
+#define QUIET_MS	150
+#define NCLIENTS	3
+
+static char wire_bin[PATH_MAX];
+static char dir[40];
+static char sw_path[100], pcap_path[100], log_path[100];
+static char cl_path[NCLIENTS][100];
+static int cl_fd[NCLIENTS];
+static pid_t sw_pid;
+
+static const uint8_t mac[NCLIENTS][6] = {
+	{ 0x52, 0x54, 0x00, 0x0d, 0xca, 0xa0 },
+	{ 0x52, 0x54, 0x00, 0x0d, 0xca, 0xb0 },
+	{ 0x52, 0x54, 0x00, 0x0d, 0xca, 0xc0 },
+};
+static const uint8_t unknown_mac[6] = { 0x52, 0x54, 0x00, 0x0d, 0xca, 0xee };
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t mcast[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 };
+
+/* Every frame the switch should have forwarded, in order, for the pcap. */
+#define MAX_LOG 64
+static uint8_t sent_log[MAX_LOG][128];
+static size_t sent_len[MAX_LOG];
+static int nr_sent;
+static int seq;
+
+static void find_binary(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (getenv("ORCA_WIRE_BIN")) {
+		snprintf(wire_bin, sizeof(wire_bin), "%s",
+			 getenv("ORCA_WIRE_BIN"));
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		n = 0;
+	exe[n] = 0;
+	snprintf(wire_bin, sizeof(wire_bin), "%s/../orca-wire",
+		 dirname(exe));
+}
+
+static int bind_dgram(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror(path);
+		exit(2);
+	}
+	return fd;
+}
+
+/* Start the switch with extra options; wait for its socket to appear. */
+static bool start_switch(const char *opt1, const char *opt2)
+{
+	struct stat st;
+	int i;
+
+	sw_pid = fork();
+	if (sw_pid == 0) {
+		execl(wire_bin, wire_bin, "--socket", sw_path, "--pcap",
+		      pcap_path, "--log", log_path, "--seed", "7",
+		      opt1, opt2, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 200; i++) {
+		if (stat(sw_path, &st) == 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* SIGTERM; true if it exited 0 and removed its socket. */
+static bool stop_switch(void)
+{
+	struct stat st;
+	int status;
+
+	kill(sw_pid, SIGTERM);
+	if (waitpid(sw_pid, &status, 0) != sw_pid)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	       stat(sw_path, &st) < 0;
+}
+
+/* Send a small frame from client @c to @dst; remembered for the pcap. */
+static void send_frame(int c, const uint8_t *dst, bool expect_forward)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint8_t f[64] = { 0 };
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, mac[c], 6);
+	f[12] = 0x88;
+	f[13] = 0xb5;			/* local experimental ethertype */
+	seq++;
+	f[14] = (uint8_t)seq;
+	f[15] = (uint8_t)c;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sw_path);
+	if (sendto(cl_fd[c], f, sizeof(f), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) != sizeof(f))
+		CHECK(!"sendto switch");
+	if (expect_forward && nr_sent < MAX_LOG) {
+		memcpy(sent_log[nr_sent], f, sizeof(f));
+		sent_len[nr_sent++] = sizeof(f);
+	}
+}
+
+/* The sequence number of the next frame client @c receives, or -1. */
+static int recv_seq(int c, int ms)
+{
+	struct pollfd pfd = { .fd = cl_fd[c], .events = POLLIN };
+	uint8_t f[9100];
+	ssize_t n;
+
+	if (poll(&pfd, 1, ms) != 1 || !(pfd.revents & POLLIN))
+		return -1;
+	n = recv(cl_fd[c], f, sizeof(f), 0);
+	return n >= 16 ? f[14] : -1;
+}
+
+/*
+ * Which clients get the last frame sent, as a bitmask (0x100: someone got
+ * a frame other than the last one).  Collects until the wire is quiet.
+ */
+static unsigned int receivers(void)
+{
+	struct pollfd pfd[NCLIENTS];
+	unsigned int mask = 0;
+	uint8_t f[9100];
+	int c, rounds;
+
+	for (c = 0; c < NCLIENTS; c++)
+		pfd[c] = (struct pollfd){ .fd = cl_fd[c], .events = POLLIN };
+	/* bounded: a client that never goes quiet must not hang the test */
+	for (rounds = 0; rounds < 100 && poll(pfd, NCLIENTS, QUIET_MS) > 0;
+	     rounds++) {
+		for (c = 0; c < NCLIENTS; c++) {
+			ssize_t n;
+
+			if (!(pfd[c].revents & POLLIN))
+				continue;
+			n = recv(cl_fd[c], f, sizeof(f), MSG_DONTWAIT);
+			if (n >= 16 && f[14] == (uint8_t)seq)
+				mask |= 1u << c;
+			else if (n >= 0)
+				mask |= 0x100;
+		}
+	}
+	return mask;
+}
+
+static void drain_all(void)
+{
+	int c;
+
+	for (c = 0; c < NCLIENTS; c++)
+		while (recv_seq(c, 0) >= 0)
+			;
+}
+
+static void test_learning_and_flooding(void)
+{
+	/* A's broadcast: nobody else is known yet, so nobody gets it */
+	send_frame(0, bcast, true);
+	CHECK(receivers() == 0);
+	/* B says hello: A is known */
+	send_frame(1, bcast, true);
+	CHECK(receivers() == 0x1);
+	send_frame(2, bcast, true);
+	CHECK(receivers() == 0x3);
+	ktap_case_end("broadcast_floods_known_ports_but_sender");
+
+	send_frame(0, mac[1], true);
+	CHECK(receivers() == 0x2);
+	send_frame(2, mac[0], true);
+	CHECK(receivers() == 0x1);
+	send_frame(1, mac[2], true);
+	CHECK(receivers() == 0x4);
+	ktap_case_end("learned_unicast_goes_to_one_port");
+
+	send_frame(0, unknown_mac, true);
+	CHECK(receivers() == 0x6);
+	send_frame(1, mcast, true);
+	CHECK(receivers() == 0x5);
+	/* to the sender's own MAC: never reflected back */
+	send_frame(0, mac[0], true);
+	CHECK(receivers() == 0);
+	ktap_case_end("unknown_unicast_and_multicast_flood");
+}
+
+static void test_mac_move(void)
+{
+	uint8_t moved[6];
+
+	/* B's MAC shows up behind C (a VM moved): unicast follows it */
+	memcpy(moved, mac[1], 6);
+	{
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		uint8_t f[64] = { 0 };
+
+		memcpy(f, mac[0], 6);
+		memcpy(f + 6, moved, 6);
+		f[12] = 0x88;
+		f[13] = 0xb5;
+		seq++;
+	f[14] = (uint8_t)seq;
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sw_path);
+		CHECK(sendto(cl_fd[2], f, sizeof(f), 0,
+			     (struct sockaddr *)&sa, sizeof(sa)) == sizeof(f));
+		memcpy(sent_log[nr_sent], f, sizeof(f));
+		sent_len[nr_sent++] = sizeof(f);
+	}
+	CHECK(receivers() == 0x1);
+	send_frame(0, mac[1], true);
+	CHECK(receivers() == 0x4);
+	ktap_case_end("mac_move_relearned");
+}
+
+static void test_gone_port(void)
+{
+	/* a client whose socket vanished is forgotten, the others still work */
+	close(cl_fd[2]);
+	cl_fd[2] = -1;		/* poll() skips it */
+	unlink(cl_path[2]);
+	send_frame(0, bcast, true);
+	CHECK(receivers() == 0x2);	/* C's recv fails: fd closed */
+	cl_fd[2] = bind_dgram(cl_path[2]);
+	send_frame(2, bcast, true);	/* C comes back and is relearned */
+	CHECK(receivers() == 0x3);
+	send_frame(0, mac[2], true);
+	CHECK(receivers() == 0x4);
+	ktap_case_end("vanished_port_forgotten_and_relearned");
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void test_pcap(void)
+{
+	static uint8_t buf[1 << 16];
+	size_t n, off;
+	int fd, i = 0;
+
+	fd = open(pcap_path, O_RDONLY);
+	CHECK(fd >= 0);
+	n = fd >= 0 ? (size_t)read(fd, buf, sizeof(buf)) : 0;
+	if (fd >= 0)
+		close(fd);
+	CHECK(n >= 24);
+	if (n >= 24) {
+		CHECK(rd32(buf) == 0xa1b2c3d4);
+		CHECK(rd32(buf + 20) == 1);	/* LINKTYPE_ETHERNET */
+	}
+	for (off = 24; off + 16 <= n; i++) {
+		uint32_t caplen = rd32(buf + off + 8);
+
+		CHECK(caplen == rd32(buf + off + 12));
+		CHECK(off + 16 + caplen <= n);
+		CHECK(i < nr_sent && caplen == sent_len[i] &&
+		      !memcmp(buf + off + 16, sent_log[i], caplen));
+		off += 16 + caplen;
+	}
+	CHECK(off == n);
+	CHECK(i == nr_sent);
+	ktap_case_end("pcap_has_every_forwarded_frame");
+}
+
+static bool log_contains(const char *what)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(log_path, "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, what))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/* Say hello from every client so the switch knows all ports. */
+static void hello_all(void)
+{
+	int c;
+
+	for (c = 0; c < NCLIENTS; c++)
+		send_frame(c, bcast, false);
+	usleep(QUIET_MS * 1000 * 2);	/* let any held frame go */
+	drain_all();
+}
+
+static void test_drop(void)
+{
+	int i;
+
+	unlink(log_path);
+	CHECK(start_switch("--drop-pct", "100"));
+	for (i = 0; i < 10; i++) {
+		send_frame(0, bcast, false);
+		CHECK(receivers() == 0);
+	}
+	CHECK(stop_switch());
+	CHECK(log_contains("fault_dropped 10"));
+	ktap_case_end("drop_pct_100_drops_everything");
+}
+
+static void test_reorder(void)
+{
+	int first, second;
+
+	unlink(log_path);
+	CHECK(start_switch("--reorder-pct", "100"));
+	hello_all();
+	/* the first is held and follows the second */
+	send_frame(0, mac[1], false);
+	send_frame(0, mac[1], false);
+	first = recv_seq(1, WAIT_MS);
+	second = recv_seq(1, WAIT_MS);
+	CHECK(first == seq && second == seq - 1);
+	/* a held frame with no successor still goes out after a while */
+	send_frame(0, mac[1], false);
+	CHECK(recv_seq(1, WAIT_MS) == seq);
+	CHECK(stop_switch());
+	CHECK(log_contains("fault_reordered"));
+	ktap_case_end("reorder_pct_100_swaps_neighbours");
+}
+
+static void test_bad_args(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		execl(wire_bin, wire_bin, "--socket", sw_path, "--drop-pct",
+		      "101", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 2);
+	ktap_case_end("bad_arguments_rejected");
+}
+
+int main(void)
+{
+	int c;
+
+	find_binary();
+	ktap_plan(10);
+	if (access(wire_bin, X_OK)) {
+		printf("# %s: not built\n", wire_bin);
+		for (c = 0; c < 10; c++)
+			ktap_skip("orca-wire", "binary missing");
+		ktap_finish();
+		return 4;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/orca-test-wire.XXXXXX");
+	if (!mkdtemp(dir))
+		return 2;
+	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
+	snprintf(pcap_path, sizeof(pcap_path), "%s/wire.pcap", dir);
+	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
+	for (c = 0; c < NCLIENTS; c++) {
+		snprintf(cl_path[c], sizeof(cl_path[c]), "%s/client%d", dir, c);
+		cl_fd[c] = bind_dgram(cl_path[c]);
+	}
+
+	if (!start_switch(NULL, NULL)) {
+		printf("Bail out! orca-wire did not start\n");
+		return 1;
+	}
+	test_learning_and_flooding();
+	test_mac_move();
+	test_gone_port();
+	CHECK(stop_switch());
+	CHECK(log_contains("exit: received"));
+	ktap_case_end("sigterm_exits_cleanly_removes_socket");
+	test_pcap();
+	test_drop();
+	test_reorder();
+	test_bad_args();
+
+	for (c = 0; c < NCLIENTS; c++) {
+		if (cl_fd[c] >= 0)
+			close(cl_fd[c]);
+		unlink(cl_path[c]);
+	}
+	unlink(pcap_path);
+	unlink(log_path);
+	rmdir(dir);
+	return ktap_finish();
+}
