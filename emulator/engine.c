@@ -112,6 +112,17 @@ static int tables_init(struct orca_engine *eng)
 /* Frees every resource object; tables are left empty and usable. */
 void engine_free_objects(struct orca_engine *eng)
 {
+	/*
+	 * What a driver left behind when the device is reset is how a test
+	 * sees a driver that leaks objects (a clean unload destroys its
+	 * resources before the final reset, keeping only the EQs and UARs).
+	 */
+	eng_log("freeing objects: pd %u cq %u mr %u qp %u ah %u srq %u gsi %d eq %u uar %u",
+		objtab_count(&eng->pds), objtab_count(&eng->cqs),
+		objtab_count(&eng->mrs), objtab_count(&eng->qps),
+		objtab_count(&eng->ahs), objtab_count(&eng->srqs),
+		eng->gsi_qp != NULL, objtab_count(&eng->eqs),
+		objtab_count(&eng->uars));
 	objtab_fini(&eng->qps, qp_release, NULL);
 	if (eng->gsi_qp)
 		qp_release(eng->gsi_qp, NULL);

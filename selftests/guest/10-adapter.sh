@@ -5,3 +5,4 @@
 # and reaches the other guest over the virtual wire.
 . "$(dirname "$0")/lib/host.sh"
 run_guests 2 400 -- selftests/guest/in-guest/adapter.sh
+host_done $?

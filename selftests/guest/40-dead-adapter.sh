@@ -4,3 +4,4 @@
 # stop answering commands: timeouts, DEVICE_FATAL, and a clean unload.
 . "$(dirname "$0")/lib/host.sh"
 run_guests 1 300 -- selftests/guest/in-guest/dead-adapter.sh
+host_done $?

@@ -8,14 +8,35 @@
 # lib/guest.sh and writes KTAP lines to a per-guest file in the shared work
 # tree), then prints the merged KTAP, each case prefixed with its guest, and
 # returns the runner's status.  Logs stay in out/guest/<test>/.
+#
+#   host_result OK|FAIL NAME   a test case checked on the host side
+#   host_done RC               print the plan and exit (RC or 1 if a case failed)
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$top" || exit 1
 test_name=$(basename "$0" .sh)
 out=$top/out/guest/$test_name
 
+num=0 host_failed=0
+
+host_result() {
+	num=$((num + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $num $2"
+	else
+		host_failed=1
+		echo "not ok $num $2"
+	fi
+}
+
+host_done() {
+	echo "1..$num"
+	[ "$host_failed" = 0 ] || exit 1
+	exit "$1"
+}
+
 run_guests() {
-	local n=$1 timeout=$2 opts=() rc i num=0 line
+	local n=$1 timeout=$2 opts=() rc i line
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		opts+=("$1"); shift
@@ -40,6 +61,5 @@ run_guests() {
 			esac
 		done <"$out/g$i.tap"
 	done
-	echo "1..$num"
 	return $rc
 }
