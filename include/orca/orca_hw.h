@@ -47,9 +47,6 @@
 #define FIELD_GET(mask, reg) \
 	((__typeof__(mask))(((reg) & (mask)) >> __builtin_ctzll(mask)))
 #endif
-#ifndef static_assert
-#define static_assert _Static_assert
-#endif
 #endif
 
 /* ------------------------------------------------------------------------
@@ -783,21 +780,15 @@ struct orca_cqe {
 	__u8 flags;			/* ORCA_CQE_F_*; written last */
 };
 
-#ifdef __KERNEL__
-#define ORCA_HW_ASSERT(cond, msg) static_assert(cond, msg)
-#else
-#define ORCA_HW_ASSERT(cond, msg) _Static_assert(cond, msg)
-#endif
-
-ORCA_HW_ASSERT(sizeof(struct orca_cmd) == 128, "orca_cmd");
-ORCA_HW_ASSERT(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
-ORCA_HW_ASSERT(sizeof(struct orca_eqe) == 16, "orca_eqe");
-ORCA_HW_ASSERT(sizeof(struct orca_cqe) == 32, "orca_cqe");
-ORCA_HW_ASSERT(sizeof(struct orca_send_wqe_hdr) == 64, "send wqe hdr");
-ORCA_HW_ASSERT(sizeof(struct orca_recv_wqe_hdr) == 16, "recv wqe hdr");
-ORCA_HW_ASSERT(sizeof(struct orca_dev_caps) <= 256, "dev caps");
-ORCA_HW_ASSERT(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
-ORCA_HW_ASSERT(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
-ORCA_HW_ASSERT(sizeof(struct orca_cmd_create_srq) <= ORCA_CMD_INLINE_BYTES, "create srq");
+static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
+static_assert(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
+static_assert(sizeof(struct orca_eqe) == 16, "orca_eqe");
+static_assert(sizeof(struct orca_cqe) == 32, "orca_cqe");
+static_assert(sizeof(struct orca_send_wqe_hdr) == 64, "send wqe hdr");
+static_assert(sizeof(struct orca_recv_wqe_hdr) == 16, "recv wqe hdr");
+static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
+static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
+static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
+static_assert(sizeof(struct orca_cmd_create_srq) <= ORCA_CMD_INLINE_BYTES, "create srq");
 
 #endif /* ORCA_HW_H */
