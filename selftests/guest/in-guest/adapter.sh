@@ -10,9 +10,9 @@ bdf=$(lspci -D -n -d 1234:0dca | awk '{ print $1 }' | head -n1)
 ok_if "PCI function 1234:0dca present" test -n "$bdf"
 res=/sys/bus/pci/devices/$bdf/resource
 bar_size() {
-	local start end flags
-	read -r start end flags < <(sed -n "$(($1 + 1))p" "$res")
-	echo $((end - start + 1))
+	# shellcheck disable=SC2046 # "start end flags" of line BAR+1
+	set -- $(sed -n "$(($1 + 1))p" "$res")
+	echo $(($2 - $1 + 1))
 }
 expect_eq "BAR0 (registers) is 4 KiB" "$(bar_size 0)" 4096
 expect_eq "BAR2 (MSI-X) is 4 KiB" "$(bar_size 2)" 4096
@@ -54,5 +54,7 @@ ok_if "GID removed with ip addr del" wait_for 10 lacks_gid "$(v4gid 10.9.0.$n)"
 if [ "${ORCA_GUEST_COUNT:-1}" -gt 1 ]; then
 	peer=$(( (gi + 1) % ORCA_GUEST_COUNT + 1 ))
 	ok_if "ping 10.0.0.$peer over the wire" wait_for 20 busybox ping -c 1 -W 2 10.0.0.$peer
+	# Stay up until every guest has had its turn.
+	ok_if "all guests reached the end" barrier end 60
 fi
 ktap_done

@@ -9,6 +9,7 @@
 #   expect_eq NAME GOT WANT
 #   orca_load             load ib_core, the orca driver and the observer
 #   wait_for SECS CMD...  poll CMD (every 0.2 s) until it succeeds
+#   barrier NAME SECS     wait until every guest of the run reached NAME
 
 top=${ORCA_TOP:?ORCA_TOP unset}
 gi=${ORCA_GUEST_INDEX:-0}
@@ -52,6 +53,13 @@ wait_for() {
 		sleep 0.2
 	done
 	"$@"
+}
+
+barrier() {
+	local dir=${ORCA_RUN_DIR:?}/barrier-$1
+	mkdir -p "$dir" && touch "$dir/g$gi"
+	all_arrived() { [ "$(ls "$dir" | wc -l)" -ge "${ORCA_GUEST_COUNT:-1}" ]; }
+	wait_for "$2" all_arrived
 }
 
 orca_ko=$top/drivers/infiniband/hw/orca/orca.ko
