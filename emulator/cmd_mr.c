@@ -106,6 +106,8 @@ int cmd_create_mr(struct cmd_ctx *c)
 		mr->iova = 0;
 		mr->length = 0;
 		mr->valid = false;
+		/* REG_MR work requests use this page size (roce_mr.c). */
+		mr->pages.page_shift = in.page_shift;
 	} else if (flags & ORCA_MR_F_PHYS) {
 		mr->iova = 0;
 		mr->length = UINT64_MAX;

@@ -25,6 +25,7 @@ void qp_release(void *obj, void *arg)
 {
 	struct emu_qp *qp = obj;
 
+	roce_qp_free(qp);
 	pages_free(&qp->buf);
 	free(qp);
 }

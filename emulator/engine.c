@@ -180,10 +180,43 @@ static bool cmdq_runnable(const struct orca_engine *eng)
 	       eng->cmdq_ci != eng->cmdq_pi;
 }
 
-static bool work_pending(const struct orca_engine *eng)
+/* The data path runs unless the firmware is dead (hang or fatal). */
+static bool roce_runnable(const struct orca_engine *eng)
+{
+	return eng->roce && !eng->hang && !(eng->status & ORCA_STATUS_FATAL);
+}
+
+static bool work_pending(struct orca_engine *eng)
 {
 	return eng->reset_req || eng->eq_db_pending || eng->link_event ||
-	       eng->fatal_event || eng->uar_pending || cmdq_runnable(eng);
+	       eng->fatal_event || eng->uar_pending || cmdq_runnable(eng) ||
+	       (roce_runnable(eng) && roce_work_pending_locked(eng));
+}
+
+/* Sleeps until woken, or until the transport's next timer is due. */
+static void engine_wait(struct orca_engine *eng)
+{
+	uint64_t due = roce_runnable(eng) ? roce_deadline_locked(eng) : 0;
+	struct timespec now_mono, ts;
+	uint64_t now_us, wait_ns;
+
+	if (!due) {
+		pthread_cond_wait(&eng->wake, &eng->lock);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now_mono);
+	now_us = (uint64_t)now_mono.tv_sec * 1000000 + now_mono.tv_nsec / 1000;
+	if (due <= now_us)
+		return;
+	wait_ns = (due - now_us) * 1000;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += wait_ns / 1000000000;
+	ts.tv_nsec += wait_ns % 1000000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&eng->wake, &eng->lock, &ts);
 }
 
 /* The reset itself, on the engine thread; called and returns with lock. */
@@ -199,6 +232,7 @@ static void do_reset(struct orca_engine *eng)
 	engine_init_port(eng);
 	eng->eq_stopped = false;
 	pthread_mutex_lock(&eng->lock);
+	roce_dev_reset_locked(eng);
 	regs_power_on(eng);
 	if (err)
 		set_fatal_locked(eng, ORCA_FATAL_INTERNAL);
@@ -235,7 +269,7 @@ static void *engine_thread(void *arg)
 		uint32_t db_ci[EMU_MAX_EQ];
 		bool db_arm[EMU_MAX_EQ];
 		uint64_t db_bits, base, comp;
-		bool link, fatal, run;
+		bool link, fatal, run, roce_ok;
 		uint32_t syndrome, gen;
 		uint16_t ci;
 		uint8_t log_depth;
@@ -244,7 +278,7 @@ static void *engine_thread(void *arg)
 		if (!work_pending(eng)) {
 			eng->busy = false;
 			pthread_cond_broadcast(&eng->idle);
-			pthread_cond_wait(&eng->wake, &eng->lock);
+			engine_wait(eng);
 			continue;
 		}
 		eng->busy = true;
@@ -272,6 +306,7 @@ static void *engine_thread(void *arg)
 		comp = eng->cmdq_run_comp;
 		log_depth = eng->cmdq_log_depth;
 		gen = eng->cmdq_gen;
+		roce_ok = roce_runnable(eng);
 		pthread_mutex_unlock(&eng->lock);
 
 		if (db_bits || link || fatal) {
@@ -282,6 +317,11 @@ static void *engine_thread(void *arg)
 		}
 		if (run)
 			cmdq_run_one(eng, ci, base, comp, log_depth, gen);
+		if (roce_ok) {
+			eng->host.ops->dma_begin(eng->host.priv);
+			roce_run(eng);
+			eng->host.ops->dma_end(eng->host.priv);
+		}
 
 		pthread_mutex_lock(&eng->lock);
 	}
@@ -302,7 +342,7 @@ struct orca_engine *engine_create(const struct emu_host *host,
 	eng->cfg = *cfg;
 	if (eng->cfg.num_msix > ORCA_MAX_MSIX)
 		eng->cfg.num_msix = ORCA_MAX_MSIX;
-	if (tables_init(eng))
+	if (tables_init(eng) || roce_dev_create(eng))
 		goto err_tables;
 	engine_init_port(eng);
 	pthread_mutex_init(&eng->lock, NULL);
@@ -321,6 +361,7 @@ err_thread:
 	pthread_mutex_destroy(&eng->lock);
 err_tables:
 	engine_free_objects(eng);
+	roce_dev_destroy(eng);
 	free(eng);
 	return NULL;
 }
@@ -359,6 +400,7 @@ void engine_destroy(struct orca_engine *eng)
 	pthread_mutex_unlock(&eng->lock);
 	pthread_join(eng->thread, NULL);
 	engine_free_objects(eng);
+	roce_dev_destroy(eng);
 	log_stats(s);
 	pthread_cond_destroy(&eng->idle);
 	pthread_cond_destroy(&eng->wake);
@@ -570,6 +612,7 @@ void engine_uar_write(struct orca_engine *eng, uint32_t uar, uint32_t off,
 	pthread_mutex_lock(&eng->lock);
 	eng->stats.uar_writes++;
 	eng->uar_pending = true;
+	roce_doorbell_locked(eng, uar, off, val);
 	pthread_cond_signal(&eng->wake);
 	pthread_mutex_unlock(&eng->lock);
 }

@@ -87,4 +87,18 @@ int engine_inject(struct orca_engine *eng, const char *what);
  */
 void engine_flush(struct orca_engine *eng);
 
+/*
+ * The RoCEv2 port side (roce_qp.c).  engine_roce_rx() queues a frame the
+ * port received for this adapter (any thread; never blocks; drops and
+ * counts when the queue is full).  engine_set_roce_tx() sets where the
+ * engine sends frames (NULL: nowhere); @tx is called on the engine thread
+ * and must not block.
+ */
+void engine_roce_rx(struct orca_engine *eng, const uint8_t *frame,
+		    size_t len);
+void engine_set_roce_tx(struct orca_engine *eng,
+			void (*tx)(void *ctx, const uint8_t *frame,
+				   size_t len),
+			void *ctx);
+
 #endif /* ORCA_EMU_ENGINE_H */

@@ -89,6 +89,11 @@ struct emu_cq {
 	struct emu_pages buf;
 	uint32_t pi;			/* for the data path */
 	uint32_t refcnt;		/* QP bindings (send and recv each) */
+	/* RoCE data path (roce_cq.c): arming and overrun. */
+	uint32_t arm_fired;		/* arm sequence last fired for */
+	uint32_t sol_idx;		/* last solicited or error CQE */
+	bool sol_valid;
+	bool overrun;
 };
 
 struct emu_srq {
@@ -101,6 +106,7 @@ struct emu_srq {
 	uint64_t db_rec;
 	struct emu_pages buf;
 	uint32_t refcnt;		/* QPs */
+	uint32_t ci;			/* RoCE data path: WQEs taken */
 };
 
 struct emu_mr {
@@ -139,6 +145,7 @@ struct emu_qp {
 	/* Data path state: reset to 0 on RESET, flushed on ERR. */
 	uint32_t sq_ci, rq_ci;
 	bool flush_pending;
+	struct roce_qp *roce;		/* transport state, roce_qp.c */
 };
 
 struct emu_gid {
@@ -201,6 +208,7 @@ struct orca_engine {
 	uint32_t eth_mtu;
 	uint8_t active_mtu;		/* IB MTU for eth_mtu */
 	struct emu_gid gids[EMU_GID_TABLE_LEN];
+	struct roce_dev *roce;		/* the RoCEv2 transport, roce_qp.c */
 };
 
 /*
@@ -295,5 +303,23 @@ int qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
 void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp,
 		    uint8_t next);
 void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp);
+
+/*
+ * roce_qp.c: the RoCEv2 transport's hooks into the engine (roce.h has the
+ * rest).  *_locked ones are called with eng->lock held.
+ */
+struct roce_dev;
+struct roce_qp;
+int roce_dev_create(struct orca_engine *eng);
+void roce_dev_destroy(struct orca_engine *eng);
+void roce_dev_reset_locked(struct orca_engine *eng);
+bool roce_work_pending_locked(struct orca_engine *eng);
+uint64_t roce_deadline_locked(struct orca_engine *eng);
+void roce_doorbell_locked(struct orca_engine *eng, uint32_t uar, uint32_t off,
+			  uint32_t val);
+void roce_run(struct orca_engine *eng);
+void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
+			  uint8_t cur, uint8_t next);
+void roce_qp_free(struct emu_qp *qp);
 
 #endif /* ORCA_EMU_ENGINE_PRIV_H */

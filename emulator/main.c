@@ -58,17 +58,21 @@ struct emu_ctl {
 static atomic_ulong roce_rx_frames;
 
 /*
- * RDMA transport hook: RoCEv2 frames the port received for us.  The
- * transport (requester/responder in the engine) is not written yet, so the
- * frames are only counted; this is the one place to hand them over.
+ * RDMA transport hooks: RoCEv2 frames the port received for us go to the
+ * engine's transport (queued for its thread); frames it sends go out
+ * through the port.
  */
 static void emu_roce_rx_hook(void *ctx, const uint8_t *frame, size_t len)
 {
-	unsigned long n = atomic_fetch_add(&roce_rx_frames, 1) + 1;
+	struct vfu_device *dev = ctx;
 
-	if (n == 1 || !(n % 1024))
-		emu_log("roce rx: %lu frames so far (transport not wired yet)",
-			n);
+	atomic_fetch_add(&roce_rx_frames, 1);
+	engine_roce_rx(dev->eng, frame, len);
+}
+
+static void emu_roce_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	port_send_roce(ctx, frame, len);
 }
 
 static void usage(FILE *f)
@@ -365,6 +369,7 @@ int main(int argc, char **argv)
 			emu_log("cannot start the port: %s", strerror(errno));
 			goto out;
 		}
+		engine_set_roce_tx(dev->eng, emu_roce_tx, port);
 	}
 
 	ret = ctl_open(&ctl, o.ctl_path);
@@ -434,8 +439,11 @@ out:
 		vfu_conn_destroy(&conn);
 	if (lfd >= 0)
 		close(lfd);
-	if (port)
+	if (port) {
+		/* The engine must stop sending before the port goes away. */
+		engine_set_roce_tx(dev->eng, NULL, NULL);
 		port_stop(port);
+	}
 	if (dev) {
 		vfu_device_destroy(dev);
 		free(dev);

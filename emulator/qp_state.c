@@ -227,9 +227,9 @@ void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp, uint8_t next)
 		break;
 	case ORCA_QPS_ERR:
 		/*
-		 * Outstanding WQEs complete with WR_FLUSH_ERR; the data path
-		 * does that when it sees flush_pending.  With no data path
-		 * yet, a QP on an SRQ has taken its last WQE right now.
+		 * Outstanding WQEs complete with WR_FLUSH_ERR: the transport
+		 * does that in roce_qp_state_change() below.  A QP on an SRQ
+		 * takes no WQE from it from now on: its last one is taken.
 		 */
 		qp->flush_pending = true;
 		if (cur != ORCA_QPS_ERR && (qp->flags & ORCA_QP_F_USE_SRQ))
@@ -237,13 +237,13 @@ void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp, uint8_t next)
 		break;
 	case ORCA_QPS_SQD:
 		/*
-		 * Without a data path in flight the SQ is drained at once;
-		 * tell the driver if it asked to know.
+		 * The transport posts SQ_DRAINED (if the driver asked) once
+		 * the WQEs in flight have completed: see roce_qp.c.
 		 */
-		if (cur == ORCA_QPS_RTS && qp->sqd_notify)
-			eq_post(eng, 0, ORCA_EQE_SQ_DRAINED, qp->qpn, 0);
 		break;
 	default:
 		break;
 	}
+	/* The transport flushes on ERR and forgets its state on RESET. */
+	roce_qp_state_change(eng, qp, cur, next);
 }

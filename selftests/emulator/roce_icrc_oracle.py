@@ -23,6 +23,23 @@ def frames(path):
         off += 16 + incl
 
 
+def is_roce(frame):
+    """IPv4/IPv6 + UDP destination port 4791 (other traffic is skipped)."""
+    off = 18 if frame[12:14] == b"\x81\x00" else 14
+    ethertype = frame[off - 2:off]
+    if ethertype == b"\x08\x00" and len(frame) >= off + 28:
+        if frame[off + 9] != 17:
+            return False
+        udp = off + (frame[off] & 15) * 4
+    elif ethertype == b"\x86\xdd" and len(frame) >= off + 48:
+        if frame[off + 6] != 17:
+            return False
+        udp = off + 40
+    else:
+        return False
+    return len(frame) >= udp + 8 and frame[udp + 2:udp + 4] == b"\x12\xb7"
+
+
 def icrc_spec(frame):
     off = 14
     if frame[12:14] == b"\x81\x00":
@@ -66,6 +83,8 @@ def icrc_scapy(frame):
 def main():
     n = bad = scapy_checked = 0
     for fr in frames(sys.argv[1]):
+        if not is_roce(fr):
+            continue
         n += 1
         want, got = icrc_spec(fr)
         if want != got:

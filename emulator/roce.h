@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The adapter's RoCEv2 transport, private to roce_*.c: per-device and
+ * per-QP transport state and the functions the transport files give each
+ * other.  The engine (engine.c, qp_state.c, cmd_qp.c) calls only the hooks
+ * declared in engine_priv.h's "roce" section.
+ *
+ * Roles, one file each, as in IBA chapter 9:
+ *   roce_qp.c    glue: frame and doorbell queues, the engine thread's
+ *                transport pass, timers, QP state hooks, flushing, tx
+ *   roce_req.c   requester: send WQEs -> request packets, segmentation,
+ *                PSNs, go-back-N retransmission
+ *   roce_comp.c  completer: ACK/NAK/read response/atomic ACK handling,
+ *                retry and RNR timers, send completions
+ *   roce_resp.c  responder: incoming requests, receive WQEs, ACK
+ *                coalescing, NAKs, duplicate READ/atomic replay, UD receive
+ *   roce_mr.c    lkey/rkey lookup and checks, data movement through MRs
+ *   roce_cq.c    CQE writing, CQ arming and COMP events
+ *
+ * Threading: everything runs on the engine thread except roce_enqueue_rx()
+ * and roce_doorbell_locked(), which only append to queues under eng->lock.
+ */
+#ifndef ORCA_EMU_ROCE_H
+#define ORCA_EMU_ROCE_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine_priv.h"
+#include "roce_wire.h"
+
+#define ROCE_RXQ_LEN		1024	/* frames queued for the engine */
+#define ROCE_DBQ_LEN		1024	/* UAR doorbells queued */
+#define ROCE_MAX_INFLIGHT	128	/* unacked request packets per QP */
+#define ROCE_ACK_REQ_EVERY	32	/* AckReq at least this often */
+#define ROCE_TX_BURST		64	/* packets per QP per engine pass */
+#define ROCE_MAX_RES		EMU_MAX_RD_ATOM
+
+/* Counters, readable in tests and logged at exit. */
+struct roce_stats {
+	uint64_t tx_frames;
+	uint64_t rx_frames;
+	uint64_t loopback;
+	uint64_t rxq_full;		/* dropped: engine queue full */
+	uint64_t rx_too_big;
+	uint64_t tx_no_port;		/* dropped: no wire attached */
+	uint64_t drop_no_qp;
+	uint64_t drop_state;		/* QP not in a state to take it */
+	uint64_t drop_bad_pkt;		/* wrong transport, P_Key, address */
+	uint64_t drop_qkey;
+	uint64_t drop_no_rwqe;		/* UD: no receive WQE */
+	uint64_t drop_ghost;		/* response to nothing outstanding */
+	uint64_t retransmits;		/* request packets sent again */
+	uint64_t timeouts;
+	uint64_t rnr_naks_rx, rnr_naks_tx;
+	uint64_t seq_naks_rx, seq_naks_tx;
+	uint64_t err_naks_rx, err_naks_tx;
+	uint64_t acks_tx;
+	uint64_t dup_requests;
+	uint64_t cq_overruns;
+};
+
+struct roce_rx_slot {
+	uint32_t len;
+	uint8_t data[ROCE_MAX_FRAME];
+};
+
+struct roce_db {
+	uint32_t uar;
+	uint32_t off;
+	uint32_t val;
+};
+
+struct roce_qp;
+
+struct roce_dev {
+	struct orca_engine *eng;
+
+	/* --- under eng->lock: filled by other threads --- */
+	struct roce_rx_slot *rxq;
+	uint32_t rx_head, rx_tail;	/* free running */
+	struct roce_db dbq[ROCE_DBQ_LEN];
+	uint32_t db_head, db_tail;
+	bool db_overflow;		/* lost doorbells: kick every QP */
+	bool again;			/* a QP has more to send now */
+	uint64_t next_deadline_us;	/* earliest timer, 0 none */
+
+	/* --- engine thread only --- */
+	struct roce_qp *qps;		/* every QP with transport state */
+	/* The port: tx_lock is held while sending, so it cannot vanish. */
+	pthread_mutex_t tx_lock;
+	void (*tx)(void *ctx, const uint8_t *frame, size_t len);
+	void *tx_ctx;
+	uint8_t frame[ROCE_MAX_FRAME];
+	struct roce_stats st;
+	struct roce_rx_drops drops;
+};
+
+/* Requester copy of a send WQE and its progress. */
+struct roce_swqe {
+	uint32_t idx;			/* free-running WQE index */
+	uint8_t opcode;			/* enum orca_wqe_opcode */
+	uint8_t flags;			/* ORCA_WQE_F_* */
+	uint8_t num_sge;
+	uint8_t status;			/* ORCA_CQE_ST_* once done */
+	uint64_t wr_id;
+	uint32_t imm_or_inv;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t len;			/* message length */
+	uint64_t cmp_add, swap;
+	uint32_t ahn, dest_qpn, qkey;
+	uint32_t first_psn, npsn;	/* PSNs, valid once started */
+	uint32_t rd_next;		/* READ: next response PSN */
+	bool started;			/* PSNs assigned */
+	bool done;			/* may be completed (in order) */
+};
+
+/* A receive WQE taken from the RQ or SRQ. */
+struct roce_rwqe {
+	uint64_t wr_id;
+	uint32_t idx;
+	uint8_t num_sge;
+	struct orca_sge sge[ORCA_MAX_SGE];
+};
+
+/*
+ * Responder output that must leave in PSN order: READ responses (sent a
+ * burst per engine pass, so a 1 MiB READ does not flood the peer) and
+ * atomic ACKs.
+ */
+struct roce_rjob {
+	bool atomic;
+	uint32_t psn;			/* next response PSN */
+	uint64_t va;			/* READ: next byte */
+	uint32_t rkey;
+	uint32_t left;			/* READ: bytes still to send */
+	bool first;			/* READ: next is the first response */
+	uint64_t orig;			/* atomic: value returned */
+};
+
+#define ROCE_MAX_RJOBS		(2 * ROCE_MAX_RES)
+
+/* Responder resource: an executed READ or atomic, for duplicates. */
+struct roce_res {
+	bool valid;
+	bool atomic;
+	uint32_t psn, npsn;
+	uint64_t orig;			/* atomic: value returned */
+};
+
+struct roce_qp {
+	struct roce_dev *dev;
+	struct emu_qp *qp;
+	struct roce_qp *next, **pprev;
+
+	/* requester + completer */
+	struct roce_swqe *sw;		/* [sq depth] */
+	uint32_t sq_fetched;		/* WQEs copied from the ring */
+	uint32_t sq_head;		/* oldest not completed */
+	uint32_t sq_next;		/* next to transmit */
+	uint32_t sq_started;		/* WQEs [head, started) have PSNs */
+	uint32_t next_off;		/* byte offset in sq_next's message */
+	uint32_t snd_psn;		/* next unused PSN */
+	uint32_t una_psn;		/* oldest unacknowledged PSN */
+	uint32_t max_sent_psn;		/* one past the highest PSN sent */
+	uint32_t rd_atomic;		/* READ/atomic WQEs outstanding */
+	uint8_t retry_left, rnr_left;
+	uint64_t retry_deadline;	/* us, 0: off */
+	uint64_t rnr_deadline;		/* us, 0: not waiting */
+	bool rd_gap_asked;		/* READ gap: asked again already */
+	uint32_t rd_gap_psn;		/* ... from this PSN */
+	bool sq_kick;
+	bool sqd_notify;		/* post SQ_DRAINED when drained */
+
+	/* responder */
+	uint32_t epsn;
+	uint32_t msn;
+	bool nak_seq_sent;
+	bool comm_est;
+	bool rcv_active;		/* a multi-packet SEND is arriving */
+	struct roce_rwqe rcv;
+	uint32_t rcv_off;
+	bool wr_active;			/* a multi-packet WRITE is arriving */
+	uint64_t wr_va;
+	uint32_t wr_rkey;
+	uint32_t wr_left;
+	uint32_t wr_len;
+	struct roce_res res[ROCE_MAX_RES];
+	uint32_t res_next;
+	struct roce_rjob jobs[ROCE_MAX_RJOBS];
+	uint32_t job_head, job_tail;
+	/* ACK or NAK to send once the jobs before it have gone out */
+	bool ack_pending;
+	uint32_t ack_psn;
+	uint8_t ack_syndrome;
+};
+
+/* ---- roce_qp.c ---- */
+uint64_t roce_now_us(void);
+struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp);
+uint32_t roce_qp_mtu(struct orca_engine *eng, const struct emu_qp *qp);
+uint32_t roce_qp_mtu_ud(struct orca_engine *eng);
+/* In SQD: posts SQ_DRAINED once nothing started is outstanding. */
+void roce_qp_check_drained(struct roce_qp *rq);
+/* Moves a QP to ERR from the data path, with an optional async event. */
+void roce_qp_to_err(struct roce_qp *rq, uint8_t event);
+/* Transmits @pkt to @av; payload from @fill (or none). */
+typedef int (*roce_fill_fn)(struct roce_qp *rq, void *arg, uint8_t *dst,
+			    uint32_t len);
+int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
+		  struct roce_pkt *pkt, roce_fill_fn fill, void *arg);
+void roce_update_deadline(struct roce_dev *dev);
+bool roce_local_gid(struct orca_engine *eng, const uint8_t gid[16]);
+/* Counters, for tests and the exit log. */
+void roce_get_stats(struct orca_engine *eng, struct roce_stats *st);
+void *roce_queue_entry(struct orca_engine *eng, const struct emu_pages *p,
+		       uint32_t first_page, uint32_t npages, uint32_t idx,
+		       uint8_t log_depth, uint32_t stride);
+
+/* ---- roce_mr.c ---- */
+/*
+ * Checks that key @key names a valid MR of @pdn allowing @access over
+ * [va, va + len); returns 0 or the CQE status to report.
+ */
+int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
+		  uint64_t va, uint64_t len, uint32_t access,
+		  struct emu_mr **out);
+/* Copies between an MR range (already checked) and @buf. */
+int roce_mr_copy(struct orca_engine *eng, const struct emu_mr *mr,
+		 uint64_t va, void *buf, uint32_t len, bool to_mr);
+/* Host pointer to 8 aligned bytes at @va of @mr, or NULL. */
+uint64_t *roce_mr_u64(struct orca_engine *eng, const struct emu_mr *mr,
+		      uint64_t va);
+/*
+ * Copies @len bytes at byte offset @off of the SGE list to (@to_sgl) or
+ * from @buf.  Returns 0, ORCA_CQE_ST_LOC_PROT_ERR or LOC_LEN_ERR.
+ */
+int roce_sgl_copy(struct orca_engine *eng, uint32_t pdn,
+		  const struct orca_sge *sge, unsigned int num_sge,
+		  uint32_t off, void *buf, uint32_t len, bool to_sgl);
+uint64_t roce_sgl_len(const struct orca_sge *sge, unsigned int num_sge);
+/* REG_MR / LOCAL_INV / remote invalidate; return 0 or a CQE status. */
+int roce_mr_fast_reg(struct orca_engine *eng, uint32_t pdn,
+		     const struct roce_swqe *w);
+int roce_mr_invalidate(struct orca_engine *eng, uint32_t pdn, uint32_t key);
+
+/* ---- roce_cq.c ---- */
+/*
+ * Writes one CQE (flags holds F_IMM/INV/GRH/IPV6; the phase is added) and
+ * raises the COMP event if the CQ is armed for it.  Returns 0 or -ENOSPC
+ * when the CQ overran (the QP must go to ERR).
+ */
+int roce_cq_post(struct orca_engine *eng, uint32_t cqn, struct orca_cqe *cqe,
+		 bool solicited);
+void roce_cq_doorbell(struct orca_engine *eng, uint32_t cqn);
+
+/* ---- roce_req.c ---- */
+void roce_req_run(struct roce_qp *rq);
+/* Go back to PSN @psn (inside the outstanding window). */
+void roce_req_rewind(struct roce_qp *rq, uint32_t psn);
+bool roce_req_outstanding(const struct roce_qp *rq);
+/* (Re)arms the retransmit timer while request packets are unacked. */
+void roce_req_arm_timer(struct roce_qp *rq);
+/* Copies WQE @w's SGEs from the send queue; false if unreachable. */
+bool roce_req_sges(struct roce_qp *rq, const struct roce_swqe *w,
+		   struct orca_sge *sge);
+
+/* ---- roce_comp.c ---- */
+void roce_comp_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
+void roce_comp_timers(struct roce_qp *rq, uint64_t now);
+/* Completes WQEs at the head that are done, in order. */
+void roce_comp_retire(struct roce_qp *rq);
+void roce_comp_swqe(struct roce_qp *rq, struct roce_swqe *w, uint8_t status);
+void roce_comp_flush_sq(struct roce_qp *rq);
+
+/* ---- roce_resp.c ---- */
+void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
+void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
+/* Sends queued responses and the coalesced ACK; true if more remain. */
+bool roce_resp_send_acks(struct roce_qp *rq);
+void roce_resp_flush_rq(struct roce_qp *rq);
+
+#endif /* ORCA_EMU_ROCE_H */

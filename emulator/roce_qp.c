@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCEv2 transport glue: the queues that hand received frames and UAR
+ * doorbells from other threads to the engine thread, the transport's pass
+ * on the engine thread (doorbells, received frames, timers, requesters,
+ * coalesced ACKs), per-QP transport state and its life cycle with the QP
+ * state machine (flush on ERR, forget on RESET), and frame transmission
+ * (wire or internal loopback).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "roce.h"
+#include "eq.h"
+
+uint64_t roce_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + ts.tv_nsec / 1000;
+}
+
+int roce_dev_create(struct orca_engine *eng)
+{
+	struct roce_dev *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		return -ENOMEM;
+	dev->rxq = calloc(ROCE_RXQ_LEN, sizeof(*dev->rxq));
+	if (!dev->rxq) {
+		free(dev);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&dev->tx_lock, NULL);
+	dev->eng = eng;
+	eng->roce = dev;
+	return 0;
+}
+
+void roce_dev_destroy(struct orca_engine *eng)
+{
+	struct roce_dev *dev = eng->roce;
+
+	if (!dev)
+		return;
+	if (dev->st.tx_frames || dev->st.rx_frames)
+		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu timeouts %llu rx queue full %llu",
+			(unsigned long long)dev->st.tx_frames,
+			(unsigned long long)dev->st.rx_frames,
+			(unsigned long long)dev->st.loopback,
+			(unsigned long long)dev->st.retransmits,
+			(unsigned long long)dev->st.timeouts,
+			(unsigned long long)dev->st.rxq_full);
+	for (int i = 1; i < ROCE_RX_NERR; i++)
+		if (dev->drops.err[i])
+			eng_log("roce: dropped %llu received frames: %s",
+				(unsigned long long)dev->drops.err[i],
+				roce_rx_err_name(i));
+	pthread_mutex_destroy(&dev->tx_lock);
+	free(dev->rxq);
+	free(dev);
+	eng->roce = NULL;
+}
+
+/* Function reset: queued frames and doorbells belong to the old life. */
+void roce_dev_reset_locked(struct orca_engine *eng)
+{
+	struct roce_dev *dev = eng->roce;
+
+	dev->rx_head = dev->rx_tail;
+	dev->db_head = dev->db_tail;
+	dev->db_overflow = false;
+	dev->again = false;
+	dev->next_deadline_us = 0;
+}
+
+static void rx_enqueue(struct roce_dev *dev, const uint8_t *frame, size_t len)
+{
+	struct roce_rx_slot *s;
+
+	if (dev->rx_tail - dev->rx_head >= ROCE_RXQ_LEN) {
+		dev->st.rxq_full++;
+		return;
+	}
+	s = &dev->rxq[dev->rx_tail % ROCE_RXQ_LEN];
+	memcpy(s->data, frame, len);
+	s->len = (uint32_t)len;
+	dev->rx_tail++;
+	pthread_cond_signal(&dev->eng->wake);
+}
+
+void engine_roce_rx(struct orca_engine *eng, const uint8_t *frame, size_t len)
+{
+	struct roce_dev *dev = eng->roce;
+
+	pthread_mutex_lock(&eng->lock);
+	if (len > ROCE_MAX_FRAME)
+		dev->st.rx_too_big++;
+	else
+		rx_enqueue(dev, frame, len);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+void engine_set_roce_tx(struct orca_engine *eng,
+			void (*tx)(void *ctx, const uint8_t *frame,
+				   size_t len),
+			void *ctx)
+{
+	pthread_mutex_lock(&eng->roce->tx_lock);
+	eng->roce->tx = tx;
+	eng->roce->tx_ctx = ctx;
+	pthread_mutex_unlock(&eng->roce->tx_lock);
+}
+
+void roce_doorbell_locked(struct orca_engine *eng, uint32_t uar, uint32_t off,
+			  uint32_t val)
+{
+	struct roce_dev *dev = eng->roce;
+	struct roce_db *db;
+
+	if (dev->db_tail - dev->db_head >= ROCE_DBQ_LEN) {
+		dev->db_overflow = true;
+		return;
+	}
+	db = &dev->dbq[dev->db_tail++ % ROCE_DBQ_LEN];
+	db->uar = uar;
+	db->off = off;
+	db->val = val;
+}
+
+bool roce_work_pending_locked(struct orca_engine *eng)
+{
+	struct roce_dev *dev = eng->roce;
+
+	return dev->rx_head != dev->rx_tail || dev->db_head != dev->db_tail ||
+	       dev->db_overflow || dev->again ||
+	       (dev->next_deadline_us && roce_now_us() >= dev->next_deadline_us);
+}
+
+uint64_t roce_deadline_locked(struct orca_engine *eng)
+{
+	return eng->roce->next_deadline_us;
+}
+
+/* ---- per-QP state ---- */
+
+uint32_t roce_qp_mtu_ud(struct orca_engine *eng)
+{
+	uint8_t m = eng->active_mtu;
+
+	if (m < 1 || m > 5)
+		m = 3;
+	return 256u << (m - 1);
+}
+
+uint32_t roce_qp_mtu(struct orca_engine *eng, const struct emu_qp *qp)
+{
+	uint8_t m = qp->attr.path_mtu;
+
+	if (m < 1 || m > 5)
+		m = 3;		/* 1024, what rxe picks for 1500 */
+	if (eng->active_mtu >= 1 && m > eng->active_mtu)
+		m = eng->active_mtu;
+	return 256u << (m - 1);
+}
+
+struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp)
+{
+	struct roce_dev *dev = eng->roce;
+	struct roce_qp *rq = qp->roce;
+
+	if (rq)
+		return rq;
+	rq = calloc(1, sizeof(*rq));
+	if (!rq)
+		return NULL;
+	rq->sw = calloc(1u << qp->log_sq_depth, sizeof(*rq->sw));
+	if (!rq->sw) {
+		free(rq);
+		return NULL;
+	}
+	rq->dev = dev;
+	rq->qp = qp;
+	rq->sq_fetched = rq->sq_head = rq->sq_next = rq->sq_started = qp->sq_ci;
+	rq->next = dev->qps;
+	if (dev->qps)
+		dev->qps->pprev = &rq->next;
+	rq->pprev = &dev->qps;
+	dev->qps = rq;
+	qp->roce = rq;
+	return rq;
+}
+
+void roce_qp_free(struct emu_qp *qp)
+{
+	struct roce_qp *rq = qp->roce;
+
+	if (!rq)
+		return;
+	*rq->pprev = rq->next;
+	if (rq->next)
+		rq->next->pprev = rq->pprev;
+	free(rq->sw);
+	free(rq);
+	qp->roce = NULL;
+}
+
+static void start_requester(struct roce_qp *rq)
+{
+	const struct orca_qp_attr *a = &rq->qp->attr;
+	uint32_t psn = le32toh(a->sq_psn) & ROCE_PSN_MASK;
+
+	rq->snd_psn = rq->una_psn = rq->max_sent_psn = psn;
+	rq->retry_left = a->retry_cnt;
+	rq->rnr_left = a->rnr_retry;
+	rq->sq_kick = true;
+}
+
+/*
+ * Called by qp_enter_state() after the state changed, from a command or
+ * from the data path; always on the engine thread inside a DMA section.
+ */
+void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
+			  uint8_t cur, uint8_t next)
+{
+	struct roce_qp *rq;
+
+	if (next == ORCA_QPS_RESET) {
+		roce_qp_free(qp);
+		return;
+	}
+	rq = roce_qp_get(eng, qp);
+	if (!rq)
+		return;
+	switch (next) {
+	case ORCA_QPS_RTR:
+		rq->epsn = le32toh(qp->attr.rq_psn) & ROCE_PSN_MASK;
+		rq->msn = 0;
+		break;
+	case ORCA_QPS_RTS:
+		if (cur == ORCA_QPS_RTR || cur == ORCA_QPS_INIT)
+			start_requester(rq);
+		rq->sq_kick = true;
+		break;
+	case ORCA_QPS_SQD:
+		/* No new WQEs start; SQ_DRAINED when the started ones end. */
+		rq->sqd_notify = cur == ORCA_QPS_RTS && qp->sqd_notify;
+		roce_qp_check_drained(rq);
+		break;
+	case ORCA_QPS_SQE:
+		roce_comp_flush_sq(rq);
+		break;
+	case ORCA_QPS_ERR:
+		rq->sqd_notify = false;
+		rq->retry_deadline = rq->rnr_deadline = 0;
+		rq->ack_pending = false;
+		roce_comp_flush_sq(rq);
+		roce_resp_flush_rq(rq);
+		break;
+	}
+}
+
+void roce_qp_check_drained(struct roce_qp *rq)
+{
+	if (!rq->sqd_notify || rq->qp->state != ORCA_QPS_SQD ||
+	    rq->sq_head != rq->sq_started)
+		return;
+	rq->sqd_notify = false;
+	eq_post(rq->dev->eng, 0, ORCA_EQE_SQ_DRAINED, rq->qp->qpn, 0);
+}
+
+void roce_qp_to_err(struct roce_qp *rq, uint8_t event)
+{
+	struct orca_engine *eng = rq->dev->eng;
+	struct emu_qp *qp = rq->qp;
+
+	if (qp->state == ORCA_QPS_ERR || qp->state == ORCA_QPS_RESET)
+		return;
+	if (event)
+		eq_post(eng, 0, event, qp->qpn, 0);
+	qp_enter_state(eng, qp, ORCA_QPS_ERR);
+}
+
+/* ---- queue memory ---- */
+
+void *roce_queue_entry(struct orca_engine *eng, const struct emu_pages *p,
+		       uint32_t first_page, uint32_t npages, uint32_t idx,
+		       uint8_t log_depth, uint32_t stride)
+{
+	uint64_t off = (uint64_t)(idx & ((1u << log_depth) - 1)) * stride;
+	uint64_t page = off >> p->page_shift;
+
+	if (page >= npages || first_page + page >= p->npages)
+		return NULL;
+	return engine_dma(eng, p->addr[first_page + page] +
+			  (off & ((1ull << p->page_shift) - 1)), stride);
+}
+
+/* ---- transmit ---- */
+
+bool roce_local_gid(struct orca_engine *eng, const uint8_t gid[16])
+{
+	for (unsigned int i = 0; i < EMU_GID_TABLE_LEN; i++)
+		if (eng->gids[i].type == ORCA_GID_TYPE_ROCE_V2 &&
+		    !memcmp(eng->gids[i].gid, gid, 16))
+			return true;
+	return false;
+}
+
+int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
+		  struct roce_pkt *pkt, roce_fill_fn fill, void *arg)
+{
+	struct roce_dev *dev = rq->dev;
+	struct orca_engine *eng = dev->eng;
+	const struct emu_gid *gid;
+	size_t hdr, len;
+	int err;
+
+	if (av->sgid_index >= EMU_GID_TABLE_LEN)
+		return -EINVAL;
+	gid = &eng->gids[av->sgid_index];
+	if (gid->type != ORCA_GID_TYPE_ROCE_V2)
+		return -EINVAL;
+	memcpy(pkt->dmac, av->dmac, 6);
+	memcpy(pkt->smac, gid->mac, 6);
+	pkt->vlan = gid->vlan < 4096 ? gid->vlan : ROCE_NO_VLAN;
+	pkt->ipv6 = !roce_gid_is_v4(av->dgid);
+	if (pkt->ipv6 == roce_gid_is_v4(gid->gid))
+		return -EINVAL;		/* IPv4 to IPv6 cannot be routed */
+	memcpy(pkt->sgid, gid->gid, 16);
+	memcpy(pkt->dgid, av->dgid, 16);
+	pkt->traffic_class = av->traffic_class;
+	pkt->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	pkt->flow_label = le32toh(av->flow_label) & 0xfffff;
+	pkt->udp_sport = roce_udp_sport(rq->qp->qpn);
+	pkt->pkey = ROCE_DEFAULT_PKEY;
+
+	hdr = roce_build_hdrs(dev->frame, sizeof(dev->frame), pkt);
+	if (!hdr)
+		return -EINVAL;
+	if (pkt->paylen && fill) {
+		err = fill(rq, arg, dev->frame + hdr, pkt->paylen);
+		if (err)
+			return err;
+	}
+	len = roce_build_finish(dev->frame, pkt);
+	dev->st.tx_frames++;
+
+	/* Our own MAC: straight back in, as rxe does, never on the wire. */
+	if (!memcmp(pkt->dmac, pkt->smac, 6) ||
+	    !memcmp(pkt->dmac, eng->cfg.mac, 6)) {
+		dev->st.loopback++;
+		pthread_mutex_lock(&eng->lock);
+		rx_enqueue(dev, dev->frame, len);
+		pthread_mutex_unlock(&eng->lock);
+		return 0;
+	}
+	pthread_mutex_lock(&dev->tx_lock);
+	if (dev->tx)
+		dev->tx(dev->tx_ctx, dev->frame, len);
+	else
+		dev->st.tx_no_port++;
+	pthread_mutex_unlock(&dev->tx_lock);
+	return 0;
+}
+
+/* ---- receive dispatch ---- */
+
+static bool qp_takes_requests(const struct emu_qp *qp)
+{
+	return qp->state == ORCA_QPS_RTR || qp->state == ORCA_QPS_RTS ||
+	       qp->state == ORCA_QPS_SQD || qp->state == ORCA_QPS_SQE;
+}
+
+static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
+{
+	struct orca_engine *eng = dev->eng;
+	const struct roce_opinfo *op;
+	enum roce_rx_err err;
+	struct roce_pkt pkt;
+	struct emu_qp *qp;
+	struct roce_qp *rq;
+
+	dev->st.rx_frames++;
+	err = roce_parse(frame, len, &pkt);
+	if (err) {
+		dev->drops.err[err]++;
+		return;
+	}
+	op = roce_opinfo(pkt.opcode);
+	if ((pkt.pkey & 0x7fff) != 0x7fff || !roce_local_gid(eng, pkt.dgid)) {
+		dev->st.drop_bad_pkt++;
+		return;
+	}
+	qp = pkt.dest_qpn ? qp_lookup(eng, pkt.dest_qpn) : NULL;
+	if (!qp) {
+		dev->st.drop_no_qp++;
+		return;
+	}
+	if (op->flags & ROCE_K_UD) {
+		if (qp->type == ORCA_QPT_RC) {
+			dev->st.drop_bad_pkt++;
+			return;
+		}
+		if (!qp_takes_requests(qp)) {
+			dev->st.drop_state++;
+			return;
+		}
+		rq = roce_qp_get(eng, qp);
+		if (rq)
+			roce_resp_ud_rx(rq, &pkt);
+		return;
+	}
+	/* RC: only from the peer the QP is connected to. */
+	if (qp->type != ORCA_QPT_RC ||
+	    memcmp(pkt.sgid, qp->attr.av.dgid, 16)) {
+		dev->st.drop_bad_pkt++;
+		return;
+	}
+	rq = roce_qp_get(eng, qp);
+	if (!rq)
+		return;
+	if (op->flags & ROCE_K_RESP) {
+		if (qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD) {
+			dev->st.drop_state++;
+			return;
+		}
+		roce_comp_rx(rq, &pkt);
+	} else {
+		if (!qp_takes_requests(qp)) {
+			dev->st.drop_state++;
+			return;
+		}
+		if (qp->state == ORCA_QPS_RTR && !rq->comm_est) {
+			rq->comm_est = true;
+			eq_post(eng, 0, ORCA_EQE_COMM_EST, qp->qpn, 0);
+		}
+		roce_resp_rx(rq, &pkt);
+	}
+}
+
+/* ---- doorbells ---- */
+
+static void doorbell(struct roce_dev *dev, const struct roce_db *db)
+{
+	struct orca_engine *eng = dev->eng;
+	struct emu_qp *qp;
+	struct emu_cq *cq;
+	struct roce_qp *rq;
+
+	switch (db->off) {
+	case ORCA_UAR_SQ_DB:
+	case ORCA_UAR_RQ_DB:
+		qp = qp_lookup(eng, db->val & ROCE_QPN_MASK);
+		if (!qp || qp->uar != db->uar || qp->state == ORCA_QPS_RESET)
+			return;
+		rq = roce_qp_get(eng, qp);
+		if (!rq)
+			return;
+		if (qp->state == ORCA_QPS_ERR) {
+			/* WQEs posted to a QP in ERR complete flushed. */
+			roce_comp_flush_sq(rq);
+			roce_resp_flush_rq(rq);
+		} else if (db->off == ORCA_UAR_SQ_DB) {
+			rq->sq_kick = true;
+		}
+		break;
+	case ORCA_UAR_CQ_DB:
+		cq = objtab_get(&eng->cqs, db->val);
+		if (cq && cq->uar == db->uar)
+			roce_cq_doorbell(eng, db->val);
+		break;
+	}
+}
+
+void roce_update_deadline(struct roce_dev *dev)
+{
+	uint64_t next = 0;
+
+	for (struct roce_qp *rq = dev->qps; rq; rq = rq->next) {
+		if (rq->retry_deadline &&
+		    (!next || rq->retry_deadline < next))
+			next = rq->retry_deadline;
+		if (rq->rnr_deadline && (!next || rq->rnr_deadline < next))
+			next = rq->rnr_deadline;
+	}
+	pthread_mutex_lock(&dev->eng->lock);
+	dev->next_deadline_us = next;
+	pthread_mutex_unlock(&dev->eng->lock);
+}
+
+/*
+ * The transport's share of one engine pass; engine thread, inside a DMA
+ * section, without eng->lock.
+ */
+void roce_run(struct orca_engine *eng)
+{
+	struct roce_dev *dev = eng->roce;
+	struct roce_db dbs[64];
+	uint32_t n = 0, head, tail, i;
+	bool overflow, again = false;
+	struct roce_qp *rq;
+	uint64_t now;
+
+	pthread_mutex_lock(&eng->lock);
+	while (dev->db_head != dev->db_tail && n < ARRAY_SIZE(dbs))
+		dbs[n++] = dev->dbq[dev->db_head++ % ROCE_DBQ_LEN];
+	overflow = dev->db_overflow;
+	dev->db_overflow = false;
+	dev->again = false;
+	head = dev->rx_head;
+	tail = dev->rx_tail;
+	pthread_mutex_unlock(&eng->lock);
+
+	for (i = 0; i < n; i++)
+		doorbell(dev, &dbs[i]);
+	if (overflow)
+		for (rq = dev->qps; rq; rq = rq->next)
+			rq->sq_kick = true;
+
+	/* The producer only writes slots past tail; these stay ours. */
+	for (i = head; i != tail; i++)
+		rx_frame(dev, dev->rxq[i % ROCE_RXQ_LEN].data,
+			 dev->rxq[i % ROCE_RXQ_LEN].len);
+	pthread_mutex_lock(&eng->lock);
+	dev->rx_head = tail;
+	pthread_mutex_unlock(&eng->lock);
+
+	now = roce_now_us();
+	for (rq = dev->qps; rq; rq = rq->next)
+		roce_comp_timers(rq, now);
+	for (rq = dev->qps; rq; rq = rq->next) {
+		uint8_t st = rq->qp->state;
+
+		if ((st == ORCA_QPS_RTS || st == ORCA_QPS_SQD) &&
+		    rq->sq_kick) {
+			roce_req_run(rq);
+			again |= rq->sq_kick;
+		}
+	}
+	for (rq = dev->qps; rq; rq = rq->next)
+		again |= roce_resp_send_acks(rq);
+
+	roce_update_deadline(dev);
+	if (again) {
+		pthread_mutex_lock(&eng->lock);
+		dev->again = true;
+		pthread_mutex_unlock(&eng->lock);
+	}
+}
+
+void roce_get_stats(struct orca_engine *eng, struct roce_stats *st)
+{
+	*st = eng->roce->st;
+}

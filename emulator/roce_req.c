@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The requester: reads send WQEs from the send queue (producer index from
+ * the doorbell record, event index published when the queue goes idle),
+ * turns them into RoCEv2 request packets segmented by the path MTU with
+ * consecutive PSNs, and executes the local work requests (REG_MR,
+ * LOCAL_INV).  Retransmission is go-back-N: the completer moves the
+ * transmit position back with roce_req_rewind() and this code sends again
+ * from there, with the PSNs the WQEs were given the first time.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "roce.h"
+
+static uint32_t sq_mask(const struct roce_qp *rq)
+{
+	return (1u << rq->qp->log_sq_depth) - 1;
+}
+
+static struct roce_swqe *swqe(struct roce_qp *rq, uint32_t idx)
+{
+	return &rq->sw[idx & sq_mask(rq)];
+}
+
+static bool is_rd_atomic(uint8_t op)
+{
+	return op == ORCA_WQE_RDMA_READ || op == ORCA_WQE_ATOMIC_CS ||
+	       op == ORCA_WQE_ATOMIC_FA;
+}
+
+static uint64_t timeout_us(const struct emu_qp *qp)
+{
+	uint8_t t = qp->attr.timeout;
+
+	if (!t)
+		return 0;		/* infinite */
+	if (t > 31)
+		t = 31;
+	return ((4096ull << t) + 999) / 1000;
+}
+
+void roce_req_arm_timer(struct roce_qp *rq)
+{
+	uint64_t t = timeout_us(rq->qp);
+
+	rq->retry_deadline = t && roce_req_outstanding(rq) ?
+			     roce_now_us() + t : 0;
+}
+
+bool roce_req_outstanding(const struct roce_qp *rq)
+{
+	return roce_psn_diff(rq->max_sent_psn, rq->una_psn) > 0;
+}
+
+/* The send WQE in the ring (64-byte header, then SGEs or inline data). */
+static const uint8_t *ring_wqe(struct roce_qp *rq, uint32_t idx)
+{
+	struct emu_qp *qp = rq->qp;
+
+	return roce_queue_entry(rq->dev->eng, &qp->buf, 0, qp->sq_npages, idx,
+				qp->log_sq_depth,
+				orca_send_wqe_stride(qp->max_send_sge));
+}
+
+bool roce_req_sges(struct roce_qp *rq, const struct roce_swqe *w,
+		   struct orca_sge *sge)
+{
+	const uint8_t *e = ring_wqe(rq, w->idx);
+
+	if (!e || w->num_sge > rq->qp->max_send_sge)
+		return false;
+	memcpy(sge, e + sizeof(struct orca_send_wqe_hdr),
+	       w->num_sge * sizeof(*sge));
+	return true;
+}
+
+static bool op_allowed(const struct emu_qp *qp, uint8_t op)
+{
+	if (qp->type == ORCA_QPT_RC)
+		return op <= ORCA_WQE_REG_MR;
+	return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM;
+}
+
+/* Copies WQE @idx into the requester's table and validates it. */
+static bool fetch_one(struct roce_qp *rq, uint32_t idx)
+{
+	struct emu_qp *qp = rq->qp;
+	struct roce_swqe *w = swqe(rq, idx);
+	const struct orca_send_wqe_hdr *h;
+	const uint8_t *e = ring_wqe(rq, idx);
+	uint32_t stride = orca_send_wqe_stride(qp->max_send_sge);
+
+	if (!e)
+		return false;
+	h = (const struct orca_send_wqe_hdr *)e;
+	memset(w, 0, sizeof(*w));
+	w->idx = idx;
+	w->opcode = h->opcode;
+	w->flags = h->flags;
+	w->num_sge = h->num_sge;
+	w->wr_id = le32toh(h->wr_id_lo) | (uint64_t)le32toh(h->wr_id_hi) << 32;
+	w->imm_or_inv = le32toh(h->imm_or_inv);
+	w->raddr = le64toh(h->remote_addr);
+	w->rkey = le32toh(h->rkey);
+	w->cmp_add = le64toh(h->compare_add);
+	w->swap = le64toh(h->swap);
+	w->ahn = le32toh(h->ahn);
+	w->dest_qpn = le32toh(h->dest_qpn) & ROCE_QPN_MASK;
+	w->qkey = le32toh(h->qkey);
+
+	if (!op_allowed(qp, w->opcode)) {
+		w->status = ORCA_CQE_ST_LOC_QP_OP_ERR;
+		return true;
+	}
+	if (w->opcode == ORCA_WQE_REG_MR) {
+		w->len = le32toh(h->length);
+		return true;
+	}
+	if (w->opcode == ORCA_WQE_LOCAL_INV)
+		return true;
+	if (w->flags & ORCA_WQE_F_INLINE) {
+		w->len = le32toh(h->length);
+		w->num_sge = 0;
+		/* Inline data lives in the SGE area (max_send_sge * 16). */
+		if (w->len > qp->max_inline ||
+		    w->len > qp->max_send_sge * sizeof(struct orca_sge) ||
+		    w->len > stride - sizeof(*h) || is_rd_atomic(w->opcode))
+			w->status = ORCA_CQE_ST_LOC_QP_OP_ERR;
+		return true;
+	}
+	if (w->num_sge > qp->max_send_sge) {
+		w->status = ORCA_CQE_ST_LOC_QP_OP_ERR;
+		return true;
+	}
+	{
+		struct orca_sge sge[ORCA_MAX_SGE];
+		uint64_t len;
+
+		memcpy(sge, e + sizeof(*h), w->num_sge * sizeof(*sge));
+		len = roce_sgl_len(sge, w->num_sge);
+		if (len > (1ull << 31))
+			w->status = ORCA_CQE_ST_LOC_LEN_ERR;
+		w->len = (uint32_t)len;
+	}
+	if ((w->opcode == ORCA_WQE_ATOMIC_CS ||
+	     w->opcode == ORCA_WQE_ATOMIC_FA) && w->len != 8)
+		w->status = ORCA_CQE_ST_LOC_LEN_ERR;
+	return true;
+}
+
+static struct orca_qp_db_rec *db_rec(struct roce_qp *rq)
+{
+	return engine_dma(rq->dev->eng, rq->qp->db_rec,
+			  sizeof(struct orca_qp_db_rec));
+}
+
+/*
+ * Copies newly posted WQEs.  When there are none, publishes the event index
+ * (the driver rings again only when it posts past it) and looks once more,
+ * so a WQE posted meanwhile is not stranded.  Returns false if the QP had to
+ * go to ERR.
+ */
+static bool fetch(struct roce_qp *rq, bool *idle)
+{
+	struct orca_qp_db_rec *rec = db_rec(rq);
+	uint32_t depth = sq_mask(rq) + 1, pi;
+
+	*idle = false;
+	if (!rec)
+		goto fatal;
+	for (int pass = 0; pass < 2; pass++) {
+		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->sq_pi,
+						  memory_order_acquire));
+		if (pi - rq->sq_head > depth)
+			goto fatal;	/* the driver overran its own ring */
+		while (rq->sq_fetched != pi) {
+			if (!fetch_one(rq, rq->sq_fetched))
+				goto fatal;
+			rq->sq_fetched++;
+		}
+		if (rq->sq_next != rq->sq_fetched)
+			return true;
+		if (pass)
+			break;
+		atomic_store_explicit((_Atomic __le32 *)&rec->sq_event_idx,
+				      htole32(pi), memory_order_release);
+		atomic_thread_fence(memory_order_seq_cst);
+	}
+	*idle = true;
+	return true;
+fatal:
+	roce_qp_to_err(rq, ORCA_EQE_QP_FATAL);
+	return false;
+}
+
+/* ---- payload sources ---- */
+
+struct fill_ctx {
+	struct roce_swqe *w;
+	uint32_t off;
+	int status;
+};
+
+static int fill_from_wqe(struct roce_qp *rq, void *arg, uint8_t *dst,
+			 uint32_t len)
+{
+	struct fill_ctx *f = arg;
+	struct roce_swqe *w = f->w;
+	struct orca_sge sge[ORCA_MAX_SGE];
+
+	if (w->flags & ORCA_WQE_F_INLINE) {
+		const uint8_t *e = ring_wqe(rq, w->idx);
+
+		if (!e) {
+			f->status = ORCA_CQE_ST_LOC_PROT_ERR;
+			return -1;
+		}
+		memcpy(dst, e + sizeof(struct orca_send_wqe_hdr) + f->off,
+		       len);
+		return 0;
+	}
+	if (!roce_req_sges(rq, w, sge)) {
+		f->status = ORCA_CQE_ST_LOC_PROT_ERR;
+		return -1;
+	}
+	f->status = roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge, w->num_sge,
+				  f->off, dst, len, false);
+	return f->status ? -1 : 0;
+}
+
+/* ---- packets ---- */
+
+static uint8_t send_opcode(const struct roce_swqe *w, bool first, bool last)
+{
+	bool imm = w->opcode == ORCA_WQE_SEND_IMM;
+	bool inv = w->opcode == ORCA_WQE_SEND_INV;
+
+	if (first && last)
+		return imm ? ROCE_RC_SEND_ONLY_IMM :
+		       inv ? ROCE_RC_SEND_ONLY_INV : ROCE_RC_SEND_ONLY;
+	if (first)
+		return ROCE_RC_SEND_FIRST;
+	if (!last)
+		return ROCE_RC_SEND_MIDDLE;
+	return imm ? ROCE_RC_SEND_LAST_IMM :
+	       inv ? ROCE_RC_SEND_LAST_INV : ROCE_RC_SEND_LAST;
+}
+
+static uint8_t write_opcode(const struct roce_swqe *w, bool first, bool last)
+{
+	bool imm = w->opcode == ORCA_WQE_RDMA_WRITE_IMM;
+
+	if (first && last)
+		return imm ? ROCE_RC_WRITE_ONLY_IMM : ROCE_RC_WRITE_ONLY;
+	if (first)
+		return ROCE_RC_WRITE_FIRST;
+	if (!last)
+		return ROCE_RC_WRITE_MIDDLE;
+	return imm ? ROCE_RC_WRITE_LAST_IMM : ROCE_RC_WRITE_LAST;
+}
+
+/* The ImmDt bytes are the WQE field's bytes, in memory order. */
+static uint32_t wire_imm(uint32_t le_field)
+{
+	return __builtin_bswap32(le_field);
+}
+
+static void note_sent(struct roce_qp *rq, uint32_t end_psn)
+{
+	if (roce_psn_diff(end_psn, rq->max_sent_psn) > 0)
+		rq->max_sent_psn = end_psn & ROCE_PSN_MASK;
+	else
+		rq->dev->st.retransmits++;
+	if (!rq->retry_deadline)
+		roce_req_arm_timer(rq);
+}
+
+enum tx_result {
+	TX_MORE,		/* packet sent, more of the message follows */
+	TX_DONE,		/* the message's last packet is sent */
+	TX_WINDOW,		/* too many unacknowledged packets: wait */
+	TX_FAILED,		/* the WQE failed locally: w->status says why */
+};
+
+/* Sends the next packet of RC WQE @w. */
+static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
+{
+	struct emu_qp *qp = rq->qp;
+	uint32_t mtu = roce_qp_mtu(rq->dev->eng, qp);
+	struct roce_pkt pkt = { 0 };
+	struct fill_ctx f = { .w = w };
+	uint32_t i, psn, end;
+	bool first, last;
+	int err;
+
+	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
+	switch (w->opcode) {
+	case ORCA_WQE_RDMA_READ:
+		psn = w->rd_next;
+		if (roce_psn_diff(psn, rq->una_psn) >= ROCE_MAX_INFLIGHT)
+			return TX_WINDOW;
+		i = psn - w->first_psn;
+		pkt.opcode = ROCE_RC_READ_REQ;
+		pkt.psn = psn;
+		pkt.ack_req = true;
+		pkt.reth_va = w->raddr + (uint64_t)i * mtu;
+		pkt.reth_rkey = w->rkey;
+		pkt.reth_len = w->len - (i * mtu < w->len ? i * mtu : w->len);
+		end = w->first_psn + w->npsn;
+		break;
+	case ORCA_WQE_ATOMIC_CS:
+	case ORCA_WQE_ATOMIC_FA:
+		psn = w->first_psn;
+		if (roce_psn_diff(psn, rq->una_psn) >= ROCE_MAX_INFLIGHT)
+			return TX_WINDOW;
+		pkt.psn = psn;
+		pkt.ack_req = true;
+		pkt.atm_va = w->raddr;
+		pkt.atm_rkey = w->rkey;
+		if (w->opcode == ORCA_WQE_ATOMIC_CS) {
+			pkt.opcode = ROCE_RC_CMP_SWAP;
+			pkt.atm_swap = w->swap;
+			pkt.atm_cmp = w->cmp_add;
+		} else {
+			pkt.opcode = ROCE_RC_FETCH_ADD;
+			pkt.atm_swap = w->cmp_add;
+		}
+		end = psn + 1;
+		break;
+	default:	/* SEND*, RDMA_WRITE* */
+		i = rq->next_off / mtu;
+		psn = (w->first_psn + i) & ROCE_PSN_MASK;
+		if (roce_psn_diff(psn, rq->una_psn) >= ROCE_MAX_INFLIGHT)
+			return TX_WINDOW;
+		first = i == 0;
+		last = i + 1 >= w->npsn;
+		pkt.psn = psn;
+		pkt.paylen = last ? w->len - rq->next_off : mtu;
+		pkt.ack_req = last || (i % ROCE_ACK_REQ_EVERY) ==
+				      ROCE_ACK_REQ_EVERY - 1;
+		pkt.solicited = last && (w->flags & ORCA_WQE_F_SOLICITED);
+		if (w->opcode <= ORCA_WQE_SEND_INV) {
+			pkt.opcode = send_opcode(w, first, last);
+		} else {
+			pkt.opcode = write_opcode(w, first, last);
+			pkt.reth_va = w->raddr;
+			pkt.reth_rkey = w->rkey;
+			pkt.reth_len = w->len;
+		}
+		pkt.imm = wire_imm(w->imm_or_inv);
+		pkt.ieth_rkey = w->imm_or_inv;
+		f.off = rq->next_off;
+		end = psn + 1;
+		break;
+	}
+	err = roce_send_pkt(rq, &qp->attr.av, &pkt, fill_from_wqe, &f);
+	if (err) {
+		/* A bad lkey, or an address vector we cannot send to. */
+		w->status = f.status ? f.status : ORCA_CQE_ST_LOC_QP_OP_ERR;
+		return TX_FAILED;
+	}
+	note_sent(rq, end);
+	if (pkt.opcode == ROCE_RC_READ_REQ || pkt.opcode == ROCE_RC_CMP_SWAP ||
+	    pkt.opcode == ROCE_RC_FETCH_ADD)
+		return TX_DONE;
+	rq->next_off += pkt.paylen;
+	return rq->next_off >= w->len ? TX_DONE : TX_MORE;
+}
+
+/* A UD/GSI send: one packet, completed as soon as it is on the wire. */
+static uint8_t send_ud(struct roce_qp *rq, struct roce_swqe *w)
+{
+	struct orca_engine *eng = rq->dev->eng;
+	struct emu_qp *qp = rq->qp;
+	struct emu_ah *ah = objtab_get(&eng->ahs, w->ahn);
+	struct roce_pkt pkt = { 0 };
+	struct fill_ctx f = { .w = w };
+
+	if (!ah || ah->pdn != qp->pdn)
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	if (w->len > roce_qp_mtu_ud(eng))
+		return ORCA_CQE_ST_LOC_LEN_ERR;
+	pkt.opcode = w->opcode == ORCA_WQE_SEND_IMM ? ROCE_UD_SEND_ONLY_IMM :
+						       ROCE_UD_SEND_ONLY;
+	pkt.dest_qpn = w->dest_qpn;
+	pkt.psn = rq->snd_psn;
+	rq->snd_psn = (rq->snd_psn + 1) & ROCE_PSN_MASK;
+	pkt.solicited = w->flags & ORCA_WQE_F_SOLICITED;
+	/* QP1 always uses the GSI Q_Key; bit 31 means "the QP's Q_Key". */
+	if (qp->type == ORCA_QPT_GSI)
+		pkt.deth_qkey = ROCE_GSI_QKEY;
+	else if (w->qkey & 0x80000000u)
+		pkt.deth_qkey = le32toh(qp->attr.qkey);
+	else
+		pkt.deth_qkey = w->qkey;
+	pkt.deth_sqpn = qp->qpn;
+	pkt.imm = wire_imm(w->imm_or_inv);
+	pkt.paylen = w->len;
+	if (roce_send_pkt(rq, &ah->av, &pkt, fill_from_wqe, &f))
+		return f.status ? f.status : ORCA_CQE_ST_LOC_QP_OP_ERR;
+	return ORCA_CQE_ST_SUCCESS;
+}
+
+/* Starts WQE @w: false if it must wait (fence, READ/atomic credits). */
+static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
+{
+	struct emu_qp *qp = rq->qp;
+	uint32_t mtu = roce_qp_mtu(rq->dev->eng, qp);
+	uint8_t max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+
+	if (w->status) {
+		w->done = true;
+		return true;
+	}
+	if (qp->type != ORCA_QPT_RC) {
+		w->status = send_ud(rq, w);
+		w->done = true;
+		return true;
+	}
+	if ((w->flags & ORCA_WQE_F_FENCE) && rq->rd_atomic)
+		return false;
+	switch (w->opcode) {
+	case ORCA_WQE_LOCAL_INV:
+		w->status = roce_mr_invalidate(rq->dev->eng, qp->pdn,
+					       w->imm_or_inv);
+		w->done = true;
+		return true;
+	case ORCA_WQE_REG_MR:
+		w->status = roce_mr_fast_reg(rq->dev->eng, qp->pdn, w);
+		w->done = true;
+		return true;
+	case ORCA_WQE_RDMA_READ:
+	case ORCA_WQE_ATOMIC_CS:
+	case ORCA_WQE_ATOMIC_FA:
+		if (rq->rd_atomic >= max_rd)
+			return false;
+		rq->rd_atomic++;
+		w->npsn = w->opcode == ORCA_WQE_RDMA_READ && w->len ?
+			  (w->len + mtu - 1) / mtu : 1;
+		break;
+	default:
+		w->npsn = w->len ? (w->len + mtu - 1) / mtu : 1;
+		break;
+	}
+	w->first_psn = rq->snd_psn;
+	w->rd_next = w->first_psn;
+	rq->snd_psn = (rq->snd_psn + w->npsn) & ROCE_PSN_MASK;
+	w->started = true;
+	return true;
+}
+
+void roce_req_run(struct roce_qp *rq)
+{
+	struct emu_qp *qp = rq->qp;
+	int budget = ROCE_TX_BURST;
+	bool idle = false;
+
+	rq->sq_kick = false;
+	if (rq->rnr_deadline)
+		return;			/* waiting out an RNR NAK */
+	while (budget > 0) {
+		struct roce_swqe *w;
+		enum tx_result r;
+
+		if (rq->sq_next == rq->sq_fetched) {
+			if (!fetch(rq, &idle))
+				return;
+			if (idle)
+				break;
+		}
+		w = swqe(rq, rq->sq_next);
+		if (rq->sq_next == rq->sq_started) {
+			if (qp->state != ORCA_QPS_RTS)
+				break;	/* SQD: start nothing new */
+			if (!start_wqe(rq, w))
+				break;	/* fence or READ/atomic credits */
+			rq->sq_started++;
+			rq->next_off = 0;
+		}
+		if (w->done) {		/* local op or failed: nothing to send */
+			rq->sq_next++;
+			roce_comp_retire(rq);
+			if (qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD)
+				return;
+			continue;
+		}
+		r = send_rc_packet(rq, w);
+		if (r == TX_WINDOW)
+			break;		/* ACKs will kick us */
+		if (r == TX_FAILED) {
+			w->done = true;
+			rq->sq_next++;
+			roce_comp_retire(rq);
+			return;
+		}
+		budget--;
+		if (r == TX_DONE) {
+			rq->sq_next++;
+			rq->next_off = 0;
+		}
+	}
+	if (!budget)
+		rq->sq_kick = true;
+	roce_comp_retire(rq);
+}
+
+void roce_req_rewind(struct roce_qp *rq, uint32_t psn)
+{
+	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
+	bool found = false;
+
+	for (uint32_t idx = rq->sq_head; idx != rq->sq_started; idx++) {
+		struct roce_swqe *w = swqe(rq, idx);
+		int32_t d;
+
+		if (!w->npsn || w->done)
+			continue;
+		d = roce_psn_diff(psn, w->first_psn);
+		if (!found && d >= 0 && d < (int32_t)w->npsn) {
+			found = true;
+			rq->sq_next = idx;
+			if (w->opcode == ORCA_WQE_RDMA_READ)
+				w->rd_next = psn;
+			else
+				rq->next_off = (uint32_t)d * mtu;
+			continue;
+		}
+		/* Later READs are asked again from their start. */
+		if (found && w->opcode == ORCA_WQE_RDMA_READ)
+			w->rd_next = w->first_psn;
+	}
+	if (!found)
+		return;
+	rq->sq_kick = true;
+}

@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The responder: executes incoming requests in PSN order.  SENDs fill
+ * receive WQEs (RQ or SRQ; none posted -> RNR NAK), RDMA WRITEs and READs
+ * and atomics go through the rkey checks, every request's rights are
+ * checked against the QP and the MR.  A PSN ahead of the expected one gets
+ * one sequence NAK; duplicates are acknowledged again (SEND/WRITE) or
+ * replayed from the responder resources (READ, atomic).  ACKs are
+ * coalesced: one per QP per engine pass, for the newest PSN that asked.
+ * Also the UD/GSI receive side, with the Q_Key check and the GRH area.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "roce.h"
+#include "eq.h"
+
+/* ---- receive WQEs ---- */
+
+static int rwqe_parse(const uint8_t *e, uint8_t max_sge, uint32_t idx,
+		      struct roce_rwqe *out)
+{
+	const struct orca_recv_wqe_hdr *h = (const void *)e;
+
+	out->wr_id = le32toh(h->wr_id_lo) |
+		     (uint64_t)le32toh(h->wr_id_hi) << 32;
+	out->idx = idx;
+	out->num_sge = h->num_sge;
+	if (out->num_sge > max_sge) {
+		out->num_sge = 0;
+		return -EINVAL;
+	}
+	memcpy(out->sge, e + sizeof(*h), out->num_sge * sizeof(out->sge[0]));
+	return 0;
+}
+
+/*
+ * Takes the next receive WQE: 0, -EAGAIN when none is posted (the RQ event
+ * index is published so the driver rings), -EINVAL for a malformed one
+ * (consumed), -EIO when the queue is unreachable.
+ */
+static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
+{
+	struct orca_engine *eng = rq->dev->eng;
+	struct emu_qp *qp = rq->qp;
+	const uint8_t *e;
+	uint32_t pi;
+
+	if (qp->flags & ORCA_QP_F_USE_SRQ) {
+		struct emu_srq *srq = objtab_get(&eng->srqs, qp->srqn);
+		struct orca_srq_db_rec *rec;
+
+		if (!srq)
+			return -EIO;
+		rec = engine_dma(eng, srq->db_rec, sizeof(*rec));
+		if (!rec)
+			return -EIO;
+		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->pi,
+						  memory_order_acquire));
+		if (pi == srq->ci) {
+			atomic_store_explicit((_Atomic __le32 *)&rec->event_idx,
+					      htole32(pi), memory_order_release);
+			return -EAGAIN;
+		}
+		if (pi - srq->ci > (1u << srq->log_depth))
+			return -EIO;
+		e = roce_queue_entry(eng, &srq->buf, 0, srq->buf.npages,
+				     srq->ci, srq->log_depth,
+				     orca_recv_wqe_stride(srq->max_sge));
+		if (!e)
+			return -EIO;
+		srq->ci++;
+		if (srq->limit && pi - srq->ci < srq->limit) {
+			srq->limit = 0;
+			eq_post(eng, 0, ORCA_EQE_SRQ_LIMIT, srq->srqn, 0);
+		}
+		return rwqe_parse(e, srq->max_sge, srq->ci - 1, out);
+	}
+	{
+		struct orca_qp_db_rec *rec = engine_dma(eng, qp->db_rec,
+							 sizeof(*rec));
+
+		if (!rec)
+			return -EIO;
+		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->rq_pi,
+						  memory_order_acquire));
+		if (pi == qp->rq_ci) {
+			atomic_store_explicit((_Atomic __le32 *)&rec->rq_event_idx,
+					      htole32(pi), memory_order_release);
+			return -EAGAIN;
+		}
+		if (pi - qp->rq_ci > (1u << qp->log_rq_depth))
+			return -EIO;
+	}
+	e = roce_queue_entry(eng, &qp->buf, qp->sq_npages,
+			     qp->buf.npages - qp->sq_npages, qp->rq_ci,
+			     qp->log_rq_depth,
+			     orca_recv_wqe_stride(qp->max_recv_sge));
+	if (!e)
+		return -EIO;
+	qp->rq_ci++;
+	return rwqe_parse(e, qp->max_recv_sge, qp->rq_ci - 1, out);
+}
+
+static int recv_complete(struct roce_qp *rq, const struct roce_rwqe *r,
+			 struct orca_cqe *cqe, bool solicited)
+{
+	cqe->wr_id_lo = htole32((uint32_t)r->wr_id);
+	cqe->wr_id_hi = htole32((uint32_t)(r->wr_id >> 32));
+	cqe->qpn = htole32(rq->qp->qpn);
+	cqe->wqe_idx = htole16((uint16_t)r->idx);
+	if (roce_cq_post(rq->dev->eng, rq->qp->recv_cqn, cqe, solicited)) {
+		roce_qp_to_err(rq, ORCA_EQE_QP_FATAL);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void recv_fail(struct roce_qp *rq, const struct roce_rwqe *r,
+		      uint8_t status)
+{
+	struct orca_cqe cqe = { .opcode = ORCA_CQE_RECV, .status = status };
+
+	recv_complete(rq, r, &cqe, false);
+}
+
+void roce_resp_flush_rq(struct roce_qp *rq)
+{
+	struct roce_rwqe r;
+	unsigned int n = 0;
+
+	rq->ack_pending = false;
+	rq->job_head = rq->job_tail;
+	if (rq->rcv_active) {
+		rq->rcv_active = false;
+		recv_fail(rq, &rq->rcv, ORCA_CQE_ST_WR_FLUSH_ERR);
+	}
+	rq->wr_active = false;
+	if (rq->qp->flags & ORCA_QP_F_USE_SRQ)
+		return;		/* SRQ WQEs stay for the other QPs */
+	while (n++ <= (1u << rq->qp->log_rq_depth)) {
+		int err = take_rwqe(rq, &r);
+
+		if (err == -EAGAIN || err == -EIO)
+			break;
+		recv_fail(rq, &r, ORCA_CQE_ST_WR_FLUSH_ERR);
+	}
+}
+
+/* ---- ACK and NAK ---- */
+
+static void send_aeth(struct roce_qp *rq, uint32_t psn, uint8_t syndrome)
+{
+	struct emu_qp *qp = rq->qp;
+	struct roce_pkt pkt = { 0 };
+
+	pkt.opcode = ROCE_RC_ACK;
+	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
+	pkt.psn = psn & ROCE_PSN_MASK;
+	pkt.aeth_syndrome = syndrome;
+	pkt.aeth_msn = rq->msn & 0xffffff;
+	roce_send_pkt(rq, &qp->attr.av, &pkt, NULL, NULL);
+}
+
+/*
+ * ACKs and NAKs for requests after a READ or atomic wait until its
+ * responses are out: the requester would take them as saying the
+ * responses were lost.  The newest one wins (coalescing).
+ */
+static void want_aeth(struct roce_qp *rq, uint32_t psn, uint8_t syndrome)
+{
+	rq->ack_pending = true;
+	rq->ack_psn = psn & ROCE_PSN_MASK;
+	rq->ack_syndrome = syndrome;
+}
+
+static void want_ack(struct roce_qp *rq, uint32_t psn)
+{
+	want_aeth(rq, psn, ROCE_AETH_ACK | ROCE_AETH_ACK_NO_CREDIT);
+}
+
+static void send_atomic_ack(struct roce_qp *rq, uint32_t psn, uint64_t orig);
+static int send_read_response(struct roce_qp *rq, struct roce_rjob *j);
+
+bool roce_resp_send_acks(struct roce_qp *rq)
+{
+	int budget = ROCE_TX_BURST;
+
+	while (rq->job_head != rq->job_tail && budget-- > 0) {
+		struct roce_rjob *j = &rq->jobs[rq->job_head % ROCE_MAX_RJOBS];
+
+		if (j->atomic) {
+			send_atomic_ack(rq, j->psn, j->orig);
+			rq->job_head++;
+		} else if (send_read_response(rq, j)) {
+			rq->job_head++;
+		}
+	}
+	if (rq->job_head != rq->job_tail)
+		return true;
+	if (rq->ack_pending) {
+		rq->ack_pending = false;
+		rq->dev->st.acks_tx++;
+		send_aeth(rq, rq->ack_psn, rq->ack_syndrome);
+	}
+	return false;
+}
+
+static struct roce_rjob *job_add(struct roce_qp *rq)
+{
+	struct roce_rjob *j;
+
+	if (rq->job_tail - rq->job_head >= ROCE_MAX_RJOBS)
+		return NULL;
+	j = &rq->jobs[rq->job_tail++ % ROCE_MAX_RJOBS];
+	memset(j, 0, sizeof(*j));
+	return j;
+}
+
+/*
+ * A request the responder cannot execute: NAK it, fail the receive WQE in
+ * progress and move the QP to ERR (IBA 9.9.3: classes B, C, D).
+ */
+static void nak_fatal(struct roce_qp *rq, uint32_t psn, uint8_t code,
+		      uint8_t recv_status, uint8_t event)
+{
+	rq->dev->st.err_naks_tx++;
+	rq->ack_pending = false;
+	rq->job_head = rq->job_tail;
+	send_aeth(rq, psn, ROCE_AETH_NAK | code);
+	if (rq->rcv_active) {
+		rq->rcv_active = false;
+		recv_fail(rq, &rq->rcv, recv_status);
+	}
+	rq->wr_active = false;
+	roce_qp_to_err(rq, event);
+}
+
+static void nak_rnr(struct roce_qp *rq, uint32_t psn)
+{
+	rq->dev->st.rnr_naks_tx++;
+	/* Like a sequence NAK: later packets are dropped until the retry. */
+	rq->nak_seq_sent = true;
+	want_aeth(rq, psn, ROCE_AETH_RNR_NAK |
+		  (rq->qp->attr.min_rnr_timer & 0x1f));
+}
+
+/* ---- SEND ---- */
+
+static void take_failed(struct roce_qp *rq, const struct roce_pkt *pkt,
+			int err)
+{
+	if (err == -EAGAIN)
+		nak_rnr(rq, pkt->psn);
+	else
+		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_OP,
+			  ORCA_CQE_ST_LOC_QP_OP_ERR, ORCA_EQE_QP_FATAL);
+}
+
+static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
+		      uint32_t flags)
+{
+	struct orca_engine *eng = rq->dev->eng;
+	struct orca_cqe cqe = { .opcode = ORCA_CQE_RECV };
+	int err;
+
+	if (flags & ROCE_K_FIRST) {
+		err = take_rwqe(rq, &rq->rcv);
+		if (err) {
+			if (err == -EINVAL) {
+				rq->rcv_active = true;
+				nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_OP,
+					  ORCA_CQE_ST_LOC_QP_OP_ERR, 0);
+				return;
+			}
+			take_failed(rq, pkt, err);
+			return;
+		}
+		rq->rcv_active = true;
+		rq->rcv_off = 0;
+	}
+	if ((uint64_t)rq->rcv_off + pkt->paylen >
+	    roce_sgl_len(rq->rcv.sge, rq->rcv.num_sge)) {
+		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
+			  ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
+		return;
+	}
+	err = roce_sgl_copy(eng, rq->qp->pdn, rq->rcv.sge, rq->rcv.num_sge,
+			    rq->rcv_off, (void *)pkt->payload, pkt->paylen,
+			    true);
+	if (err) {
+		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_OP, (uint8_t)err, 0);
+		return;
+	}
+	rq->rcv_off += pkt->paylen;
+	rq->epsn = (rq->epsn + 1) & ROCE_PSN_MASK;
+	if (!(flags & ROCE_K_LAST))
+		goto ack;
+
+	if (flags & ROCE_H_IETH) {
+		if (roce_mr_invalidate(eng, rq->qp->pdn, pkt->ieth_rkey)) {
+			nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
+				  ORCA_CQE_ST_REM_INV_REQ_ERR,
+				  ORCA_EQE_QP_REQ_ERR);
+			return;
+		}
+		cqe.flags |= ORCA_CQE_F_INV;
+		cqe.imm_or_inv = htole32(pkt->ieth_rkey);
+	}
+	if (flags & ROCE_H_IMMDT) {
+		cqe.flags |= ORCA_CQE_F_IMM;
+		cqe.imm_or_inv = htole32(__builtin_bswap32(pkt->imm));
+	}
+	cqe.byte_len = htole32(rq->rcv_off);
+	rq->rcv_active = false;
+	rq->msn++;
+	if (recv_complete(rq, &rq->rcv, &cqe, pkt->solicited))
+		return;
+ack:
+	if (pkt->ack_req)
+		want_ack(rq, pkt->psn);
+}
+
+/* ---- RDMA WRITE ---- */
+
+static bool qp_allows(const struct roce_qp *rq, uint32_t access)
+{
+	return (le32toh(rq->qp->attr.access) & access) == access;
+}
+
+static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
+		       uint32_t flags)
+{
+	struct orca_engine *eng = rq->dev->eng;
+	struct emu_mr *mr;
+	int err;
+
+	/* WRITE with immediate consumes a receive WQE: make sure first. */
+	if ((flags & ROCE_H_IMMDT) && !rq->rcv_active) {
+		err = take_rwqe(rq, &rq->rcv);
+		if (err) {
+			take_failed(rq, pkt, err);
+			return;
+		}
+		rq->rcv_active = true;
+	}
+	if (flags & ROCE_K_FIRST) {
+		if (!qp_allows(rq, ORCA_ACCESS_REMOTE_WRITE) ||
+		    (pkt->reth_len &&
+		     roce_mr_check(eng, pkt->reth_rkey, rq->qp->pdn,
+				   pkt->reth_va, pkt->reth_len,
+				   ORCA_ACCESS_REMOTE_WRITE, NULL))) {
+			nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
+				  ORCA_CQE_ST_LOC_ACCESS_ERR,
+				  ORCA_EQE_QP_ACCESS_ERR);
+			return;
+		}
+		rq->wr_active = true;
+		rq->wr_va = pkt->reth_va;
+		rq->wr_rkey = pkt->reth_rkey;
+		rq->wr_left = rq->wr_len = pkt->reth_len;
+	}
+	if (pkt->paylen > rq->wr_left ||
+	    ((flags & ROCE_K_LAST) && pkt->paylen != rq->wr_left)) {
+		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
+			  ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
+		return;
+	}
+	if (pkt->paylen) {
+		/* Checked again per packet: the MR may be gone meanwhile. */
+		err = roce_mr_check(eng, rq->wr_rkey, rq->qp->pdn, rq->wr_va,
+				    pkt->paylen, ORCA_ACCESS_REMOTE_WRITE, &mr);
+		if (!err)
+			err = roce_mr_copy(eng, mr, rq->wr_va,
+					   (void *)pkt->payload, pkt->paylen,
+					   true);
+		if (err) {
+			nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
+				  ORCA_CQE_ST_LOC_ACCESS_ERR,
+				  ORCA_EQE_QP_ACCESS_ERR);
+			return;
+		}
+	}
+	rq->wr_va += pkt->paylen;
+	rq->wr_left -= pkt->paylen;
+	rq->epsn = (rq->epsn + 1) & ROCE_PSN_MASK;
+	if (flags & ROCE_K_LAST) {
+		rq->wr_active = false;
+		rq->msn++;
+		if (flags & ROCE_H_IMMDT) {
+			struct orca_cqe cqe = {
+				.opcode = ORCA_CQE_RECV_RDMA_WITH_IMM,
+				.flags = ORCA_CQE_F_IMM,
+				.byte_len = htole32(rq->wr_len),
+				.imm_or_inv = htole32(__builtin_bswap32(pkt->imm)),
+			};
+
+			rq->rcv_active = false;
+			if (recv_complete(rq, &rq->rcv, &cqe, pkt->solicited))
+				return;
+		}
+	}
+	if (pkt->ack_req)
+		want_ack(rq, pkt->psn);
+}
+
+/* ---- RDMA READ and atomics ---- */
+
+struct read_src {
+	uint64_t va;
+	uint32_t rkey;
+	int status;
+};
+
+static int fill_from_mr(struct roce_qp *rq, void *arg, uint8_t *dst,
+			uint32_t len)
+{
+	struct read_src *s = arg;
+	struct emu_mr *mr;
+
+	s->status = roce_mr_check(rq->dev->eng, s->rkey, rq->qp->pdn, s->va,
+				  len, ORCA_ACCESS_REMOTE_READ, &mr);
+	if (!s->status)
+		s->status = roce_mr_copy(rq->dev->eng, mr, s->va, dst, len,
+					 false);
+	return s->status ? -1 : 0;
+}
+
+/* Sends the next response of READ job @j; true when it was the last. */
+static int send_read_response(struct roce_qp *rq, struct roce_rjob *j)
+{
+	struct emu_qp *qp = rq->qp;
+	uint32_t mtu = roce_qp_mtu(rq->dev->eng, qp);
+	struct read_src src = { .va = j->va, .rkey = j->rkey };
+	bool last = j->left <= mtu;
+	struct roce_pkt pkt = { 0 };
+
+	pkt.opcode = j->first && last ? ROCE_RC_READ_RESP_ONLY :
+		     j->first ? ROCE_RC_READ_RESP_FIRST :
+		     last ? ROCE_RC_READ_RESP_LAST : ROCE_RC_READ_RESP_MIDDLE;
+	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
+	pkt.psn = j->psn;
+	pkt.aeth_syndrome = ROCE_AETH_ACK | ROCE_AETH_ACK_NO_CREDIT;
+	pkt.aeth_msn = rq->msn & 0xffffff;
+	pkt.paylen = last ? j->left : mtu;
+	/*
+	 * If the MR vanished meanwhile, nothing goes out: the requester
+	 * times out and retries, and the retry is refused properly.
+	 */
+	roce_send_pkt(rq, &qp->attr.av, &pkt, fill_from_mr, &src);
+	j->first = false;
+	j->psn = (j->psn + 1) & ROCE_PSN_MASK;
+	j->va += pkt.paylen;
+	j->left -= pkt.paylen;
+	return last;
+}
+
+static bool queue_read(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	struct roce_rjob *j = job_add(rq);
+
+	if (!j)
+		return false;
+	j->psn = pkt->psn;
+	j->va = pkt->reth_va;
+	j->rkey = pkt->reth_rkey;
+	j->left = pkt->reth_len;
+	j->first = true;
+	return true;
+}
+
+static struct roce_res *res_alloc(struct roce_qp *rq)
+{
+	uint8_t n = rq->qp->attr.max_dest_rd_atomic;
+
+	if (!n || n > ROCE_MAX_RES)
+		n = ROCE_MAX_RES;
+	return &rq->res[rq->res_next++ % n];
+}
+
+static void resp_read(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
+	struct roce_res *res;
+
+	if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ) ||
+	    (pkt->reth_len &&
+	     roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
+			   pkt->reth_va, pkt->reth_len,
+			   ORCA_ACCESS_REMOTE_READ, NULL))) {
+		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
+			  ORCA_CQE_ST_LOC_ACCESS_ERR, ORCA_EQE_QP_ACCESS_ERR);
+		return;
+	}
+	if (!queue_read(rq, pkt))
+		return;		/* more than we granted: the retry will do */
+	res = res_alloc(rq);
+	res->valid = true;
+	res->atomic = false;
+	res->psn = pkt->psn;
+	res->npsn = pkt->reth_len ? (pkt->reth_len + mtu - 1) / mtu : 1;
+	rq->epsn = (pkt->psn + res->npsn) & ROCE_PSN_MASK;
+	rq->msn++;
+	rq->ack_pending = false;	/* the responses acknowledge */
+}
+
+static void send_atomic_ack(struct roce_qp *rq, uint32_t psn, uint64_t orig)
+{
+	struct emu_qp *qp = rq->qp;
+	struct roce_pkt pkt = { 0 };
+
+	pkt.opcode = ROCE_RC_ATOMIC_ACK;
+	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
+	pkt.psn = psn;
+	pkt.aeth_syndrome = ROCE_AETH_ACK | ROCE_AETH_ACK_NO_CREDIT;
+	pkt.aeth_msn = rq->msn & 0xffffff;
+	pkt.atm_orig = orig;
+	roce_send_pkt(rq, &qp->attr.av, &pkt, NULL, NULL);
+}
+
+static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	struct emu_mr *mr;
+	struct roce_res *res;
+	struct roce_rjob *j;
+	uint64_t *p, orig;
+
+	if (rq->job_tail - rq->job_head >= ROCE_MAX_RJOBS)
+		return;		/* more than we granted: the retry will do */
+	if (pkt->atm_va & 7) {
+		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
+			  ORCA_CQE_ST_LOC_QP_OP_ERR, ORCA_EQE_QP_REQ_ERR);
+		return;
+	}
+	p = NULL;
+	if (qp_allows(rq, ORCA_ACCESS_REMOTE_ATOMIC) &&
+	    !roce_mr_check(rq->dev->eng, pkt->atm_rkey, rq->qp->pdn,
+			   pkt->atm_va, 8, ORCA_ACCESS_REMOTE_ATOMIC, &mr))
+		p = roce_mr_u64(rq->dev->eng, mr, pkt->atm_va);
+	if (!p) {
+		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
+			  ORCA_CQE_ST_LOC_ACCESS_ERR, ORCA_EQE_QP_ACCESS_ERR);
+		return;
+	}
+	/* Atomic with respect to other adapters' and the CPU's atomics. */
+	if (pkt->opcode == ROCE_RC_CMP_SWAP) {
+		uint64_t expect = htole64(pkt->atm_cmp);
+
+		__atomic_compare_exchange_n(p, &expect, htole64(pkt->atm_swap),
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		orig = le64toh(expect);
+	} else {
+		uint64_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+
+		while (!__atomic_compare_exchange_n(
+				p, &old, htole64(le64toh(old) + pkt->atm_swap),
+				false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			;
+		orig = le64toh(old);
+	}
+	res = res_alloc(rq);
+	res->valid = true;
+	res->atomic = true;
+	res->psn = pkt->psn;
+	res->npsn = 1;
+	res->orig = orig;
+	rq->epsn = (pkt->psn + 1) & ROCE_PSN_MASK;
+	rq->msn++;
+	rq->ack_pending = false;
+	j = job_add(rq);
+	j->atomic = true;
+	j->psn = pkt->psn;
+	j->orig = orig;
+}
+
+/* ---- duplicates ---- */
+
+static struct roce_res *res_find(struct roce_qp *rq, uint32_t psn)
+{
+	for (unsigned int i = 0; i < ROCE_MAX_RES; i++) {
+		struct roce_res *r = &rq->res[i];
+		int32_t d = roce_psn_diff(psn, r->psn);
+
+		if (r->valid && d >= 0 && d < (int32_t)r->npsn)
+			return r;
+	}
+	return NULL;
+}
+
+static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
+			   uint32_t flags)
+{
+	struct roce_res *res;
+
+	rq->dev->st.dup_requests++;
+	if (flags & (ROCE_K_READ | ROCE_K_ATOMIC)) {
+		res = res_find(rq, pkt->psn);
+		if (!res || res->atomic != !!(flags & ROCE_K_ATOMIC))
+			return;		/* too old to replay: drop */
+		/*
+		 * The requester went back to this PSN: whatever we were
+		 * still sending after it will be asked for again.
+		 */
+		rq->job_head = rq->job_tail;
+		if (res->atomic) {
+			struct roce_rjob *j = job_add(rq);
+
+			j->atomic = true;
+			j->psn = pkt->psn;
+			j->orig = res->orig;
+			return;
+		}
+		/* A retried READ asks for the rest from its PSN on. */
+		if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ) ||
+		    (pkt->reth_len &&
+		     roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
+				   pkt->reth_va, pkt->reth_len,
+				   ORCA_ACCESS_REMOTE_READ, NULL)))
+			return;
+		queue_read(rq, pkt);
+		return;
+	}
+	/* SEND/WRITE already executed: acknowledge what we have. */
+	want_ack(rq, rq->epsn - 1);
+}
+
+/* ---- dispatch ---- */
+
+void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	uint32_t flags = roce_opinfo(pkt->opcode)->flags;
+	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
+	int32_t d = roce_psn_diff(pkt->psn, rq->epsn);
+	bool mid_send = rq->rcv_active && !rq->wr_active;
+
+	if (d < 0) {
+		resp_duplicate(rq, pkt, flags);
+		return;
+	}
+	if (d > 0) {
+		/* Something was lost: say once where to resume. */
+		if (!rq->nak_seq_sent) {
+			rq->nak_seq_sent = true;
+			rq->dev->st.seq_naks_tx++;
+			want_aeth(rq, rq->epsn,
+				  ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ);
+		}
+		return;
+	}
+	rq->nak_seq_sent = false;
+
+	/*
+	 * Opcode sequence (IBA 9.8.3.1), packet length rules, and messages
+	 * no longer than 2^31 bytes (IBA's limit; the PSN space is 2^24).
+	 */
+	if ((mid_send && !((flags & ROCE_K_SEND) && !(flags & ROCE_K_FIRST))) ||
+	    ((flags & ROCE_H_RETH) && pkt->reth_len > (1u << 31)) ||
+	    (rq->wr_active &&
+	     !((flags & ROCE_K_WRITE) && !(flags & ROCE_K_FIRST))) ||
+	    (!mid_send && !rq->wr_active && !(flags & ROCE_K_FIRST)) ||
+	    pkt->paylen > mtu ||
+	    (!(flags & ROCE_K_LAST) && pkt->paylen != mtu)) {
+		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
+			  ORCA_CQE_ST_REM_INV_REQ_ERR, ORCA_EQE_QP_REQ_ERR);
+		return;
+	}
+	if (flags & ROCE_K_SEND)
+		resp_send(rq, pkt, flags);
+	else if (flags & ROCE_K_WRITE)
+		resp_write(rq, pkt, flags);
+	else if (flags & ROCE_K_READ)
+		resp_read(rq, pkt);
+	else if (flags & ROCE_K_ATOMIC)
+		resp_atomic(rq, pkt);
+}
+
+/* UD and GSI: Q_Key, a receive WQE or drop, the GRH area, one CQE. */
+void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	struct orca_engine *eng = rq->dev->eng;
+	struct emu_qp *qp = rq->qp;
+	uint32_t qkey = qp->type == ORCA_QPT_GSI ? ROCE_GSI_QKEY :
+						   le32toh(qp->attr.qkey);
+	struct orca_cqe cqe = { .opcode = ORCA_CQE_RECV };
+	uint8_t grh[40] = { 0 };
+	struct roce_rwqe r;
+	int err;
+
+	if (pkt->deth_qkey != qkey) {
+		rq->dev->st.drop_qkey++;
+		return;
+	}
+	err = take_rwqe(rq, &r);
+	if (err == -EAGAIN || err == -EIO) {
+		rq->dev->st.drop_no_rwqe++;
+		return;
+	}
+	if (err) {
+		recv_fail(rq, &r, ORCA_CQE_ST_LOC_QP_OP_ERR);
+		return;
+	}
+	if (40 + (uint64_t)pkt->paylen > roce_sgl_len(r.sge, r.num_sge)) {
+		recv_fail(rq, &r, ORCA_CQE_ST_LOC_LEN_ERR);
+		return;
+	}
+	if (pkt->ipv6)
+		memcpy(grh, pkt->l3, 40);
+	else
+		memcpy(grh + 20, pkt->l3, 20);
+	err = roce_sgl_copy(eng, qp->pdn, r.sge, r.num_sge, 0, grh, 40, true);
+	if (!err && pkt->paylen)
+		err = roce_sgl_copy(eng, qp->pdn, r.sge, r.num_sge, 40,
+				    (void *)pkt->payload, pkt->paylen, true);
+	if (err) {
+		recv_fail(rq, &r, (uint8_t)err);
+		return;
+	}
+	cqe.byte_len = htole32(40 + pkt->paylen);
+	cqe.src_qpn = htole32(pkt->deth_sqpn);
+	cqe.flags = ORCA_CQE_F_GRH | (pkt->ipv6 ? ORCA_CQE_F_IPV6 : 0);
+	if (pkt->opcode == ROCE_UD_SEND_ONLY_IMM) {
+		cqe.flags |= ORCA_CQE_F_IMM;
+		cqe.imm_or_inv = htole32(__builtin_bswap32(pkt->imm));
+	}
+	recv_complete(rq, &r, &cqe, pkt->solicited);
+}

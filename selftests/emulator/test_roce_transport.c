@@ -1,0 +1,1059 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RoCEv2 transport end to end: two adapters (engines with fake hosts)
+ * connected back to back by an in-process wire, or one adapter talking to
+ * itself over its internal loopback, driven through their real command
+ * queues, doorbell records, UAR doorbells, WQEs and CQEs.  Every byte moved
+ * is verified; errors must surface as the right CQE status; 5% frame loss
+ * must be repaired by retransmission.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktap.h"
+#include "roce_node.h"
+
+#define WAIT_MS		10000
+#define IOVA_A		0x7f0000001000ull
+#define IOVA_B		0x7e0000000800ull	/* not page aligned */
+#define BUF_LEN		(1u << 20)
+
+struct pair {
+	struct node a, b;		/* b == a for loopback */
+	struct node *na, *nb;
+	struct tcq acq, bcq;
+	struct tqp aqp, bqp;
+	struct tbuf abuf, bbuf;
+};
+
+static const uint32_t all_access = ORCA_ACCESS_ALL;
+
+static bool pair_init(struct pair *p, bool loopback, unsigned int loss,
+		      uint8_t mtu)
+{
+	struct rc_opts o = {
+		.path_mtu = mtu, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 7, .min_rnr_timer = 1,
+		.access = all_access,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->na = &p->a;
+	p->nb = loopback ? &p->a : &p->b;
+	if (!node_init(p->na, 1))
+		return false;
+	if (!loopback) {
+		if (!node_init(p->nb, 2))
+			return false;
+		p->na->peer = p->nb;
+		p->nb->peer = p->na;
+	}
+	p->na->loss_pct = p->nb->loss_pct = loss;
+	return node_cq(p->na, &p->acq, 10) && node_cq(p->nb, &p->bcq, 10) &&
+	       node_buf(p->na, &p->abuf, IOVA_A, BUF_LEN + 4096, all_access) &&
+	       node_buf(p->nb, &p->bbuf, IOVA_B, BUF_LEN + 4096, all_access) &&
+	       node_qp(p->na, &p->aqp, ORCA_QPT_RC, &p->acq, &p->acq) &&
+	       node_qp(p->nb, &p->bqp, ORCA_QPT_RC, &p->bcq, &p->bcq) &&
+	       node_connect(p->na, &p->aqp, p->nb, p->bqp.qpn, &o) &&
+	       node_connect(p->nb, &p->bqp, p->na, p->aqp.qpn, &o);
+}
+
+static void dump_qps(struct node *n, const char *who);
+
+/* Tears down; first, after a failure, shows both transports' state. */
+static void pair_fini(struct pair *p)
+{
+	if (ktap_case_failures) {
+		dump_qps(p->na, "A");
+		if (p->nb != p->na)
+			dump_qps(p->nb, "B");
+	}
+	engine_set_roce_tx(p->na->t.eng, NULL, NULL);
+	if (p->nb != p->na) {
+		engine_set_roce_tx(p->nb->t.eng, NULL, NULL);
+		node_fini(p->nb);
+	}
+	node_fini(p->na);
+	free(p->abuf.pages);
+	free(p->bbuf.pages);
+}
+
+static struct roce_stats stats(struct node *n)
+{
+	struct roce_stats st;
+
+	engine_flush(n->t.eng);
+	roce_get_stats(n->t.eng, &st);
+	return st;
+}
+
+static void dump_qps(struct node *n, const char *who)
+{
+	for (struct roce_qp *rq = n->t.eng->roce->qps; rq; rq = rq->next)
+		printf("# %s qp %u st %u: una %x max_sent %x snd %x head %u "
+		       "next %u started %u fetched %u off %u retry %u | "
+		       "epsn %x nak_sent %d rcv %d wr %d jobs %u ack %d\n",
+		       who, rq->qp->qpn, rq->qp->state, rq->una_psn,
+		       rq->max_sent_psn, rq->snd_psn, rq->sq_head, rq->sq_next,
+		       rq->sq_started, rq->sq_fetched, rq->next_off,
+		       rq->retry_left, rq->epsn, rq->nak_seq_sent,
+		       rq->rcv_active, rq->wr_active,
+		       rq->job_tail - rq->job_head, rq->ack_pending);
+	{
+		struct roce_stats st;
+		struct roce_rx_drops *d = &n->t.eng->roce->drops;
+
+		roce_get_stats(n->t.eng, &st);
+		printf("# %s rxq_full %llu no_qp %llu state %llu bad %llu "
+		       "ghost %llu rnr_tx %llu seq_tx %llu err_tx %llu "
+		       "err_rx %llu icrc %llu\n", who,
+		       (unsigned long long)st.rxq_full,
+		       (unsigned long long)st.drop_no_qp,
+		       (unsigned long long)st.drop_state,
+		       (unsigned long long)st.drop_bad_pkt,
+		       (unsigned long long)st.drop_ghost,
+		       (unsigned long long)st.rnr_naks_tx,
+		       (unsigned long long)st.seq_naks_tx,
+		       (unsigned long long)st.err_naks_tx,
+		       (unsigned long long)st.err_naks_rx,
+		       (unsigned long long)d->err[ROCE_RX_BAD_ICRC]);
+	}
+}
+
+/* Polls one CQE and checks the essentials. */
+static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
+		       uint8_t opcode, uint8_t status, struct orca_cqe *out)
+{
+	struct orca_cqe c;
+
+	if (!poll_cq(n, cq, &c, WAIT_MS)) {
+		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
+		return false;
+	}
+	if (out)
+		*out = c;
+	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
+	    c.status != status) {
+		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x %u\n",
+		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
+		       (unsigned long long)wr_id, opcode, status);
+		return false;
+	}
+	return true;
+}
+
+static const uint32_t sizes[] = {
+	0, 1, 255, 256, 1023, 1024, 1025, 2048, 4095, 4096, 4097, 12345,
+	65536, 262144 + 3, BUF_LEN,
+};
+
+/* SEND: a receive WQE of two SGEs takes each size; every byte checked. */
+static bool do_sends(struct pair *p, uint32_t seed)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE_T(sizes); i++) {
+		uint32_t len = sizes[i], half = len / 2;
+		struct orca_send_wqe_hdr h = wqe(ORCA_WQE_SEND, 100 + i);
+		struct tsge s = { IOVA_A + 17, len, p->abuf.key };
+		struct tsge r[2] = {
+			{ IOVA_B + 5, half, p->bbuf.key },
+			{ IOVA_B + 5 + half + 100, len - half + 8, p->bbuf.key },
+		};
+		struct orca_cqe c;
+
+		buf_fill(p->na, &p->abuf, 17, len, seed + i);
+		post_recv(p->nb, &p->bqp, 500 + i, r, 2);
+		post_send(p->na, &p->aqp, &h, &s, 1);
+		ok &= expect_cqe(p->na, &p->acq, 100 + i, ORCA_CQE_SEND,
+				 ORCA_CQE_ST_SUCCESS, NULL);
+		ok &= expect_cqe(p->nb, &p->bcq, 500 + i, ORCA_CQE_RECV,
+				 ORCA_CQE_ST_SUCCESS, &c);
+		ok &= le32toh(c.byte_len) == len;
+		/* The halves land where the two SGEs point. */
+		for (uint32_t k = 0; k < len; k++) {
+			uint64_t off = k < half ? 5 + k : 5 + half + 100 +
+							    (k - half);
+			uint8_t want = *node_va(p->na, &p->abuf, 17 + k);
+
+			if (*node_va(p->nb, &p->bbuf, off) != want) {
+				printf("# send %u: byte %u differs\n", len, k);
+				ok = false;
+				break;
+			}
+		}
+		if (!ok) {
+			printf("# send of %u bytes failed\n", len);
+			break;
+		}
+	}
+	return ok;
+}
+
+static bool do_writes(struct pair *p, uint32_t seed, bool imm)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE_T(sizes); i++) {
+		uint32_t len = sizes[i];
+		struct orca_send_wqe_hdr h = wqe(imm ? ORCA_WQE_RDMA_WRITE_IMM :
+						 ORCA_WQE_RDMA_WRITE, 200 + i);
+		struct tsge s = { IOVA_A + 3, len, p->abuf.key };
+		struct orca_cqe c;
+
+		buf_fill(p->na, &p->abuf, 3, len, seed + i);
+		h.remote_addr = htole64(IOVA_B + 40);
+		h.rkey = htole32(p->bbuf.key);
+		h.imm_or_inv = htole32(0x11223344 + i);
+		if (imm)
+			post_recv(p->nb, &p->bqp, 600 + i, NULL, 0);
+		post_send(p->na, &p->aqp, &h, &s, 1);
+		ok &= expect_cqe(p->na, &p->acq, 200 + i, ORCA_CQE_RDMA_WRITE,
+				 ORCA_CQE_ST_SUCCESS, NULL);
+		if (imm) {
+			ok &= expect_cqe(p->nb, &p->bcq, 600 + i,
+					 ORCA_CQE_RECV_RDMA_WITH_IMM,
+					 ORCA_CQE_ST_SUCCESS, &c);
+			ok &= le32toh(c.byte_len) == len &&
+			      (c.flags & ORCA_CQE_F_IMM) &&
+			      c.imm_or_inv == htole32(0x11223344 + i);
+		} else {
+			/* No CQE on the target: wait for the data. */
+			engine_flush(p->nb->t.eng);
+		}
+		ok &= buf_check(p->nb, &p->bbuf, 40, len, seed + i);
+		if (!ok) {
+			printf("# write%s of %u bytes failed\n",
+			       imm ? "_imm" : "", len);
+			break;
+		}
+	}
+	return ok;
+}
+
+static bool do_reads(struct pair *p, uint32_t seed)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE_T(sizes); i++) {
+		uint32_t len = sizes[i];
+		struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_READ, 300 + i);
+		struct tsge s[2] = {
+			{ IOVA_A + 1, len / 3, p->abuf.key },
+			{ IOVA_A + 1 + len / 3, len - len / 3, p->abuf.key },
+		};
+
+		buf_fill(p->nb, &p->bbuf, 9, len, seed + i);
+		h.remote_addr = htole64(IOVA_B + 9);
+		h.rkey = htole32(p->bbuf.key);
+		post_send(p->na, &p->aqp, &h, s, 2);
+		ok &= expect_cqe(p->na, &p->acq, 300 + i, ORCA_CQE_RDMA_READ,
+				 ORCA_CQE_ST_SUCCESS, NULL);
+		/* Compare what landed at A with B's source bytes. */
+		for (uint32_t k = 0; k < len && ok; k++)
+			if (*node_va(p->na, &p->abuf, 1 + k) !=
+			    *node_va(p->nb, &p->bbuf, 9 + k)) {
+				printf("# read %u: byte %u differs\n", len, k);
+				ok = false;
+			}
+		if (!ok)
+			break;
+	}
+	return ok;
+}
+
+static bool do_atomics(struct pair *p)
+{
+	uint64_t *target = (uint64_t *)node_va(p->nb, &p->bbuf, 64);
+	uint64_t *result = (uint64_t *)node_va(p->na, &p->abuf, 128);
+	struct tsge s = { IOVA_A + 128, 8, p->abuf.key };
+	struct orca_send_wqe_hdr h;
+	bool ok = true;
+
+	/* IOVA_B + 64 is 8-byte aligned. */
+	*target = htole64(1000);
+	h = wqe(ORCA_WQE_ATOMIC_FA, 400);
+	h.remote_addr = htole64(IOVA_B + 64);
+	h.rkey = htole32(p->bbuf.key);
+	h.compare_add = htole64(234);
+	post_send(p->na, &p->aqp, &h, &s, 1);
+	ok &= expect_cqe(p->na, &p->acq, 400, ORCA_CQE_FETCH_ADD,
+			 ORCA_CQE_ST_SUCCESS, NULL);
+	ok &= le64toh(*result) == 1000 && le64toh(*target) == 1234;
+
+	h = wqe(ORCA_WQE_ATOMIC_CS, 401);	/* compare fails */
+	h.remote_addr = htole64(IOVA_B + 64);
+	h.rkey = htole32(p->bbuf.key);
+	h.compare_add = htole64(1);
+	h.swap = htole64(77);
+	post_send(p->na, &p->aqp, &h, &s, 1);
+	ok &= expect_cqe(p->na, &p->acq, 401, ORCA_CQE_COMP_SWAP,
+			 ORCA_CQE_ST_SUCCESS, NULL);
+	ok &= le64toh(*result) == 1234 && le64toh(*target) == 1234;
+
+	h.compare_add = htole64(1234);		/* compare succeeds */
+	h.wr_id_lo = htole32(402);
+	post_send(p->na, &p->aqp, &h, &s, 1);
+	ok &= expect_cqe(p->na, &p->acq, 402, ORCA_CQE_COMP_SWAP,
+			 ORCA_CQE_ST_SUCCESS, NULL);
+	ok &= le64toh(*result) == 1234 && le64toh(*target) == 77;
+	return ok;
+}
+
+static void test_rc_ops(bool loopback, uint8_t mtu, const char *name)
+{
+	struct pair p;
+
+	if (!pair_init(&p, loopback, 0, mtu)) {
+		CHECK(!"setup");
+		ktap_case_end("%s", name);
+		return;
+	}
+	CHECK(do_sends(&p, 1));
+	CHECK(do_writes(&p, 2, false));
+	CHECK(do_writes(&p, 3, true));
+	CHECK(do_reads(&p, 4));
+	CHECK(do_atomics(&p));
+	if (loopback) {
+		struct roce_stats st = stats(p.na);
+
+		CHECK(st.loopback > 0 && st.tx_no_port == 0);
+		CHECK(atomic_load(&p.na->sent) == 0);	/* never the wire */
+	}
+	pair_fini(&p);
+	ktap_case_end("%s", name);
+}
+
+static void test_loss(void)
+{
+	struct pair p;
+	struct roce_stats sa, sb;
+
+	if (!pair_init(&p, false, 5, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("rc_5pct_loss_retransmits");
+		return;
+	}
+	CHECK(do_sends(&p, 11));
+	CHECK(do_writes(&p, 12, true));
+	CHECK(do_reads(&p, 13));
+	CHECK(do_atomics(&p));
+	sa = stats(p.na);
+	sb = stats(p.nb);
+	printf("# dropped %lu+%lu of %lu+%lu frames; retransmits %llu+%llu, "
+	       "timeouts %llu+%llu, seq NAKs %llu, dup requests %llu\n",
+	       atomic_load(&p.na->dropped), atomic_load(&p.nb->dropped),
+	       atomic_load(&p.na->sent), atomic_load(&p.nb->sent),
+	       (unsigned long long)sa.retransmits,
+	       (unsigned long long)sb.retransmits,
+	       (unsigned long long)sa.timeouts,
+	       (unsigned long long)sb.timeouts,
+	       (unsigned long long)sb.seq_naks_tx,
+	       (unsigned long long)sb.dup_requests);
+	CHECK(atomic_load(&p.na->dropped) > 0);
+	CHECK(sa.retransmits > 0);
+	pair_fini(&p);
+	ktap_case_end("rc_5pct_loss_retransmits");
+}
+
+/* A bad rkey and an out-of-bounds write fail with REM_ACCESS_ERR. */
+static void test_remote_access_errors(void)
+{
+	struct pair p;
+	struct orca_send_wqe_hdr h;
+	struct tsge s;
+
+	for (int variant = 0; variant < 3; variant++) {
+		if (!pair_init(&p, false, 0, 3)) {
+			CHECK(!"setup");
+			break;
+		}
+		s = (struct tsge){ IOVA_A, 100, p.abuf.key };
+		h = wqe(variant == 2 ? ORCA_WQE_RDMA_READ :
+			ORCA_WQE_RDMA_WRITE, 700);
+		h.remote_addr = htole64(IOVA_B);
+		h.rkey = htole32(p.bbuf.key);
+		if (variant == 0)
+			h.rkey = htole32(p.bbuf.key ^ 0x01);	/* key byte */
+		else	/* runs past the end of the MR */
+			h.remote_addr = htole64(IOVA_B + BUF_LEN + 4000);
+		post_send(p.na, &p.aqp, &h, &s, 1);
+		/* A later WQE is flushed once the QP is in ERR. */
+		h = wqe(ORCA_WQE_SEND, 701);
+		post_send(p.na, &p.aqp, &h, &s, 1);
+		CHECK(expect_cqe(p.na, &p.acq, 700, variant == 2 ?
+				 ORCA_CQE_RDMA_READ : ORCA_CQE_RDMA_WRITE,
+				 ORCA_CQE_ST_REM_ACCESS_ERR, NULL));
+		CHECK(expect_cqe(p.na, &p.acq, 701, ORCA_CQE_SEND,
+				 ORCA_CQE_ST_WR_FLUSH_ERR, NULL));
+		pair_fini(&p);
+	}
+	ktap_case_end("rc_bad_rkey_and_out_of_bounds_remote_access_error");
+}
+
+/* A bad lkey fails locally: LOC_PROT_ERR, nothing sent. */
+static void test_local_errors(void)
+{
+	struct pair p;
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_SEND, 800);
+	struct tsge s;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("rc_bad_lkey_local_protection_error");
+		return;
+	}
+	s = (struct tsge){ IOVA_A, 100, p.abuf.key + 0x100 };	/* index */
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 800, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_LOC_PROT_ERR, NULL));
+	pair_fini(&p);
+	ktap_case_end("rc_bad_lkey_local_protection_error");
+}
+
+/* A SEND with no receive posted is RNR NAKed until one appears. */
+static void test_rnr(void)
+{
+	struct pair p;
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_SEND, 900);
+	struct tsge s, r;
+	struct roce_stats sb;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("rc_rnr_nak_then_receive_posted");
+		return;
+	}
+	s = (struct tsge){ IOVA_A, 3000, p.abuf.key };
+	r = (struct tsge){ IOVA_B, 4000, p.bbuf.key };
+	buf_fill(p.na, &p.abuf, 0, 3000, 9);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	th_sleep_ms(20);
+	sb = stats(p.nb);
+	CHECK(sb.rnr_naks_tx > 0);
+	post_recv(p.nb, &p.bqp, 901, &r, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 900, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(expect_cqe(p.nb, &p.bcq, 901, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(buf_check(p.nb, &p.bbuf, 0, 3000, 9));
+	pair_fini(&p);
+	ktap_case_end("rc_rnr_nak_then_receive_posted");
+}
+
+/* UD: GRH area first, Q_Key checked; GSI QP1 uses the GSI Q_Key. */
+static void test_ud(void)
+{
+	struct pair p;
+	struct tqp ua, ub, ga, gb;
+	struct orca_cmd_create_ah ahin = { 0 };
+	struct orca_send_wqe_hdr h;
+	struct orca_cqe c;
+	struct tsge s, r;
+	int64_t ahn;
+	uint8_t *grh;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("ud_and_gsi_send_recv_grh_qkey");
+		return;
+	}
+	CHECK(node_qp(p.na, &ua, ORCA_QPT_UD, &p.acq, &p.acq));
+	CHECK(node_qp(p.nb, &ub, ORCA_QPT_UD, &p.bcq, &p.bcq));
+	CHECK(node_qp(p.na, &ga, ORCA_QPT_GSI, &p.acq, &p.acq));
+	CHECK(node_qp(p.nb, &gb, ORCA_QPT_GSI, &p.bcq, &p.bcq));
+	CHECK(ga.qpn == 1 && gb.qpn == 1);
+	CHECK(node_ud_ready(p.na, &ua, 0x1234));
+	CHECK(node_ud_ready(p.nb, &ub, 0x1234));
+	CHECK(node_ud_ready(p.na, &ga, ROCE_GSI_QKEY));
+	CHECK(node_ud_ready(p.nb, &gb, ROCE_GSI_QKEY));
+	ahin.pdn = htole32(p.na->pdn);
+	node_gid(p.nb, ahin.av.dgid);
+	memcpy(ahin.av.dmac, p.nb->mac, 6);
+	ahin.av.hop_limit = 64;
+	ahn = th_handle_or_neg(&p.na->t, th_cmd(&p.na->t, ORCA_CMD_CREATE_AH,
+						&ahin, sizeof(ahin)));
+	CHECK(ahn > 0);
+
+	s = (struct tsge){ IOVA_A, 600, p.abuf.key };
+	r = (struct tsge){ IOVA_B, 2048, p.bbuf.key };
+	buf_fill(p.na, &p.abuf, 0, 600, 21);
+	post_recv(p.nb, &ub, 1000, &r, 1);
+	h = wqe(ORCA_WQE_SEND_IMM, 1001);
+	h.ahn = htole32((uint32_t)ahn);
+	h.dest_qpn = htole32(ub.qpn);
+	h.qkey = htole32(0x1234);
+	h.imm_or_inv = htole32(0xcafe);
+	post_send(p.na, &ua, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1001, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(expect_cqe(p.nb, &p.bcq, 1000, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, &c));
+	CHECK(le32toh(c.byte_len) == 40 + 600);
+	CHECK(le32toh(c.src_qpn) == ua.qpn);
+	CHECK((c.flags & ORCA_CQE_F_GRH) && !(c.flags & ORCA_CQE_F_IPV6));
+	CHECK((c.flags & ORCA_CQE_F_IMM) && c.imm_or_inv == htole32(0xcafe));
+	grh = node_va(p.nb, &p.bbuf, 0);
+	CHECK(grh[0] == 0 && grh[19] == 0);	/* 20 zero bytes */
+	CHECK(grh[20] == 0x45 && grh[29] == 17);	/* IPv4, UDP */
+	CHECK(!memcmp(grh + 32, p.na->ip, 4) && !memcmp(grh + 36, p.nb->ip, 4));
+	CHECK(buf_check(p.nb, &p.bbuf, 40, 600, 21));
+
+	/* Wrong Q_Key: dropped, the receive WQE stays for the next one. */
+	h = wqe(ORCA_WQE_SEND, 1002);
+	h.ahn = htole32((uint32_t)ahn);
+	h.dest_qpn = htole32(ub.qpn);
+	h.qkey = htole32(0x9999);
+	post_recv(p.nb, &ub, 1003, &r, 1);
+	post_send(p.na, &ua, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1002, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(!poll_cq(p.nb, &p.bcq, &c, 50));
+	CHECK(stats(p.nb).drop_qkey == 1);
+
+	/* GSI: QP1 to QP1 with the well-known Q_Key. */
+	post_recv(p.nb, &gb, 1004, &r, 1);
+	h = wqe(ORCA_WQE_SEND, 1005);
+	h.ahn = htole32((uint32_t)ahn);
+	h.dest_qpn = htole32(1);
+	h.qkey = htole32(ROCE_GSI_QKEY);
+	s.len = 256;
+	post_send(p.na, &ga, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1005, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(expect_cqe(p.nb, &p.bcq, 1004, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, &c));
+	CHECK(le32toh(c.src_qpn) == 1 && le32toh(c.byte_len) == 296);
+
+	/* IPv6: GID 1 on both sides; the GRH area is the IPv6 header. */
+	{
+		struct orca_cmd_set_gid g = {
+			.port = 1, .type = ORCA_GID_TYPE_ROCE_V2,
+			.index = htole16(1), .vlan = htole16(0xffff),
+			.gid = { 0xfe, 0x80, [15] = 0 },
+		};
+		struct node *nodes[2] = { p.na, p.nb };
+		int64_t ahn6;
+
+		for (int i = 0; i < 2; i++) {
+			memcpy(g.mac, nodes[i]->mac, 6);
+			g.gid[15] = nodes[i]->mac[5];
+			CHECK(th_cmd(&nodes[i]->t, ORCA_CMD_SET_GID, &g,
+				     sizeof(g)) == 0);
+		}
+		ahin.av.sgid_index = 1;
+		memcpy(ahin.av.dgid, g.gid, 16);	/* B's, set last */
+		ahin.av.traffic_class = 0x28;
+		ahin.av.flow_label = htole32(0x12345);
+		ahn6 = th_handle_or_neg(&p.na->t,
+					th_cmd(&p.na->t, ORCA_CMD_CREATE_AH,
+					       &ahin, sizeof(ahin)));
+		CHECK(ahn6 > 0);
+		/* (receive 1003, left by the wrong-Q_Key datagram, takes it) */
+		h = wqe(ORCA_WQE_SEND, 1008);
+		h.ahn = htole32((uint32_t)ahn6);
+		h.dest_qpn = htole32(ub.qpn);
+		h.qkey = htole32(0x1234);
+		s.len = 100;
+		post_send(p.na, &ua, &h, &s, 1);
+		CHECK(expect_cqe(p.na, &p.acq, 1008, ORCA_CQE_SEND,
+				 ORCA_CQE_ST_SUCCESS, NULL));
+		CHECK(expect_cqe(p.nb, &p.bcq, 1003, ORCA_CQE_RECV,
+				 ORCA_CQE_ST_SUCCESS, &c));
+		CHECK((c.flags & ORCA_CQE_F_GRH) && (c.flags & ORCA_CQE_F_IPV6));
+		CHECK(le32toh(c.byte_len) == 140);
+		grh = node_va(p.nb, &p.bbuf, 0);
+		CHECK(grh[0] == 0x62 && grh[1] == 0x81 && grh[6] == 17);
+		CHECK(grh[8] == 0xfe && grh[23] == p.na->mac[5]);
+		CHECK(grh[24] == 0xfe && grh[39] == p.nb->mac[5]);
+		CHECK(buf_check(p.nb, &p.bbuf, 40, 100, 21));
+	}
+
+	/* Too long for a UD datagram: LOC_LEN_ERR, nothing sent. */
+	h = wqe(ORCA_WQE_SEND, 1006);
+	h.ahn = htole32((uint32_t)ahn);
+	h.dest_qpn = htole32(ub.qpn);
+	h.qkey = htole32(0x1234);
+	s.len = 4096;
+	post_send(p.na, &ua, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1006, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_LOC_LEN_ERR, NULL));
+	pair_fini(&p);
+	ktap_case_end("ud_and_gsi_send_recv_grh_qkey");
+}
+
+
+/* Fast registration, remote access through it, remote and local invalidate. */
+static void test_fast_reg(void)
+{
+	struct pair p;
+	struct orca_send_wqe_hdr h;
+	struct orca_cqe c;
+	struct tsge s, r;
+	uint64_t pages[2], list, *l;
+	uint32_t mrkey, rkey;
+	int64_t key;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("fast_reg_write_send_with_invalidate_local_inv");
+		return;
+	}
+	key = node_mr_raw(p.nb, 0, 0, 0, ORCA_MR_F_FAST_REG, NULL, 4);
+	CHECK(key > 0);
+	mrkey = (uint32_t)key;
+	rkey = (mrkey & ~0xffu) | 0x11;		/* new key byte */
+	pages[0] = galloc(&p.nb->t, 4096, 0);
+	pages[1] = galloc(&p.nb->t, 4096, 0);
+	list = galloc(&p.nb->t, 16, 8);
+	l = gptr(&p.nb->t, list);
+	l[0] = htole64(pages[1]);		/* backwards on purpose */
+	l[1] = htole64(pages[0]);
+
+	/* Access before registration fails: the MR starts invalid. */
+	h = wqe(ORCA_WQE_REG_MR, 1100);
+	h.remote_addr = htole64(0x5000000);
+	h.rkey = htole32(rkey);
+	h.length = htole32(8192);
+	h.compare_add = htole64(list);
+	h.swap = htole64(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE |
+			 (2ull << 32));
+	post_send(p.nb, &p.bqp, &h, NULL, 0);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1100, ORCA_CQE_REG_MR,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+
+	/* A writes 5000 bytes at offset 100: spans both (reversed) pages. */
+	buf_fill(p.na, &p.abuf, 0, 5000, 31);
+	s = (struct tsge){ IOVA_A, 5000, p.abuf.key };
+	h = wqe(ORCA_WQE_RDMA_WRITE, 1101);
+	h.remote_addr = htole64(0x5000000 + 100);
+	h.rkey = htole32(rkey);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1101, ORCA_CQE_RDMA_WRITE,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	for (uint32_t k = 0; k < 5000; k++) {
+		uint8_t *dst = k < 3996 ? gptr(&p.nb->t, pages[1] + 100 + k) :
+					  gptr(&p.nb->t, pages[0] + k - 3996);
+
+		if (*dst != *node_va(p.na, &p.abuf, k)) {
+			CHECK(!"fast-reg MR data");
+			break;
+		}
+	}
+
+	/* SEND with invalidate: B's CQE reports the rkey, the MR dies. */
+	r = (struct tsge){ IOVA_B, 64, p.bbuf.key };
+	post_recv(p.nb, &p.bqp, 1102, &r, 1);
+	h = wqe(ORCA_WQE_SEND_INV, 1103);
+	h.imm_or_inv = htole32(rkey);
+	s.len = 10;
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1103, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(expect_cqe(p.nb, &p.bcq, 1102, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, &c));
+	CHECK((c.flags & ORCA_CQE_F_INV) && le32toh(c.imm_or_inv) == rkey);
+
+	/* Register again (key 0x12), then LOCAL_INV it. */
+	rkey = (mrkey & ~0xffu) | 0x12;
+	h = wqe(ORCA_WQE_REG_MR, 1104);
+	h.remote_addr = htole64(0x6000000);
+	h.rkey = htole32(rkey);
+	h.length = htole32(4096);
+	h.compare_add = htole64(list);
+	h.swap = htole64(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE |
+			 (1ull << 32));
+	post_send(p.nb, &p.bqp, &h, NULL, 0);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1104, ORCA_CQE_REG_MR,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	h = wqe(ORCA_WQE_LOCAL_INV, 1105);
+	h.imm_or_inv = htole32(rkey);
+	post_send(p.nb, &p.bqp, &h, NULL, 0);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1105, ORCA_CQE_LOCAL_INV,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+
+	/* Invalid now: a write through the old rkey is refused. */
+	h = wqe(ORCA_WQE_RDMA_WRITE, 1106);
+	h.remote_addr = htole64(0x6000000);
+	h.rkey = htole32(rkey);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1106, ORCA_CQE_RDMA_WRITE,
+			 ORCA_CQE_ST_REM_ACCESS_ERR, NULL));
+	pair_fini(&p);
+	ktap_case_end("fast_reg_write_send_with_invalidate_local_inv");
+}
+
+static void arm_cq(struct node *n, struct tcq *cq, uint32_t seq, uint32_t how)
+{
+	struct orca_cq_db_rec *rec = gptr(&n->t, cq->rec);
+
+	atomic_store((_Atomic __le32 *)&rec->arm, htole32(seq | how));
+}
+
+static int comp_events(struct node *n, uint32_t cqn)
+{
+	struct orca_eqe e;
+	int k = 0;
+
+	engine_flush(n->t.eng);
+	while (th_eq0_next(&n->t, &e))
+		if (e.type == ORCA_EQE_COMP && le32toh(e.data) == cqn)
+			k++;
+	return k;
+}
+
+/* CQ arming: one COMP per arm; SOLICITED waits for a solicited CQE. */
+static void test_cq_arm(void)
+{
+	struct pair p;
+	struct orca_send_wqe_hdr h;
+	struct orca_cqe c;
+	struct tsge s, r;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("cq_arm_any_solicited_and_doorbell");
+		return;
+	}
+	s = (struct tsge){ IOVA_A, 8, p.abuf.key };
+	r = (struct tsge){ IOVA_B, 64, p.bbuf.key };
+	comp_events(p.nb, p.bcq.cqn);
+
+	arm_cq(p.nb, &p.bcq, 1, ORCA_CQ_ARM_ANY);
+	for (int i = 0; i < 2; i++) {
+		post_recv(p.nb, &p.bqp, 1200 + i, &r, 1);
+		h = wqe(ORCA_WQE_SEND, 1210 + i);
+		post_send(p.na, &p.aqp, &h, &s, 1);
+		CHECK(expect_cqe(p.nb, &p.bcq, 1200 + i, ORCA_CQE_RECV,
+				 ORCA_CQE_ST_SUCCESS, &c));
+		CHECK(expect_cqe(p.na, &p.acq, 1210 + i, ORCA_CQE_SEND,
+				 ORCA_CQE_ST_SUCCESS, NULL));
+	}
+	CHECK(comp_events(p.nb, p.bcq.cqn) == 1);	/* once per arm */
+
+	arm_cq(p.nb, &p.bcq, 2, ORCA_CQ_ARM_SOLICITED);
+	post_recv(p.nb, &p.bqp, 1202, &r, 1);
+	h = wqe(ORCA_WQE_SEND, 1212);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1202, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, &c));
+	CHECK(expect_cqe(p.na, &p.acq, 1212, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(comp_events(p.nb, p.bcq.cqn) == 0);	/* not solicited */
+	post_recv(p.nb, &p.bqp, 1203, &r, 1);
+	h = wqe(ORCA_WQE_SEND, 1213);
+	h.flags |= ORCA_WQE_F_SOLICITED;
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1203, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, &c));
+	CHECK(expect_cqe(p.na, &p.acq, 1213, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(comp_events(p.nb, p.bcq.cqn) == 1);
+
+	/*
+	 * The race the CQ doorbell closes: a CQE is already there when the
+	 * driver arms; it rings ORCA_UAR_CQ_DB and the event fires at once.
+	 */
+	post_recv(p.nb, &p.bqp, 1204, &r, 1);
+	h = wqe(ORCA_WQE_SEND, 1214);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1214, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	engine_flush(p.nb->t.eng);
+	arm_cq(p.nb, &p.bcq, 3, ORCA_CQ_ARM_ANY);
+	CHECK(comp_events(p.nb, p.bcq.cqn) == 0);
+	engine_uar_write(p.nb->t.eng, p.nb->uar, ORCA_UAR_CQ_DB, p.bcq.cqn);
+	CHECK(comp_events(p.nb, p.bcq.cqn) == 1);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1204, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	pair_fini(&p);
+	ktap_case_end("cq_arm_any_solicited_and_doorbell");
+}
+
+/* An RC QP on an SRQ; the SRQ limit event; RQ flush on ERR. */
+static void test_srq_and_flush(void)
+{
+	struct pair p;
+	struct tsrq q;
+	struct tcq cq;
+	struct tqp sq;
+	struct orca_send_wqe_hdr h;
+	struct orca_qp_attr a = { 0 };
+	struct orca_cqe c;
+	struct orca_eqe e;
+	struct tsge s, r;
+	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
+			     .rnr_retry = 7, .min_rnr_timer = 1,
+			     .access = all_access };
+	struct tqp aqp2;
+	int limit_events = 0;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("srq_receive_limit_event_and_rq_flush");
+		return;
+	}
+	CHECK(node_srq(p.nb, &q, 2));
+	CHECK(node_cq(p.nb, &cq, 8));
+	/* B's QP on the SRQ, connected to a second QP on A. */
+	CHECK(node_qp(p.na, &aqp2, ORCA_QPT_RC, &p.acq, &p.acq));
+	memset(&sq, 0, sizeof(sq));
+	{
+		unsigned int log = 7, sge = 4;
+		uint32_t sq_bytes = orca_send_wqe_stride(sge) << log;
+		struct orca_cmd_create_qp in = {
+			.qp_type = ORCA_QPT_RC, .page_shift = 12,
+			.log_sq_depth = log, .pdn = htole32(p.nb->pdn),
+			.send_cqn = htole32(cq.cqn), .recv_cqn = htole32(cq.cqn),
+			.srqn = htole32(q.srqn),
+			.flags = htole32(ORCA_QP_F_USE_SRQ),
+			.max_send_sge = sge,
+			.sq_npages = htole32(sq_bytes / 4096),
+			.uar = htole32(p.nb->uar),
+		};
+		struct tcmd cmd = { .opcode = ORCA_CMD_CREATE_QP, .in = &in,
+				    .in_size = sizeof(in) };
+		uint64_t list = galloc(&p.nb->t, 8ull * (sq_bytes / 4096), 8);
+		uint64_t *l = gptr(&p.nb->t, list);
+		int64_t v;
+
+		sq.type = ORCA_QPT_RC;
+		sq.log_sq = log;
+		sq.max_sge = sge;
+		sq.uar = p.nb->uar;
+		sq.sq = galloc(&p.nb->t, sq_bytes, 0);
+		sq.rec = galloc(&p.nb->t, 64, 64);
+		for (uint32_t i = 0; i < sq_bytes / 4096; i++)
+			l[i] = htole64(sq.sq + 4096ull * i);
+		in.db_rec_addr = htole64(sq.rec);
+		cmd.in_addr = list;
+		cmd.in_len = 8 * (sq_bytes / 4096);
+		v = th_handle_or_neg(&p.nb->t, th_exec(&p.nb->t, &cmd));
+		CHECK(v > 0);
+		sq.qpn = (uint32_t)v;
+	}
+	CHECK(node_connect(p.na, &aqp2, p.nb, sq.qpn, &o));
+	CHECK(node_connect(p.nb, &sq, p.na, aqp2.qpn, &o));
+
+	r = (struct tsge){ IOVA_B + 4096, 1000, p.bbuf.key };
+	for (int i = 0; i < 4; i++)
+		post_srq_recv(p.nb, &q, 1300 + i, &r);
+	s = (struct tsge){ IOVA_A, 700, p.abuf.key };
+	buf_fill(p.na, &p.abuf, 0, 700, 41);
+	for (int i = 0; i < 3; i++) {
+		h = wqe(ORCA_WQE_SEND, 1310 + i);
+		post_send(p.na, &aqp2, &h, &s, 1);
+		CHECK(expect_cqe(p.nb, &cq, 1300 + i, ORCA_CQE_RECV,
+				 ORCA_CQE_ST_SUCCESS, &c));
+		CHECK(le32toh(c.qpn) == sq.qpn && le32toh(c.byte_len) == 700);
+	}
+	CHECK(buf_check(p.nb, &p.bbuf, 4096, 700, 41));
+	engine_flush(p.nb->t.eng);
+	while (th_eq0_next(&p.nb->t, &e))
+		limit_events += e.type == ORCA_EQE_SRQ_LIMIT &&
+				le32toh(e.data) == q.srqn;
+	CHECK(limit_events == 1);	/* 1 left < limit 2, then disarmed */
+
+	/* B's first QP (own RQ) to ERR: its posted receives flush. */
+	for (int i = 0; i < 3; i++)
+		post_recv(p.nb, &p.bqp, 1320 + i, &r, 1);
+	a.attr_mask = htole32(ORCA_QP_ATTR_STATE);
+	a.qp_state = ORCA_QPS_ERR;
+	CHECK(node_modify(p.nb, &p.bqp, &a) == 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(expect_cqe(p.nb, &p.bcq, 1320 + i, ORCA_CQE_RECV,
+				 ORCA_CQE_ST_WR_FLUSH_ERR, NULL));
+	/* Posting to a QP in ERR completes flushed too. */
+	post_recv(p.nb, &p.bqp, 1323, &r, 1);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1323, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_WR_FLUSH_ERR, NULL));
+	pair_fini(&p);
+	ktap_case_end("srq_receive_limit_event_and_rq_flush");
+}
+
+/*
+ * Hostile peer: well-formed RoCE frames with random opcodes, PSNs, keys,
+ * addresses and lengths aimed at a live RC QP (and random QPNs).  The
+ * adapter must survive (this runs under ASan/UBSan), keep executing
+ * commands, and never write outside what its MRs allow.
+ */
+static void test_hostile_peer(void)
+{
+	static const uint8_t ops[] = {
+		ROCE_RC_SEND_FIRST, ROCE_RC_SEND_MIDDLE, ROCE_RC_SEND_LAST,
+		ROCE_RC_SEND_ONLY_IMM, ROCE_RC_WRITE_FIRST, ROCE_RC_WRITE_LAST,
+		ROCE_RC_WRITE_ONLY, ROCE_RC_WRITE_ONLY_IMM, ROCE_RC_READ_REQ,
+		ROCE_RC_READ_RESP_FIRST, ROCE_RC_READ_RESP_ONLY, ROCE_RC_ACK,
+		ROCE_RC_ATOMIC_ACK, ROCE_RC_CMP_SWAP, ROCE_RC_FETCH_ADD,
+		ROCE_RC_SEND_ONLY_INV, ROCE_UD_SEND_ONLY,
+	};
+	static uint8_t frame[ROCE_MAX_FRAME], payload[4096];
+	uint64_t guard_before, guard_after, *g1, *g2;
+	uint64_t rng = 0x1234567;
+	int revived = 0;
+	struct pair p;
+	struct tsge r;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("hostile_peer_frames_no_crash");
+		return;
+	}
+	/* Guard words just outside B's MR (not covered by it). */
+	g1 = gptr(&p.nb->t, p.bbuf.pages[p.bbuf.npages - 1] - 8);
+	g2 = gptr(&p.nb->t, p.bbuf.pages[0] + 4096);
+	*g1 = guard_before = 0x5555aaaa5555aaaaull;
+	*g2 = guard_after = 0xaaaa5555aaaa5555ull;
+	r = (struct tsge){ IOVA_B, 2000, p.bbuf.key };
+	for (int i = 0; i < 8; i++)
+		post_recv(p.nb, &p.bqp, 1400 + i, &r, 1);
+	for (int i = 0; i < 20000; i++) {
+		struct roce_pkt k = { 0 };
+		size_t len;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		k.opcode = ops[rng % sizeof(ops)];
+		memcpy(k.dmac, p.nb->mac, 6);
+		memcpy(k.smac, p.na->mac, 6);
+		k.vlan = ROCE_NO_VLAN;
+		node_gid(p.na, k.sgid);
+		node_gid(p.nb, k.dgid);
+		k.hop_limit = 64;
+		k.pkey = ROCE_DEFAULT_PKEY;
+		k.dest_qpn = (rng >> 8) % 8 ? p.bqp.qpn : (rng >> 12) & 0xffffff;
+		k.psn = (0xfffff0 + p.bqp.qpn + (uint32_t)((rng >> 16) % 64) -
+			 8) & ROCE_PSN_MASK;
+		k.ack_req = rng & 1;
+		k.reth_va = (rng >> 20) % 3 ? IOVA_B + (rng >> 24) % BUF_LEN :
+					      rng;
+		k.reth_rkey = (rng >> 30) % 4 ? p.bbuf.key : (uint32_t)rng;
+		k.reth_len = (rng >> 33) % 2 ? (uint32_t)(rng >> 36) % 8192 :
+					       (uint32_t)(rng >> 32);
+		k.atm_va = k.reth_va;
+		k.atm_rkey = k.reth_rkey;
+		k.ieth_rkey = k.reth_rkey;
+		k.aeth_syndrome = (uint8_t)(rng >> 40);
+		k.deth_qkey = (uint32_t)(rng >> 8);
+		if (roce_opinfo(k.opcode)->flags & ROCE_K_PAYLOAD)
+			k.paylen = (rng >> 44) % 3 ? 1024 :
+				   (uint32_t)(rng >> 48) % 1500;
+		k.payload = payload;
+		len = roce_build(frame, sizeof(frame), &k);
+		if (len)
+			engine_roce_rx(p.nb->t.eng, frame, len);
+		if (!(i % 64)) {
+			/* Revive B's QP when the garbage moved it to ERR. */
+			struct orca_qp_attr a = { 0 };
+			struct rc_opts o = { .path_mtu = 3, .timeout = 14,
+					     .retry_cnt = 7, .rnr_retry = 7,
+					     .access = all_access };
+
+			engine_flush(p.nb->t.eng);
+			a.attr_mask = htole32(ORCA_QP_ATTR_STATE);
+			a.qp_state = ORCA_QPS_RESET;
+			CHECK(node_modify(p.nb, &p.bqp, &a) == 0);
+			p.bqp.sq_pi = p.bqp.rq_pi = 0;
+			memset(qp_rec(p.nb, &p.bqp), 0,
+			       sizeof(struct orca_qp_db_rec));
+			CHECK(node_connect(p.nb, &p.bqp, p.na, p.aqp.qpn, &o));
+			for (int j = 0; j < 8; j++)
+				post_recv(p.nb, &p.bqp, 1400 + j, &r, 1);
+			revived++;
+		}
+	}
+	engine_flush(p.nb->t.eng);
+	engine_flush(p.na->t.eng);
+	CHECK(*g1 == guard_before && *g2 == guard_after);
+	/* Both adapters still execute commands. */
+	CHECK(th_cmd(&p.nb->t, ORCA_CMD_NOP, NULL, 0) == ORCA_CMD_ST_OK);
+	CHECK(th_cmd(&p.na->t, ORCA_CMD_NOP, NULL, 0) == ORCA_CMD_ST_OK);
+	printf("# B: %d QP revivals, %llu frames for unknown QPs, %llu in "
+	       "bad states, %llu error NAKs sent\n", revived,
+	       (unsigned long long)stats(p.nb).drop_no_qp,
+	       (unsigned long long)stats(p.nb).drop_state,
+	       (unsigned long long)stats(p.nb).err_naks_tx);
+	pair_fini(&p);
+	ktap_case_end("hostile_peer_frames_no_crash");
+}
+
+/* RTS -> SQD: in-flight WQEs finish, then SQ_DRAINED; nothing new starts. */
+static void test_sqd_drain(void)
+{
+	struct pair p;
+	struct orca_send_wqe_hdr h;
+	struct orca_qp_attr a = { 0 };
+	struct orca_eqe e;
+	struct tsge s, r;
+	int drained = 0;
+
+	if (!pair_init(&p, false, 0, 1)) {
+		CHECK(!"setup");
+		ktap_case_end("sqd_drains_then_sq_drained_event");
+		return;
+	}
+	r = (struct tsge){ IOVA_B, BUF_LEN, p.bbuf.key };
+	s = (struct tsge){ IOVA_A, BUF_LEN, p.abuf.key };
+	post_recv(p.nb, &p.bqp, 1500, &r, 1);
+	post_recv(p.nb, &p.bqp, 1501, &r, 1);
+	h = wqe(ORCA_WQE_SEND, 1502);		/* 4096 packets at MTU 256 */
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	/* Once it is on the wire, it is in flight: SQD lets it finish. */
+	for (int ms = 0; atomic_load(&p.na->sent) < 64 && ms < WAIT_MS; ms++)
+		th_sleep_ms(1);
+	a.attr_mask = htole32(ORCA_QP_ATTR_STATE | ORCA_QP_ATTR_EN_SQD_ASYNC);
+	a.qp_state = ORCA_QPS_SQD;
+	CHECK(node_modify(p.na, &p.aqp, &a) == 0);
+	h = wqe(ORCA_WQE_SEND, 1503);		/* posted in SQD: waits */
+	s.len = 10;
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1502, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	engine_flush(p.na->t.eng);
+	while (th_eq0_next(&p.na->t, &e))
+		drained += e.type == ORCA_EQE_SQ_DRAINED &&
+			   le32toh(e.data) == p.aqp.qpn;
+	CHECK(drained == 1);
+	/* Back to RTS: the waiting WQE goes. */
+	a.attr_mask = htole32(ORCA_QP_ATTR_STATE);
+	a.qp_state = ORCA_QPS_RTS;
+	CHECK(node_modify(p.na, &p.aqp, &a) == 0);
+	CHECK(expect_cqe(p.na, &p.acq, 1503, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	pair_fini(&p);
+	ktap_case_end("sqd_drains_then_sq_drained_event");
+}
+
+int main(void)
+{
+	ktap_plan(14);
+	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
+	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
+	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
+	test_loss();
+	test_remote_access_errors();
+	test_local_errors();
+	test_rnr();
+	test_ud();
+	test_fast_reg();
+	test_cq_arm();
+	test_srq_and_flush();
+	test_hostile_peer();
+	test_sqd_drain();
+	{
+		/* Frames from nowhere: garbage and unknown QPs are counted. */
+		struct node n;
+		uint8_t junk[100] = { 0 };
+		struct roce_stats st;
+
+		CHECK(node_init(&n, 7));
+		engine_roce_rx(n.t.eng, junk, sizeof(junk));
+		st = stats(&n);
+		CHECK(st.rx_frames == 1);
+		node_fini(&n);
+		ktap_case_end("garbage_frames_dropped");
+	}
+	return ktap_finish();
+}
