@@ -13,8 +13,12 @@ rm -f out-build.log
 out=$top/out/demo
 rm -rf "$out"
 echo "== booting two guests (QEMU/TCG), each with an ORCA adapter"
+status=0
 scripts/run-guests.sh -n 2 -t 300 --out "$out" -- \
-	env ORCA_TOP="$top" scripts/demo-guest.sh
-status=$?
+	env ORCA_TOP="$top" scripts/demo-guest.sh || status=$?
+# What each guest said (its console also holds kernel messages).
+for c in "$out"/g*/console.log; do
+	grep -a '^\[guest ' "$c"
+done
 echo "== guest logs: $out"
 exit $status
