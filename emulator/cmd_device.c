@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine_priv.h"
+#include "roce.h"
 
 /* Largest IB MTU (1=256 ... 5=4096) whose payload fits the RoCE frame. */
 uint8_t ib_mtu_for_eth(uint32_t eth_mtu)
@@ -93,6 +94,42 @@ int cmd_query_port(struct cmd_ctx *c)
 	attr.state = up ? ORCA_PORT_STATE_ACTIVE : ORCA_PORT_STATE_DOWN;
 	memcpy(attr.mac, eng->cfg.mac, sizeof(attr.mac));
 	return cmd_write_out(c, &attr, sizeof(attr));
+}
+
+int cmd_query_stats(struct cmd_ctx *c)
+{
+	struct orca_cmd_query_port in;
+	struct orca_port_stats out;
+	struct roce_stats st;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	if (in.port != 1)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	roce_get_stats(c->eng, &st);
+	out = (struct orca_port_stats){
+		.tx_packets = htole64(st.tx_frames),
+		.rx_packets = htole64(st.rx_frames),
+		.loopback_packets = htole64(st.loopback),
+		.rx_drops = htole64(st.rxq_full + st.rx_too_big +
+				    st.drop_no_qp + st.drop_state +
+				    st.drop_bad_pkt + st.drop_qkey +
+				    st.drop_no_rwqe + st.drop_ghost),
+		.rx_bad_packets = htole64(st.drop_bad_pkt),
+		.rx_qkey_drops = htole64(st.drop_qkey),
+		.rx_no_recv_wqe = htole64(st.drop_no_rwqe),
+		.retransmits = htole64(st.retransmits),
+		.retry_timeouts = htole64(st.timeouts),
+		.rnr_naks_rx = htole64(st.rnr_naks_rx),
+		.rnr_naks_tx = htole64(st.rnr_naks_tx),
+		.seq_naks_rx = htole64(st.seq_naks_rx),
+		.seq_naks_tx = htole64(st.seq_naks_tx),
+		.err_naks_rx = htole64(st.err_naks_rx),
+		.err_naks_tx = htole64(st.err_naks_tx),
+		.acks_tx = htole64(st.acks_tx),
+		.dup_requests = htole64(st.dup_requests),
+		.cq_overruns = htole64(st.cq_overruns),
+	};
+	return cmd_write_out(c, &out, sizeof(out));
 }
 
 int cmd_set_port(struct cmd_ctx *c)

@@ -26,6 +26,7 @@ static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
 	[ORCA_CMD_QUERY_PORT]	= cmd_query_port,
 	[ORCA_CMD_SET_PORT]	= cmd_set_port,
 	[ORCA_CMD_SET_GID]	= cmd_set_gid,
+	[ORCA_CMD_QUERY_STATS]	= cmd_query_stats,
 	[ORCA_CMD_CREATE_EQ]	= cmd_create_eq,
 	[ORCA_CMD_DESTROY_EQ]	= cmd_destroy_eq,
 	[ORCA_CMD_ALLOC_UAR]	= cmd_alloc_uar,

@@ -254,6 +254,7 @@ void pages_free(struct emu_pages *p);
 typedef int (*cmd_handler_t)(struct cmd_ctx *c);
 int cmd_query_device(struct cmd_ctx *c);
 int cmd_query_port(struct cmd_ctx *c);
+int cmd_query_stats(struct cmd_ctx *c);
 int cmd_set_port(struct cmd_ctx *c);
 int cmd_set_gid(struct cmd_ctx *c);
 int cmd_create_eq(struct cmd_ctx *c);

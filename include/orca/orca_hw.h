@@ -157,6 +157,7 @@ enum orca_cmd_opcode {
 	ORCA_CMD_QUERY_PORT		= 0x02,
 	ORCA_CMD_SET_PORT		= 0x03,
 	ORCA_CMD_SET_GID		= 0x04,
+	ORCA_CMD_QUERY_STATS		= 0x05,
 	ORCA_CMD_CREATE_EQ		= 0x10,
 	ORCA_CMD_DESTROY_EQ		= 0x11,
 	ORCA_CMD_ALLOC_UAR		= 0x18,
@@ -315,6 +316,33 @@ struct orca_cmd_set_port {
 	__u8 port;
 	__u8 rsvd[3];
 	__le32 eth_mtu;			/* 576 .. 9000 */
+};
+
+/*
+ * QUERY_STATS: inline input struct orca_cmd_query_port; output struct
+ * orca_port_stats at out_addr.  Free-running counters of the port's RoCE
+ * engine, cleared only by a reset.
+ */
+struct orca_port_stats {
+	__le64 tx_packets;		/* RoCE frames sent, loopback included */
+	__le64 rx_packets;		/* RoCE frames received */
+	__le64 loopback_packets;	/* of which never left the adapter */
+	__le64 rx_drops;		/* frames dropped on receive, any reason */
+	__le64 rx_bad_packets;		/* malformed, bad ICRC/P_Key/address */
+	__le64 rx_qkey_drops;		/* UD/GSI Q_Key mismatch */
+	__le64 rx_no_recv_wqe;		/* UD/GSI with no receive WQE */
+	__le64 retransmits;		/* request packets sent again */
+	__le64 retry_timeouts;		/* retransmission timer expiries */
+	__le64 rnr_naks_rx;
+	__le64 rnr_naks_tx;
+	__le64 seq_naks_rx;
+	__le64 seq_naks_tx;
+	__le64 err_naks_rx;		/* invalid request/access/operational */
+	__le64 err_naks_tx;
+	__le64 acks_tx;
+	__le64 dup_requests;		/* duplicate requests answered */
+	__le64 cq_overruns;
+	__le64 rsvd[14];
 };
 
 /* SET_GID: write or clear one GID table entry of a port. */
@@ -787,6 +815,7 @@ static_assert(sizeof(struct orca_cqe) == 32, "orca_cqe");
 static_assert(sizeof(struct orca_send_wqe_hdr) == 64, "send wqe hdr");
 static_assert(sizeof(struct orca_recv_wqe_hdr) == 16, "recv wqe hdr");
 static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
+static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
 static_assert(sizeof(struct orca_cmd_create_srq) <= ORCA_CMD_INLINE_BYTES, "create srq");

@@ -62,6 +62,23 @@ static int query_port(struct th *t, uint8_t port, uint32_t out_len,
 	return st;
 }
 
+static int query_stats(struct th *t, uint8_t port, uint32_t out_len,
+		       struct orca_port_stats *ps)
+{
+	struct orca_cmd_query_port q = { .port = port };
+	uint64_t out = galloc(t, 4096, 0);
+	struct tcmd c = {
+		.opcode = ORCA_CMD_QUERY_STATS, .in = &q, .in_size = sizeof(q),
+		.out_addr = out, .out_len = out_len,
+	};
+	int st;
+
+	memset(gptr(t, out), 0xa5, sizeof(*ps));
+	st = th_exec(t, &c);
+	memcpy(ps, gptr(t, out), sizeof(*ps));
+	return st;
+}
+
 static int set_port(struct th *t, uint8_t port, uint32_t mtu)
 {
 	struct orca_cmd_set_port in = { .port = port,
@@ -104,6 +121,27 @@ static void test_query_and_set_port(void)
 	CHECK(le32toh(pa.eth_mtu) == 2200);
 	th_fini(&t);
 	ktap_case_end("query_and_set_port");
+}
+
+/* A fresh adapter's counters are all zero; bad port and short output fail. */
+static void test_query_stats(void)
+{
+	struct orca_port_stats ps;
+	const uint8_t *b = (const uint8_t *)&ps;
+	size_t i, nonzero = 0;
+	struct th t;
+
+	th_init(&t);
+	CHECK(th_boot(&t, 3));
+	CHECK(query_stats(&t, 1, sizeof(ps), &ps) == ORCA_CMD_ST_OK);
+	for (i = 0; i < sizeof(ps); i++)
+		nonzero += b[i] != 0;
+	CHECK(nonzero == 0);
+	CHECK(query_stats(&t, 2, sizeof(ps), &ps) == ORCA_CMD_ST_BAD_PARAM);
+	CHECK(query_stats(&t, 1, sizeof(ps) - 8, &ps) ==
+	      ORCA_CMD_ST_BAD_LENGTH);
+	th_fini(&t);
+	ktap_case_end("query_stats");
 }
 
 static void test_set_gid(void)
@@ -322,9 +360,10 @@ static void test_eq_interrupt_vector(void)
 
 int main(void)
 {
-	ktap_plan(8);
+	ktap_plan(9);
 	test_query_device();
 	test_query_and_set_port();
+	test_query_stats();
 	test_set_gid();
 	test_uar_alloc_exhaust_and_busy();
 	test_pd_create_destroy();

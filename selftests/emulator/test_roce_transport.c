@@ -353,6 +353,22 @@ static void test_loss(void)
 	       (unsigned long long)sb.dup_requests);
 	CHECK(atomic_load(&p.na->dropped) > 0);
 	CHECK(sa.retransmits > 0);
+	/* The driver sees the same counters through QUERY_STATS. */
+	{
+		struct orca_cmd_query_port q = { .port = 1 };
+		uint64_t out = galloc(&p.na->t, 4096, 0);
+		struct tcmd c = {
+			.opcode = ORCA_CMD_QUERY_STATS, .in = &q,
+			.in_size = sizeof(q), .out_addr = out,
+			.out_len = sizeof(struct orca_port_stats),
+		};
+		struct orca_port_stats ps;
+
+		CHECK(th_exec(&p.na->t, &c) == ORCA_CMD_ST_OK);
+		memcpy(&ps, gptr(&p.na->t, out), sizeof(ps));
+		CHECK(le64toh(ps.retransmits) >= sa.retransmits);
+		CHECK(le64toh(ps.tx_packets) > 0 && le64toh(ps.rx_packets) > 0);
+	}
 	pair_fini(&p);
 	ktap_case_end("rc_5pct_loss_retransmits");
 }
