@@ -44,6 +44,7 @@ struct kv_buf {
  * @mrs: MRs made by kv_fast_mr()
  * @nmrs: entries in @mrs
  * @ah: AH made by kv_ah()
+ * @mac: the port's MAC, from kv_roce_v2_gid()
  * @bufs: buffers made by kv_buf_alloc(), freed after the objects
  * @nbufs: entries in @bufs
  * @cleanup: called after the objects above are destroyed
@@ -68,6 +69,7 @@ struct kv_test {
 	struct ib_mr *mrs[KV_MAX_MRS];
 	int nmrs;
 	struct ib_ah *ah;
+	u8 mac[ETH_ALEN];
 	struct kv_buf *bufs[KV_MAX_BUFS];
 	int nbufs;
 	void (*cleanup)(struct kv_test *t);
@@ -87,6 +89,29 @@ struct kv_suite {
 
 extern const struct kv_suite kv_objects_suite;
 extern const struct kv_suite kv_datapath_suite;
+extern const struct kv_suite kv_remote_suite;
+
+/* kverbs_main.c, for the remote suite's commands; callers hold kv_lock. */
+struct ib_device *kv_find_dev(const char *name);
+__printf(1, 2)
+void kv_out_printf(const char *fmt, ...);
+void kv_teardown(struct kv_test *t);
+
+/* kverbs_remote.c; called with kv_lock held. */
+int kv_peer_cmd(const char *verb, char *args);
+void kv_peer_device_removed(struct ib_device *ibdev);
+
+/* kverbs_datapath.c: completion helpers shared with the remote suite. */
+bool kv_poll_one(struct kv_test *t, struct ib_cq *cq, struct ib_wc *wc,
+		 const char *what);
+bool kv_expect_wc(struct kv_test *t, struct ib_cq *cq, const char *what,
+		  u64 wr_id, enum ib_wc_status status, int opcode,
+		  struct ib_wc *out);
+void kv_fill(void *buf, size_t len, u32 seed);
+bool kv_check_fill(struct kv_test *t, const void *buf, size_t len, u32 seed,
+		   const char *what);
+bool kv_frwr_register(struct kv_test *t, struct ib_qp *qp, struct ib_cq *cq,
+		      struct ib_mr *mr, struct kv_buf *b, u32 len, int access);
 
 /*
  * KV_EXPECT(t, cond, fmt, ...): the case fails unless @cond holds; the
@@ -117,9 +142,13 @@ struct ib_ah *kv_ah(struct kv_test *t, const struct rdma_ah_attr *attr);
 struct ib_pd *kv_pd_global_rkey(struct kv_test *t);
 struct kv_buf *kv_buf_alloc(struct kv_test *t, size_t len);
 int kv_roce_v2_gid(struct kv_test *t, union ib_gid *gid);
-void kv_ah_attr(struct rdma_ah_attr *ah, union ib_gid *gid, int sgid_index);
+void kv_ah_attr(struct kv_test *t, struct rdma_ah_attr *ah, union ib_gid *gid,
+		int sgid_index);
 int kv_rc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn);
+int kv_rc_connect_to(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn,
+		     union ib_gid *dgid, const u8 *dmac);
 int kv_ud_ready(struct kv_test *t, struct ib_qp *qp, u32 qkey);
 enum ib_mtu kv_active_mtu(struct kv_test *t);
+void kv_dump_qps(struct kv_test *t);
 
 #endif /* KVERBS_H */

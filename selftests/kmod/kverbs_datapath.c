@@ -19,7 +19,7 @@
 
 #define KV_QKEY			0x11111111
 #define KV_IMM			0x12345678
-#define KV_POLL_MS		30000
+#define KV_POLL_MS		20000
 #define KV_QUIET_MS		300
 #define KV_CANARY		0xcc
 #define KV_GRH_BYTES		40
@@ -34,7 +34,7 @@ struct kv_pair {
 	u32 rkey;
 };
 
-static void kv_fill(void *buf, size_t len, u32 seed)
+void kv_fill(void *buf, size_t len, u32 seed)
 {
 	u8 *p = buf;
 	size_t i;
@@ -44,8 +44,8 @@ static void kv_fill(void *buf, size_t len, u32 seed)
 }
 
 /* Every byte of @buf as kv_fill(@seed) wrote it; else report the first. */
-static bool kv_check_fill(struct kv_test *t, const void *buf, size_t len,
-			  u32 seed, const char *what)
+bool kv_check_fill(struct kv_test *t, const void *buf, size_t len, u32 seed,
+		   const char *what)
 {
 	const u8 *p = buf;
 	size_t i;
@@ -85,8 +85,8 @@ static void kv_to_cpu(struct kv_test *t, struct kv_buf *b)
 				   DMA_BIDIRECTIONAL);
 }
 
-static bool kv_poll_one(struct kv_test *t, struct ib_cq *cq, struct ib_wc *wc,
-			const char *what)
+bool kv_poll_one(struct kv_test *t, struct ib_cq *cq, struct ib_wc *wc,
+		 const char *what)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(KV_POLL_MS);
 	int n;
@@ -101,14 +101,15 @@ static bool kv_poll_one(struct kv_test *t, struct ib_cq *cq, struct ib_wc *wc,
 			break;
 		usleep_range(100, 1000);
 	}
-	return KV_EXPECT(t, false, "%s: no completion in %d ms", what,
-			 KV_POLL_MS);
+	KV_EXPECT(t, false, "%s: no completion in %d ms", what, KV_POLL_MS);
+	kv_dump_qps(t);
+	return false;
 }
 
 /* One completion for @wr_id with @status (and @opcode unless negative). */
-static bool kv_expect_wc(struct kv_test *t, struct ib_cq *cq, const char *what,
-			 u64 wr_id, enum ib_wc_status status, int opcode,
-			 struct ib_wc *out)
+bool kv_expect_wc(struct kv_test *t, struct ib_cq *cq, const char *what,
+		  u64 wr_id, enum ib_wc_status status, int opcode,
+		  struct ib_wc *out)
 {
 	struct ib_wc wc;
 
@@ -270,7 +271,7 @@ static void kv_rc_send_recv(struct kv_test *t)
 				  IB_WC_RECV, &wc))
 			return;
 		KV_EXPECT(t, wc.byte_len == sizes[i] && wc.qp == p.b &&
-			  !(wc.wc_flags & (IB_WC_WITH_IMM | IB_WC_GRH)),
+			  !(wc.wc_flags & IB_WC_WITH_IMM),
 			  "%s: byte_len %u flags 0x%x", what, wc.byte_len,
 			  wc.wc_flags);
 		kv_to_cpu(t, dst);
@@ -463,108 +464,6 @@ static void kv_rc_read(struct kv_test *t)
 	}
 }
 
-static int kv_post_atomic(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode op,
-			  struct kv_buf *result, u64 raddr, u32 rkey,
-			  u64 compare_add, u64 swap)
-{
-	struct ib_sge sge = {
-		.addr = result->dma,
-		.length = sizeof(u64),
-		.lkey = qp->pd->local_dma_lkey,
-	};
-	struct ib_atomic_wr wr = {
-		.wr = {
-			.wr_id = wr_id,
-			.sg_list = &sge,
-			.num_sge = 1,
-			.opcode = op,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-		.remote_addr = raddr,
-		.rkey = rkey,
-		.compare_add = compare_add,
-		.swap = swap,
-	};
-
-	return ib_post_send(qp, &wr.wr, NULL);
-}
-
-static void kv_rc_atomic_cmp_swap(struct kv_test *t)
-{
-	struct kv_buf *result, *target;
-	struct kv_pair p;
-	u64 *res, *val;
-
-	if (!kv_pair(t, &p, NULL))
-		return;
-	result = kv_buf_alloc(t, sizeof(u64));
-	target = kv_buf_alloc(t, sizeof(u64));
-	if (!result || !target)
-		return;
-	res = result->va;
-	val = target->va;
-	if (t->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
-		kv_skip(t, "no atomics");
-		return;
-	}
-	*val = 0x1111222233334444ULL;
-	kv_to_dev(t, target);
-	KV_EXPECT(t, !kv_post_atomic(p.a, 1, IB_WR_ATOMIC_CMP_AND_SWP, result,
-				     target->dma, p.rkey, 0x1111222233334444ULL,
-				     0x5555666677778888ULL), "post CAS 1");
-	if (!kv_expect_wc(t, p.acq, "CAS equal", 1, IB_WC_SUCCESS,
-			  IB_WC_COMP_SWAP, NULL))
-		return;
-	kv_to_cpu(t, result);
-	kv_to_cpu(t, target);
-	KV_EXPECT(t, *res == 0x1111222233334444ULL &&
-		  *val == 0x5555666677778888ULL,
-		  "equal: returned 0x%llx, memory 0x%llx", *res, *val);
-
-	KV_EXPECT(t, !kv_post_atomic(p.a, 2, IB_WR_ATOMIC_CMP_AND_SWP, result,
-				     target->dma, p.rkey, 1, 2), "post CAS 2");
-	if (!kv_expect_wc(t, p.acq, "CAS different", 2, IB_WC_SUCCESS,
-			  IB_WC_COMP_SWAP, NULL))
-		return;
-	kv_to_cpu(t, result);
-	kv_to_cpu(t, target);
-	KV_EXPECT(t, *res == 0x5555666677778888ULL &&
-		  *val == 0x5555666677778888ULL,
-		  "different: returned 0x%llx, memory 0x%llx", *res, *val);
-}
-
-static void kv_rc_atomic_fetch_add(struct kv_test *t)
-{
-	struct kv_buf *result, *target;
-	struct kv_pair p;
-	u64 *res, *val;
-
-	if (!kv_pair(t, &p, NULL))
-		return;
-	result = kv_buf_alloc(t, sizeof(u64));
-	target = kv_buf_alloc(t, sizeof(u64));
-	if (!result || !target)
-		return;
-	if (t->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
-		kv_skip(t, "no atomics");
-		return;
-	}
-	res = result->va;
-	val = target->va;
-	*val = 0xffffffffULL;
-	kv_to_dev(t, target);
-	KV_EXPECT(t, !kv_post_atomic(p.a, 1, IB_WR_ATOMIC_FETCH_AND_ADD, result,
-				     target->dma, p.rkey, 0x100000001ULL, 0),
-		  "post FAA");
-	if (!kv_expect_wc(t, p.acq, "FAA", 1, IB_WC_SUCCESS, IB_WC_FETCH_ADD,
-			  NULL))
-		return;
-	kv_to_cpu(t, result);
-	kv_to_cpu(t, target);
-	KV_EXPECT(t, *res == 0xffffffffULL && *val == 0x200000000ULL,
-		  "returned 0x%llx, memory 0x%llx", *res, *val);
-}
-
 static void kv_ud_send_recv(struct kv_test *t)
 {
 	u32 mtu = ib_mtu_enum_to_int(kv_active_mtu(t));
@@ -589,7 +488,7 @@ static void kv_ud_send_recv(struct kv_test *t)
 	if (!qa || !qb || idx < 0 || kv_ud_ready(t, qa, KV_QKEY) ||
 	    kv_ud_ready(t, qb, KV_QKEY))
 		return;
-	kv_ah_attr(&ah_attr, &gid, idx);
+	kv_ah_attr(t, &ah_attr, &gid, idx);
 	ah = kv_ah(t, &ah_attr);
 	src = kv_buf_alloc(t, mtu);
 	dst = kv_buf_alloc(t, mtu + KV_GRH_BYTES + 64);
@@ -723,9 +622,8 @@ static void kv_srq_recv(struct kv_test *t)
 }
 
 /* Post REG_MR of @len bytes of @b on @qp with @access; returns success. */
-static bool kv_frwr_register(struct kv_test *t, struct ib_qp *qp,
-			     struct ib_cq *cq, struct ib_mr *mr,
-			     struct kv_buf *b, u32 len, int access)
+bool kv_frwr_register(struct kv_test *t, struct ib_qp *qp, struct ib_cq *cq,
+		      struct ib_mr *mr, struct kv_buf *b, u32 len, int access)
 {
 	struct ib_reg_wr wr = {};
 	struct scatterlist sg;
@@ -760,6 +658,126 @@ static int kv_post_local_inv(struct ib_qp *qp, u64 wr_id, u32 rkey)
 	};
 
 	return ib_post_send(qp, &wr, NULL);
+}
+
+/*
+ * A connected pair, an 8-byte result buffer, and a target page that B
+ * registers for remote atomics (the global rkey allows no atomics).
+ */
+static struct ib_mr *kv_atomic_target(struct kv_test *t, struct kv_pair *p,
+				      struct kv_buf **result,
+				      struct kv_buf **target)
+{
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC;
+	struct ib_mr *mr;
+
+	if (!kv_pair(t, p, NULL))
+		return NULL;
+	mr = kv_fast_mr(t, 1);
+	*result = kv_buf_alloc(t, sizeof(u64));
+	*target = kv_buf_alloc(t, PAGE_SIZE);
+	if (!mr || !*result || !*target ||
+	    !kv_frwr_register(t, p->b, p->bcq, mr, *target, PAGE_SIZE, access))
+		return NULL;
+	return mr;
+}
+
+static int kv_post_atomic(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode op,
+			  struct kv_buf *result, u64 raddr, u32 rkey,
+			  u64 compare_add, u64 swap)
+{
+	struct ib_sge sge = {
+		.addr = result->dma,
+		.length = sizeof(u64),
+		.lkey = qp->pd->local_dma_lkey,
+	};
+	struct ib_atomic_wr wr = {
+		.wr = {
+			.wr_id = wr_id,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = op,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = raddr,
+		.rkey = rkey,
+		.compare_add = compare_add,
+		.swap = swap,
+	};
+
+	return ib_post_send(qp, &wr.wr, NULL);
+}
+
+static void kv_rc_atomic_cmp_swap(struct kv_test *t)
+{
+	struct kv_buf *result, *target;
+	struct kv_pair p;
+	struct ib_mr *mr;
+	u64 *res, *val;
+
+	if (t->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		kv_skip(t, "no atomics");
+		return;
+	}
+	mr = kv_atomic_target(t, &p, &result, &target);
+	if (!mr)
+		return;
+	res = result->va;
+	val = target->va;
+	*val = 0x1111222233334444ULL;
+	kv_to_dev(t, target);
+	KV_EXPECT(t, !kv_post_atomic(p.a, 1, IB_WR_ATOMIC_CMP_AND_SWP, result,
+				     mr->iova, mr->rkey, 0x1111222233334444ULL,
+				     0x5555666677778888ULL), "post CAS 1");
+	if (!kv_expect_wc(t, p.acq, "CAS equal", 1, IB_WC_SUCCESS,
+			  IB_WC_COMP_SWAP, NULL))
+		return;
+	kv_to_cpu(t, result);
+	kv_to_cpu(t, target);
+	KV_EXPECT(t, *res == 0x1111222233334444ULL &&
+		  *val == 0x5555666677778888ULL,
+		  "equal: returned 0x%llx, memory 0x%llx", *res, *val);
+
+	KV_EXPECT(t, !kv_post_atomic(p.a, 2, IB_WR_ATOMIC_CMP_AND_SWP, result,
+				     mr->iova, mr->rkey, 1, 2), "post CAS 2");
+	if (!kv_expect_wc(t, p.acq, "CAS different", 2, IB_WC_SUCCESS,
+			  IB_WC_COMP_SWAP, NULL))
+		return;
+	kv_to_cpu(t, result);
+	kv_to_cpu(t, target);
+	KV_EXPECT(t, *res == 0x5555666677778888ULL &&
+		  *val == 0x5555666677778888ULL,
+		  "different: returned 0x%llx, memory 0x%llx", *res, *val);
+}
+
+static void kv_rc_atomic_fetch_add(struct kv_test *t)
+{
+	struct kv_buf *result, *target;
+	struct kv_pair p;
+	struct ib_mr *mr;
+	u64 *res, *val;
+
+	if (t->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		kv_skip(t, "no atomics");
+		return;
+	}
+	mr = kv_atomic_target(t, &p, &result, &target);
+	if (!mr)
+		return;
+	res = result->va;
+	val = target->va;
+	*val = 0xffffffffULL;
+	kv_to_dev(t, target);
+	KV_EXPECT(t, !kv_post_atomic(p.a, 1, IB_WR_ATOMIC_FETCH_AND_ADD, result,
+				     mr->iova, mr->rkey, 0x100000001ULL, 0),
+		  "post FAA");
+	if (!kv_expect_wc(t, p.acq, "FAA", 1, IB_WC_SUCCESS, IB_WC_FETCH_ADD,
+			  NULL))
+		return;
+	kv_to_cpu(t, result);
+	kv_to_cpu(t, target);
+	KV_EXPECT(t, *res == 0xffffffffULL && *val == 0x200000000ULL,
+		  "returned 0x%llx, memory 0x%llx", *res, *val);
 }
 
 /* Write through a fast-registered MR; after LOCAL_INV its rkey is dead. */
@@ -972,15 +990,16 @@ static bool kv_wait_event(struct kv_test *t, int count)
 }
 
 /*
- * An armed CQ raises one completion event; re-arming with a CQE still
- * unpolled reports it (IB_CQ_REPORT_MISSED_EVENTS); a solicited-only arm
- * ignores unsolicited messages.
+ * A solicited-only arm ignores unsolicited messages and fires for a
+ * solicited one; an armed CQ raises one completion event; re-arming while
+ * a CQE is unpolled reports it (IB_CQ_REPORT_MISSED_EVENTS).  The CQ is
+ * fresh, so nothing is armed before the first request.
  */
 static void kv_cq_events(struct kv_test *t)
 {
 	struct kv_buf *src, *dst;
 	struct kv_pair p;
-	int ret;
+	int i, ret;
 
 	if (!kv_pair(t, &p, NULL))
 		return;
@@ -988,35 +1007,35 @@ static void kv_cq_events(struct kv_test *t)
 	dst = kv_buf_alloc(t, 64);
 	if (!src || !dst)
 		return;
-	for (ret = 0; ret < 3; ret++)
-		KV_EXPECT(t, !kv_post_recv(p.b, 1 + ret, dst, 64), "post_recv");
-
-	ret = ib_req_notify_cq(p.bcq, IB_CQ_NEXT_COMP |
-			       IB_CQ_REPORT_MISSED_EVENTS);
-	KV_EXPECT(t, ret == 0, "arm empty CQ: %d", ret);
-	KV_EXPECT(t, !kv_post_send(p.a, 10, IB_WR_SEND, src, 8, 0), "send 1");
-	if (!KV_EXPECT(t, kv_wait_event(t, 1), "no event for an armed CQ"))
-		return;
-	ret = ib_req_notify_cq(p.bcq, IB_CQ_NEXT_COMP |
-			       IB_CQ_REPORT_MISSED_EVENTS);
-	KV_EXPECT(t, ret == 1, "re-arm with an unpolled CQE: %d", ret);
-	kv_expect_wc(t, p.bcq, "receive 1", 1, IB_WC_SUCCESS, IB_WC_RECV, NULL);
-	kv_expect_wc(t, p.acq, "send 1", 10, IB_WC_SUCCESS, IB_WC_SEND, NULL);
-	/* The re-arm above may have fired at once: start from here. */
-	msleep(KV_QUIET_MS);
-	atomic_set(&t->comp_events, 0);
+	for (i = 0; i < 4; i++)
+		KV_EXPECT(t, !kv_post_recv(p.b, 1 + i, dst, 64), "post_recv");
 
 	ret = ib_req_notify_cq(p.bcq, IB_CQ_SOLICITED);
 	KV_EXPECT(t, ret == 0, "arm solicited: %d", ret);
-	KV_EXPECT(t, !kv_post_send(p.a, 11, IB_WR_SEND, src, 8, 0), "send 2");
-	kv_expect_wc(t, p.acq, "send 2", 11, IB_WC_SUCCESS, IB_WC_SEND, NULL);
+	KV_EXPECT(t, !kv_post_send(p.a, 11, IB_WR_SEND, src, 8, 0), "send 1");
+	kv_expect_wc(t, p.acq, "send 1", 11, IB_WC_SUCCESS, IB_WC_SEND, NULL);
 	msleep(KV_QUIET_MS);
 	KV_EXPECT(t, atomic_read(&t->comp_events) == 0,
 		  "event for an unsolicited message");
 	KV_EXPECT(t, !kv_post_send(p.a, 12, IB_WR_SEND, src, 8,
-				   IB_SEND_SOLICITED), "send 3");
+				   IB_SEND_SOLICITED), "send 2");
 	KV_EXPECT(t, kv_wait_event(t, 1), "no event for a solicited message");
+	kv_expect_wc(t, p.acq, "send 2", 12, IB_WC_SUCCESS, IB_WC_SEND, NULL);
+	kv_expect_wc(t, p.bcq, "receive 1", 1, IB_WC_SUCCESS, IB_WC_RECV, NULL);
 	kv_expect_wc(t, p.bcq, "receive 2", 2, IB_WC_SUCCESS, IB_WC_RECV, NULL);
+
+	atomic_set(&t->comp_events, 0);
+	ret = ib_req_notify_cq(p.bcq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS);
+	KV_EXPECT(t, ret == 0, "arm an empty CQ: %d", ret);
+	KV_EXPECT(t, !kv_post_send(p.a, 13, IB_WR_SEND, src, 8, 0), "send 3");
+	KV_EXPECT(t, kv_wait_event(t, 1), "no event for an armed CQ");
+	kv_expect_wc(t, p.acq, "send 3", 13, IB_WC_SUCCESS, IB_WC_SEND, NULL);
+
+	/* Receive 3 is still unpolled. */
+	ret = ib_req_notify_cq(p.bcq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS);
+	KV_EXPECT(t, ret == 1, "re-arm with an unpolled CQE: %d", ret);
 	kv_expect_wc(t, p.bcq, "receive 3", 3, IB_WC_SUCCESS, IB_WC_RECV, NULL);
 }
 
@@ -1057,6 +1076,125 @@ static void kv_unsignaled_wrap(struct kv_test *t)
 	kv_expect_quiet(t, p.acq, "requester");
 }
 
+struct kv_ulp_ctx {
+	struct ib_cqe cqe;
+	atomic_t done;
+	atomic_t errors;
+	struct completion all;
+	int want;
+};
+
+static void kv_ulp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kv_ulp_ctx *c = container_of(wc->wr_cqe, struct kv_ulp_ctx, cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		atomic_inc(&c->errors);
+	if (atomic_inc_return(&c->done) == c->want)
+		complete(&c->all);
+}
+
+/*
+ * What kernel ULPs do: CQs from ib_alloc_cq() polled by the core from
+ * softirq or a workqueue after completion events, work requests with
+ * wr_cqe callbacks, and ib_drain_qp() (which relies on flushes) before
+ * the QPs are destroyed.
+ */
+static void kv_ulp_poll_ctx(struct kv_test *t, enum ib_poll_context ctx,
+			    const char *name)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_cq *acq, *bcq = NULL;
+	struct kv_ulp_ctx *c;
+	struct kv_buf *buf;
+	struct ib_pd *pd;
+	int i, n = 32;
+
+	pd = t->pd ? t->pd : kv_pd_global_rkey(t);
+	buf = kv_buf_alloc(t, 64);
+	c = kzalloc_obj(*c);
+	if (!pd || !buf || !KV_EXPECT(t, c, "kzalloc"))
+		goto out_free;
+	c->cqe.done = kv_ulp_done;
+	c->want = 2 * n;
+	init_completion(&c->all);
+
+	acq = ib_alloc_cq(t->ibdev, NULL, 128, 0, ctx);
+	if (!KV_EXPECT(t, !IS_ERR(acq), "%s: ib_alloc_cq: %pe", name, acq))
+		goto out_free;
+	bcq = ib_alloc_cq(t->ibdev, NULL, 128, 0, ctx);
+	if (!KV_EXPECT(t, !IS_ERR(bcq), "%s: ib_alloc_cq: %pe", name, bcq)) {
+		bcq = NULL;
+		goto out_cq;
+	}
+	init.send_cq = acq;
+	init.recv_cq = acq;
+	a = ib_create_qp(pd, &init);
+	init.send_cq = bcq;
+	init.recv_cq = bcq;
+	b = ib_create_qp(pd, &init);
+	if (!KV_EXPECT(t, !IS_ERR(a) && !IS_ERR(b), "%s: QPs %pe %pe", name,
+		       a, b))
+		goto out_qp;
+	if (kv_rc_connect(t, a, b->qp_num) || kv_rc_connect(t, b, a->qp_num))
+		goto out_qp;
+
+	for (i = 0; i < n; i++) {
+		struct ib_sge sge = {
+			.addr = buf->dma, .length = 64, .lkey = pd->local_dma_lkey,
+		};
+		struct ib_recv_wr rwr = {
+			.wr_cqe = &c->cqe, .sg_list = &sge, .num_sge = 1,
+		};
+		struct ib_send_wr swr = {
+			.wr_cqe = &c->cqe, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+		};
+
+		if (!KV_EXPECT(t, !ib_post_recv(b, &rwr, NULL) &&
+			       !ib_post_send(a, &swr, NULL), "%s: post %d",
+			       name, i))
+			goto out_qp;
+	}
+	KV_EXPECT(t, wait_for_completion_timeout(&c->all,
+						 msecs_to_jiffies(KV_POLL_MS)),
+		  "%s: %d of %d completions through the callbacks", name,
+		  atomic_read(&c->done), c->want);
+	KV_EXPECT(t, !atomic_read(&c->errors), "%s: %d errors", name,
+		  atomic_read(&c->errors));
+	/* Both drains hang (and WARN) unless flushes complete. */
+	ib_drain_qp(a);
+	ib_drain_qp(b);
+
+out_qp:
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (bcq)
+		ib_free_cq(bcq);
+out_cq:
+	ib_free_cq(acq);
+out_free:
+	kfree(c);
+}
+
+static void kv_ulp_softirq(struct kv_test *t)
+{
+	kv_ulp_poll_ctx(t, IB_POLL_SOFTIRQ, "softirq");
+}
+
+static void kv_ulp_workqueue(struct kv_test *t)
+{
+	kv_ulp_poll_ctx(t, IB_POLL_WORKQUEUE, "workqueue");
+}
+
 static const struct kv_case kv_datapath_cases[] = {
 	{ "rc_send_recv_sizes", kv_rc_send_recv },
 	{ "rc_send_imm", kv_rc_send_imm },
@@ -1072,6 +1210,8 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "send_with_inv", kv_send_with_inv },
 	{ "unsignaled_wrap", kv_unsignaled_wrap },
 	{ "cq_events", kv_cq_events },
+	{ "ulp_cq_softirq_drain", kv_ulp_softirq },
+	{ "ulp_cq_workqueue_drain", kv_ulp_workqueue },
 	{ "err_bad_rkey", kv_bad_rkey },
 	{ "err_read_out_of_bounds", kv_read_out_of_bounds },
 	{ "err_bad_lkey", kv_bad_lkey },

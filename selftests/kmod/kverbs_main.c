@@ -19,6 +19,7 @@
  * running case.  The module is built for tests only.
  */
 #include <linux/debugfs.h>
+#include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_buf.h>
@@ -30,7 +31,7 @@
 #include "kverbs.h"
 
 #define KV_OUT_SIZE		(256 * 1024)
-#define KV_CMD_MAX		64
+#define KV_CMD_MAX		512
 
 struct kv_dev {
 	struct ib_device *ibdev;
@@ -270,7 +271,8 @@ int kv_roce_v2_gid(struct kv_test *t, union ib_gid *gid)
 		if (IS_ERR(attr))
 			continue;
 		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
+		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw) &&
+		    !rdma_read_gid_l2_fields(attr, NULL, t->mac)) {
 			*gid = attr->gid;
 			rdma_put_gid_attr(attr);
 			return i;
@@ -281,13 +283,34 @@ int kv_roce_v2_gid(struct kv_test *t, union ib_gid *gid)
 	return -ENOENT;
 }
 
-/* An address vector to @gid through source GID @sgid_index. */
-void kv_ah_attr(struct rdma_ah_attr *ah, union ib_gid *gid, int sgid_index)
+/*
+ * An address vector to @gid through source GID @sgid_index.  Kernel users
+ * resolve the destination MAC themselves: loopback, so the port's own.
+ */
+void kv_ah_attr(struct kv_test *t, struct rdma_ah_attr *ah, union ib_gid *gid,
+		int sgid_index)
 {
 	memset(ah, 0, sizeof(*ah));
+	ether_addr_copy(ah->roce.dmac, t->mac);
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(ah, 1);
 	rdma_ah_set_grh(ah, gid, 0, sgid_index, 64, 0);
+}
+
+/* Diagnostics after a timeout: where each of the case's QPs stands. */
+void kv_dump_qps(struct kv_test *t)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr q;
+	int i;
+
+	for (i = 0; i < t->nqps; i++) {
+		if (ib_query_qp(t->qps[i], &q, IB_QP_STATE, &init))
+			continue;
+		kv_diag(t, "QP %u: state %d sq_psn 0x%x rq_psn 0x%x dest %u dmac %pM",
+			t->qps[i]->qp_num, q.qp_state, q.sq_psn, q.rq_psn,
+			q.dest_qp_num, q.ah_attr.roce.dmac);
+	}
 }
 
 enum ib_mtu kv_active_mtu(struct kv_test *t)
@@ -301,11 +324,12 @@ enum ib_mtu kv_active_mtu(struct kv_test *t)
 }
 
 /*
- * Move an RC QP from RESET to RTS, connected to @dest_qpn on this device
- * (loopback through the port's own RoCE v2 GID), with every remote access
- * right and the port's active MTU.
+ * Move an RC QP from RESET to RTS, connected to @dest_qpn at @dgid/@dmac
+ * through the port's RoCE v2 IPv4 GID, with every remote access right and
+ * the port's active MTU.
  */
-int kv_rc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn)
+int kv_rc_connect_to(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn,
+		     union ib_gid *dgid, const u8 *dmac)
 {
 	struct ib_qp_attr attr = {};
 	union ib_gid gid;
@@ -329,7 +353,9 @@ int kv_rc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn)
 	attr.dest_qp_num = dest_qpn;
 	attr.max_dest_rd_atomic = 1;
 	attr.min_rnr_timer = 1;
-	kv_ah_attr(&attr.ah_attr, &gid, idx);
+	kv_ah_attr(t, &attr.ah_attr, dgid ? dgid : &gid, idx);
+	if (dmac)
+		ether_addr_copy(attr.ah_attr.roce.dmac, dmac);
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
@@ -347,6 +373,12 @@ int kv_rc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn)
 			   IB_QP_MAX_QP_RD_ATOMIC);
 	KV_EXPECT(t, !err, "RTR->RTS: %d", err);
 	return err;
+}
+
+/* Connect to @dest_qpn on this device: loopback through the own GID. */
+int kv_rc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn)
+{
+	return kv_rc_connect_to(t, qp, dest_qpn, NULL, NULL);
 }
 
 /* Move a UD QP from RESET to RTS with Q_Key @qkey. */
@@ -374,7 +406,7 @@ int kv_ud_ready(struct kv_test *t, struct ib_qp *qp, u32 qkey)
 }
 
 /* Objects are destroyed in the reverse order of their dependencies. */
-static void kv_teardown(struct kv_test *t)
+void kv_teardown(struct kv_test *t)
 {
 	int i, err;
 
@@ -404,6 +436,7 @@ static void kv_teardown(struct kv_test *t)
 static const struct kv_suite *kv_suites[] = {
 	&kv_objects_suite,
 	&kv_datapath_suite,
+	&kv_remote_suite,
 };
 
 static void kv_run_suite(struct ib_device *ibdev, const struct kv_suite *s,
@@ -442,7 +475,17 @@ static void kv_run_suite(struct ib_device *ibdev, const struct kv_suite *s,
 	kfree(t);
 }
 
-static struct ib_device *kv_find_dev(const char *name)
+void kv_out_printf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kv_vputs(fmt, ap);
+	va_end(ap);
+}
+
+/* The device called @name (NULL: the first); under kv_lock. */
+struct ib_device *kv_find_dev(const char *name)
 {
 	struct kv_dev *kd;
 
@@ -452,14 +495,17 @@ static struct ib_device *kv_find_dev(const char *name)
 	return NULL;
 }
 
-/* "SUITE [IBDEV [CASE]]"; IBDEV defaults to orca_0. */
+/*
+ * "SUITE [IBDEV [CASE]]" runs a suite (IBDEV defaults to orca_0);
+ * "peer-VERB ARGS" drives the remote suite's peer (kverbs_remote.c).
+ */
 static ssize_t kv_run_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	char cmd[KV_CMD_MAX], *p, *suite, *dev, *filter;
 	const struct kv_suite *s = NULL;
 	struct ib_device *ibdev;
-	int i;
+	int i, err;
 
 	if (count >= sizeof(cmd))
 		return -EINVAL;
@@ -468,6 +514,13 @@ static ssize_t kv_run_write(struct file *file, const char __user *ubuf,
 	cmd[count] = '\0';
 	p = strim(cmd);
 	suite = strsep(&p, " ");
+	if (!strncmp(suite, "peer-", 5)) {
+		mutex_lock(&kv_lock);
+		seq_buf_clear(&kv_out);
+		err = kv_peer_cmd(suite + 5, p ? p : "");
+		mutex_unlock(&kv_lock);
+		return err ? err : count;
+	}
 	dev = strsep(&p, " ");
 	filter = strsep(&p, " ");
 	if (!dev || !*dev)
@@ -531,6 +584,7 @@ static void kv_remove(struct ib_device *ibdev, void *client_data)
 
 	/* Waits for a run on this device to finish. */
 	mutex_lock(&kv_lock);
+	kv_peer_device_removed(ibdev);
 	list_del(&kd->list);
 	mutex_unlock(&kv_lock);
 	kfree(kd);
@@ -540,8 +594,6 @@ static struct ib_client kv_client = {
 	.name = "orca_kverbs",
 	.add = kv_add,
 	.remove = kv_remove,
-	/* The objects suite needs no data path. */
-	.no_kverbs_req = true,
 };
 
 static int __init kv_init(void)

@@ -5,6 +5,7 @@
  * capabilities returned, attributes read back after a modify, and the
  * errors of invalid requests.  No data moves.
  */
+#include <linux/etherdevice.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -15,6 +16,7 @@
 #define KV_SQ_PSN	0x654321
 #define KV_RQ_PSN	0x123456
 #define KV_FLOW_LABEL	0x12345
+#define KV_MAX_SGE	16
 
 static void kv_device_attrs(struct kv_test *t)
 {
@@ -144,7 +146,7 @@ static void kv_rc_qp_connect_query(struct kv_test *t)
 	attr.rq_psn = KV_RQ_PSN;
 	attr.max_dest_rd_atomic = 1;
 	attr.min_rnr_timer = 12;
-	kv_ah_attr(&attr.ah_attr, &gid, idx);
+	kv_ah_attr(t, &attr.ah_attr, &gid, idx);
 	rdma_ah_set_grh(&attr.ah_attr, &gid, KV_FLOW_LABEL, idx, 64, 0);
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
@@ -190,6 +192,8 @@ static void kv_rc_qp_connect_query(struct kv_test *t)
 		  grh->flow_label, grh->hop_limit, grh->sgid_index);
 	KV_EXPECT(t, !memcmp(grh->dgid.raw, gid.raw, sizeof(gid.raw)),
 		  "dgid %pI6", grh->dgid.raw);
+	KV_EXPECT(t, ether_addr_equal(q.ah_attr.roce.dmac, t->mac),
+		  "dmac %pM, want %pM", q.ah_attr.roce.dmac, t->mac);
 	KV_EXPECT(t, qinit.qp_type == IB_QPT_RC && qinit.send_cq == cq,
 		  "init attr type %d", qinit.qp_type);
 
@@ -484,28 +488,257 @@ static void kv_frmr_over_limit(struct kv_test *t)
 		ib_dereg_mr(mr);
 }
 
-static void kv_ah_sleepable(struct kv_test *t)
+/*
+ * AHs from sleepable callers, and from atomic ones: the CM creates and
+ * destroys its AHs under spinlocks.
+ */
+static void kv_ah_create_destroy(struct kv_test *t)
 {
+	static DEFINE_SPINLOCK(kv_ah_lock);
 	struct rdma_ah_attr attr;
 	struct ib_pd *pd = kv_pd(t);
 	union ib_gid gid;
 	struct ib_ah *ah;
-	int idx;
+	int idx, users;
 
 	idx = kv_roce_v2_gid(t, &gid);
 	if (!pd || idx < 0)
 		return;
-	kv_ah_attr(&attr, &gid, idx);
-	kv_ah(t, &attr);
-	/* CREATE_AH sleeps on a command: atomic callers are refused. */
+	kv_ah_attr(t, &attr, &gid, idx);
+	if (!kv_ah(t, &attr))
+		return;
+	users = atomic_read(&pd->usecnt);
+
+	spin_lock(&kv_ah_lock);
 	ah = rdma_create_ah(pd, &attr, 0);
-	KV_EXPECT(t, PTR_ERR_OR_ZERO(ah) == -EOPNOTSUPP, "atomic AH: %pe", ah);
 	if (!IS_ERR(ah))
 		rdma_destroy_ah(ah, 0);
+	spin_unlock(&kv_ah_lock);
+	KV_EXPECT(t, !IS_ERR(ah), "AH in atomic context: %pe", ah);
+	/* The destroy really happened: the PD lost the AH's reference. */
+	KV_EXPECT(t, atomic_read(&pd->usecnt) == users, "PD use count %d, was %d",
+		  atomic_read(&pd->usecnt), users);
+}
+
+/* ib_core's MAD layer holds QP1 only on a kernel verbs provider. */
+static void kv_kverbs_provider(struct kv_test *t)
+{
+	KV_EXPECT(t, t->ibdev->kverbs_provider,
+		  "ib_core does not count the device as a kverbs provider");
+}
+
+static void kv_poll_empty_cq(struct kv_test *t)
+{
+	struct ib_cq *cq = kv_cq(t, 16, 0);
+	struct ib_wc wc[4];
+	int ret;
+
+	if (!cq)
+		return;
+	ret = ib_poll_cq(cq, ARRAY_SIZE(wc), wc);
+	KV_EXPECT(t, ret == 0, "poll: %d", ret);
+	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS);
+	KV_EXPECT(t, ret == 0, "arm with nothing missed: %d", ret);
+	ret = ib_req_notify_cq(cq, IB_CQ_SOLICITED);
+	KV_EXPECT(t, ret == 0, "arm solicited: %d", ret);
+	KV_EXPECT(t, atomic_read(&t->comp_events) == 0, "%d events",
+		  atomic_read(&t->comp_events));
+}
+
+static void kv_post_reset_qp(struct kv_test *t)
+{
+	struct ib_cq *cq = kv_cq(t, 16, 0);
+	struct ib_qp *qp = cq ? kv_simple_qp(t, IB_QPT_RC, cq, 8, NULL) : NULL;
+	const struct ib_send_wr *bad_send = NULL;
+	const struct ib_recv_wr *bad_recv = NULL;
+	struct ib_send_wr swr = { .opcode = IB_WR_SEND };
+	struct ib_recv_wr rwr = {};
+	int err;
+
+	if (!qp)
+		return;
+	err = ib_post_send(qp, &swr, &bad_send);
+	KV_EXPECT(t, err == -EINVAL && bad_send == &swr, "send: %d", err);
+	err = ib_post_recv(qp, &rwr, &bad_recv);
+	KV_EXPECT(t, err == -EINVAL && bad_recv == &rwr, "recv: %d", err);
+}
+
+/* An RC QP in RTS, connected to itself. */
+static struct ib_qp *kv_self_qp(struct kv_test *t, struct ib_cq **cqp)
+{
+	struct ib_cq *cq = kv_cq(t, 256, 0);
+	struct ib_qp *qp = cq ? kv_simple_qp(t, IB_QPT_RC, cq, 8, NULL) : NULL;
+
+	if (!qp || kv_rc_connect(t, qp, qp->qp_num))
+		return NULL;
+	if (cqp)
+		*cqp = cq;
+	return qp;
+}
+
+static void kv_post_bad_send(struct kv_test *t)
+{
+	struct ib_qp_init_attr init;
+	struct ib_sge sge[KV_MAX_SGE + 1] = {};
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr wr = {};
+	struct ib_qp_attr attr;
+	struct ib_qp *qp;
+	int err;
+
+	qp = kv_self_qp(t, NULL);
+	if (!qp || ib_query_qp(qp, &attr, IB_QP_CAP, &init))
+		return;
+	wr.opcode = IB_WR_SEND;
+	wr.sg_list = sge;
+	wr.num_sge = init.cap.max_send_sge + 1;
+	err = ib_post_send(qp, &wr, &bad);
+	KV_EXPECT(t, err == -EINVAL && bad == &wr, "%d SGEs: %d", wr.num_sge,
+		  err);
+	wr.num_sge = 1;
+	sge[0].length = init.cap.max_inline_data + 1;
+	wr.send_flags = IB_SEND_INLINE;
+	bad = NULL;
+	err = ib_post_send(qp, &wr, &bad);
+	KV_EXPECT(t, err == -EINVAL && bad == &wr, "%u bytes inline: %d",
+		  sge[0].length, err);
+	wr.send_flags = 0;
+	wr.num_sge = 0;
+	wr.opcode = IB_WR_BIND_MW;
+	bad = NULL;
+	err = ib_post_send(qp, &wr, &bad);
+	KV_EXPECT(t, err == -EINVAL && bad == &wr, "BIND_MW: %d", err);
+}
+
+static void kv_post_ud_rdma(struct kv_test *t)
+{
+	struct ib_cq *cq = kv_cq(t, 16, 0);
+	struct ib_qp *qp = cq ? kv_simple_qp(t, IB_QPT_UD, cq, 8, NULL) : NULL;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE };
+	int err;
+
+	if (!qp || kv_ud_ready(t, qp, 0x11111111))
+		return;
+	err = ib_post_send(qp, &wr.wr, &bad);
+	KV_EXPECT(t, err == -EINVAL && bad == &wr.wr, "RDMA write on UD: %d",
+		  err);
+}
+
+/*
+ * One chain longer than the send queue: every WR that fits is posted and
+ * the first that does not is returned with -ENOMEM.  Nothing is polled,
+ * so no slot can come back meanwhile, whatever the device does.
+ */
+static void kv_post_sq_full(struct kv_test *t)
+{
+	const struct ib_send_wr *bad = NULL;
+	struct ib_qp_init_attr init;
+	struct ib_rdma_wr *wrs;
+	struct ib_qp_attr attr;
+	struct kv_buf *buf;
+	struct ib_sge sge;
+	struct ib_qp *qp;
+	u32 i, depth;
+	int err;
+
+	if (!kv_pd_global_rkey(t))
+		return;
+	qp = kv_self_qp(t, NULL);
+	buf = kv_buf_alloc(t, 64);
+	if (!qp || !buf || ib_query_qp(qp, &attr, IB_QP_CAP, &init))
+		return;
+	depth = init.cap.max_send_wr;
+	wrs = kcalloc(depth + 1, sizeof(*wrs), GFP_KERNEL);
+	if (!KV_EXPECT(t, wrs, "kcalloc"))
+		return;
+	sge.addr = buf->dma;
+	sge.length = 8;
+	sge.lkey = t->pd->local_dma_lkey;
+	for (i = 0; i <= depth; i++) {
+		wrs[i].wr.wr_id = i;
+		wrs[i].wr.opcode = IB_WR_RDMA_WRITE;
+		wrs[i].wr.sg_list = &sge;
+		wrs[i].wr.num_sge = 1;
+		wrs[i].wr.next = i < depth ? &wrs[i + 1].wr : NULL;
+		wrs[i].remote_addr = buf->dma + 32;
+		wrs[i].rkey = t->pd->unsafe_global_rkey;
+	}
+	err = ib_post_send(qp, &wrs[0].wr, &bad);
+	KV_EXPECT(t, err == -ENOMEM && bad == &wrs[depth].wr,
+		  "%u WRs in a %u deep SQ: %d, bad WR %lld", depth + 1, depth,
+		  err, bad ? (long long)bad->wr_id : -1LL);
+	kfree(wrs);
+}
+
+static void kv_post_rq_full(struct kv_test *t)
+{
+	struct ib_cq *cq = kv_cq(t, 64, 0);
+	struct ib_qp *qp = cq ? kv_simple_qp(t, IB_QPT_RC, cq, 8, NULL) : NULL;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	const struct ib_recv_wr *bad = NULL;
+	struct ib_qp_init_attr init;
+	struct ib_recv_wr *wrs;
+	u32 i, depth;
+	int err;
+
+	if (!qp || ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+				IB_QP_PORT | IB_QP_ACCESS_FLAGS) ||
+	    ib_query_qp(qp, &attr, IB_QP_CAP, &init))
+		return;
+	depth = init.cap.max_recv_wr;
+	wrs = kcalloc(depth + 1, sizeof(*wrs), GFP_KERNEL);
+	if (!KV_EXPECT(t, wrs, "kcalloc"))
+		return;
+	for (i = 0; i <= depth; i++) {
+		wrs[i].wr_id = i;
+		wrs[i].next = i < depth ? &wrs[i + 1] : NULL;
+	}
+	err = ib_post_recv(qp, wrs, &bad);
+	KV_EXPECT(t, err == -ENOMEM && bad == &wrs[depth],
+		  "%u WRs in a %u deep RQ: %d", depth + 1, depth, err);
+	kfree(wrs);
+}
+
+static void kv_post_srq(struct kv_test *t)
+{
+	struct ib_srq *srq = kv_srq(t, 16, 1);
+	struct ib_cq *cq = kv_cq(t, 16, 0);
+	const struct ib_recv_wr *bad = NULL;
+	struct ib_srq_attr sattr;
+	struct ib_recv_wr *wrs;
+	struct ib_sge sge[2] = {};
+	struct ib_qp *qp;
+	u32 i, depth;
+	int err;
+
+	qp = srq && cq ? kv_simple_qp(t, IB_QPT_RC, cq, 8, srq) : NULL;
+	if (!qp || ib_query_srq(srq, &sattr))
+		return;
+	err = ib_post_recv(qp, &(struct ib_recv_wr){}, NULL);
+	KV_EXPECT(t, err == -EINVAL, "post_recv on a QP with an SRQ: %d", err);
+	depth = sattr.max_wr;
+	wrs = kcalloc(depth + 1, sizeof(*wrs), GFP_KERNEL);
+	if (!KV_EXPECT(t, wrs, "kcalloc"))
+		return;
+	wrs[0].sg_list = sge;
+	wrs[0].num_sge = sattr.max_sge + 1;
+	err = ib_post_srq_recv(srq, wrs, &bad);
+	KV_EXPECT(t, err == -EINVAL && bad == wrs, "%d SGEs: %d",
+		  wrs[0].num_sge, err);
+	wrs[0].num_sge = 0;
+	for (i = 0; i <= depth; i++)
+		wrs[i].next = i < depth ? &wrs[i + 1] : NULL;
+	err = ib_post_srq_recv(srq, wrs, &bad);
+	KV_EXPECT(t, err == -ENOMEM && bad == &wrs[depth],
+		  "%u WRs in a %u deep SRQ: %d", depth + 1, depth, err);
+	kfree(wrs);
 }
 
 static const struct kv_case kv_objects_cases[] = {
 	{ "device_attrs", kv_device_attrs },
+	{ "kverbs_provider", kv_kverbs_provider },
 	{ "pd_local_dma_lkey", kv_pd_lkey },
 	{ "cq_sizes", kv_cq_sizes },
 	{ "cq_over_max_cqe", kv_cq_over_max },
@@ -522,7 +755,14 @@ static const struct kv_case kv_objects_cases[] = {
 	{ "srq_qp", kv_srq_qp },
 	{ "frmr_map", kv_frmr_map },
 	{ "frmr_over_limit", kv_frmr_over_limit },
-	{ "ah_sleepable", kv_ah_sleepable },
+	{ "ah_create_destroy", kv_ah_create_destroy },
+	{ "poll_empty_cq", kv_poll_empty_cq },
+	{ "post_reset_qp", kv_post_reset_qp },
+	{ "post_bad_send", kv_post_bad_send },
+	{ "post_ud_rdma", kv_post_ud_rdma },
+	{ "post_sq_full", kv_post_sq_full },
+	{ "post_rq_full", kv_post_rq_full },
+	{ "post_srq", kv_post_srq },
 };
 
 const struct kv_suite kv_objects_suite = {

@@ -3,6 +3,10 @@
 # Run one orca_kverbs suite (default "objects") on orca_0 and report each of
 # its cases as a case of this test, with the module's diagnostics; then the
 # test modules and the driver unload with dmesg free of warnings.
+#
+# The "remote" suite needs two guests: each sets up its peer, publishes the
+# peer's addresses in the shared run directory, connects to the other's,
+# and both run the suite at the same time.
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 
 suite=${1:-objects}
@@ -11,8 +15,24 @@ kverbs_ko=$top/selftests/kmod/orca_kverbs.ko
 
 ok_if "orca module loads" orca_load || ktap_done
 ok_if "orca_kverbs module loads" insmod "$kverbs_ko" || ktap_done
-ok_if "suite $suite runs" sh -c "echo $suite > $run" || ktap_done
+# A kernel verbs provider gets ib_core's MAD layer, which takes QP1.
+ok_if "ib_core's MAD layer holds QP1 of orca_0" wait_for 10 sh -c \
+	"rdma resource show qp link orca_0/1 | grep -q 'lqpn 1 type GSI'"
 
+if [ "$suite" = remote ]; then
+	other=$(( (gi + 1) % ${ORCA_GUEST_COUNT:-1} ))
+	book=${ORCA_RUN_DIR:?}/kverbs-peer
+	ok_if "two guests" test "${ORCA_GUEST_COUNT:-1}" = 2 || ktap_done
+	ok_if "peer set up" sh -c "echo peer-setup orca_0 > $run" || ktap_done
+	grep '^peer ' "$run" >"$book$gi.tmp" && mv "$book$gi.tmp" "$book$gi"
+	ok_if "guest $other published its peer" wait_for 120 test -s "$book$other" ||
+		ktap_done
+	ok_if "peer connected" sh -c \
+		"echo peer-connect $((gi + 1)) $((other + 1)) $(cat "$book$other") > $run" ||
+		ktap_done
+fi
+
+ok_if "suite $suite runs" sh -c "echo $suite > $run" || ktap_done
 planned=0 seen=0
 while IFS= read -r line; do
 	case $line in
@@ -38,6 +58,7 @@ while IFS= read -r line; do
 done <"$run"
 ok_if "suite $suite has cases" test "$planned" -gt 0
 expect_eq "suite $suite reported every case" "$seen" "$planned"
+[ "$suite" = remote ] && echo peer-teardown >"$run"
 ok_if "rmmod orca_kverbs" rmmod orca_kverbs
 ok_if "rmmod orca" rmmod orca
 ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'"

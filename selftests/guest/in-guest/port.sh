@@ -26,5 +26,8 @@ for m in 9000:4096 4000:2048 1200:1024 1000:512 1500:1024; do
 	ok_if "MTU ${m%:*}: active_mtu ${m#*:}" wait_for 5 mtu_is "${m#*:}"
 done
 expect_eq "max_mtu 4096" "$(ktest_port max_mtu)" 4096
+ok_if "rdma statistic shows the adapter's counters" sh -c \
+	"rdma statistic show link orca_0/1 | grep -q 'retransmits 0' &&
+	 rdma statistic show link orca_0/1 | grep -q 'rx_drops'"
 ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t'"
 ktap_done

@@ -144,7 +144,7 @@ struct orca_port {
  * @heartbeat_stalls: consecutive checks without progress
  * @db_pool: doorbell records of CQs, QPs and SRQs
  * @cq_xa: cqn -> struct orca_cq, IRQ-safe lock (looked up in hard IRQ)
- * @qp_xa: qpn -> struct orca_qp
+ * @qp_xa: qpn -> struct orca_qp, IRQ-safe lock (pollers clean under it)
  * @srq_xa: srqn -> struct orca_srq
  * @port: the RoCE port
  */
@@ -223,6 +223,9 @@ struct orca_cq {
 	dma_addr_t db_dma;
 	refcount_t refcnt;
 	struct completion free;
+	spinlock_t lock;		/* ci, arm_seq; polling */
+	u32 ci;				/* free-running consumer index */
+	u32 arm_seq;			/* ORCA_CQ_ARM_SEQ of the last arm */
 };
 
 struct orca_srq {
@@ -237,6 +240,9 @@ struct orca_srq {
 	dma_addr_t db_dma;
 	refcount_t refcnt;
 	struct completion free;
+	spinlock_t lock;		/* pi; posting */
+	u32 pi;				/* free-running producer index */
+	atomic_t ci;			/* receive WQEs completed */
 };
 
 /**
@@ -259,6 +265,12 @@ struct orca_srq {
  * @state: state after the last successful MODIFY_QP
  * @refcnt: references held by event handlers, plus one for the QP
  * @free: completed when @refcnt drops to zero
+ * @sq_lock: serialises posting to the send queue
+ * @sq_pi: send WQEs ever posted (free-running)
+ * @sq_ci: send WQEs retired by polled CQEs; written by the send CQ's poller
+ * @rq_lock: serialises posting to the receive queue
+ * @rq_pi: receive WQEs ever posted
+ * @rq_ci: receive WQEs retired; written by the receive CQ's poller
  */
 struct orca_qp {
 	struct ib_qp ibqp;
@@ -279,6 +291,12 @@ struct orca_qp {
 	enum ib_qp_state state;
 	refcount_t refcnt;
 	struct completion free;
+	spinlock_t sq_lock;		/* sq_pi, send ring */
+	u32 sq_pi;
+	u32 sq_ci;
+	spinlock_t rq_lock;		/* rq_pi, receive ring */
+	u32 rq_pi;
+	u32 rq_ci;
 };
 
 /**
@@ -289,6 +307,7 @@ struct orca_qp {
  * @max_pages: entries in @pages
  * @npages: entries filled by the last map_mr_sg
  * @page_shift: page size fixed at CREATE_MR
+ * @umem: pinned user memory of a user MR
  */
 struct orca_mr {
 	struct ib_mr ibmr;
@@ -297,6 +316,7 @@ struct orca_mr {
 	u32 max_pages;
 	u32 npages;
 	u8 page_shift;
+	struct ib_umem *umem;
 };
 
 struct orca_ah {
@@ -380,6 +400,7 @@ struct orca_cmd_qp_params {
 int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
 			  u8 *num_ports);
 int orca_cmd_query_port(struct orca_dev *odev, struct orca_port_attr *attr);
+int orca_cmd_query_stats(struct orca_dev *odev, struct orca_port_stats *out);
 int orca_cmd_set_port(struct orca_dev *odev, u32 eth_mtu);
 int orca_cmd_set_gid(struct orca_dev *odev, u32 index, u8 type,
 		     const u8 *mac, u16 vlan, const u8 *gid);
@@ -390,15 +411,16 @@ int orca_cmd_create_pd(struct orca_dev *odev, u32 *pdn);
 int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
 		       const struct orca_pgl *pgl, u32 *cqn);
 int orca_cmd_create_mr(struct orca_dev *odev,
-		       const struct orca_cmd_create_mr *in, u32 *lkey,
-		       u32 *rkey);
+		       const struct orca_cmd_create_mr *in,
+		       const struct orca_pgl *pgl, u32 *lkey, u32 *rkey);
 int orca_cmd_create_qp(struct orca_dev *odev,
 		       const struct orca_cmd_qp_params *p, u32 *qpn);
 int orca_cmd_modify_qp(struct orca_dev *odev, const struct orca_qp_attr *in);
 int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
 		      struct orca_qp_attr *out);
 int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
-		       const struct orca_av *av, u32 *ahn);
+		       const struct orca_av *av, bool sleepable, u32 *ahn);
+int orca_cmd_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable);
 int orca_cmd_create_srq(struct orca_dev *odev, struct orca_srq *srq,
 			u32 pdn, const struct orca_pgl *pgl, u32 *srqn);
 int orca_cmd_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit);
@@ -435,6 +457,12 @@ void *orca_db_alloc(struct orca_dev *odev, dma_addr_t *dma);
 void orca_db_free(struct orca_dev *odev, void *db, dma_addr_t dma);
 int orca_queue_log_depth(u32 entries, u32 max, u8 *log_depth);
 
+/* orca_stats.c: rdma_hw_stats from QUERY_STATS */
+struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port_num);
+int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port_num, int index);
+
 /* orca_pd.c */
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
@@ -459,6 +487,21 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 			 enum ib_event_type type);
 
+/* orca_post.c: send and receive work requests */
+int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+void orca_qp_reset_indices(struct orca_qp *qp);
+
+/* orca_poll.c: completions */
+int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp,
+		       bool unlink);
+
 /* orca_mr.c */
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
@@ -466,6 +509,11 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* orca_user_mr.c */
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 iova, int access, struct ib_dmah *dmah,
+			       struct ib_udata *udata);
 
 /* orca_ah.c */
 void orca_av_from_ah_attr(struct orca_av *av,

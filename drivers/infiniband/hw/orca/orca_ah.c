@@ -26,8 +26,9 @@ void orca_av_from_ah_attr(struct orca_av *av,
 }
 
 /*
- * CREATE_AH waits for a command completion, so only sleepable callers are
- * served; like efa, atomic ones get -EOPNOTSUPP.
+ * CREATE_AH is a firmware command.  Sleepable callers wait for it as for
+ * any other; the CM creates (and destroys) AHs under its locks, so atomic
+ * callers get a busy-polled command (-EBUSY if the queue is full).
  */
 int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata)
@@ -39,22 +40,21 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 
 	if (udata)
 		return -EOPNOTSUPP;
-	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
-		return -EOPNOTSUPP;
 	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
 		return -EINVAL;
 	orca_av_from_ah_attr(&av, ah_attr);
-	return orca_cmd_create_ah(odev, to_opd(ibah->pd)->pdn, &av, &ah->ahn);
+	return orca_cmd_create_ah(odev, to_opd(ibah->pd)->pdn, &av,
+				  init_attr->flags & RDMA_CREATE_AH_SLEEPABLE,
+				  &ah->ahn);
 }
 
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct orca_ah *ah = to_oah(ibah);
 
-	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE))
-		return -EOPNOTSUPP;
-	orca_cmd_destroy_obj(to_odev(ibah->device), ORCA_CMD_DESTROY_AH,
-			     ah->ahn);
+	/* A failure (dead device) must not keep the AH alive. */
+	orca_cmd_destroy_ah(to_odev(ibah->device), ah->ahn,
+			    flags & RDMA_DESTROY_AH_SLEEPABLE);
 	return 0;
 }

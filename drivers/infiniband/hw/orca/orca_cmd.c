@@ -105,6 +105,17 @@ int orca_cmd_query_port(struct orca_dev *odev, struct orca_port_attr *attr)
 	return orca_cmd_exec_out(odev, &cmd, attr, sizeof(*attr));
 }
 
+int orca_cmd_query_stats(struct orca_dev *odev, struct orca_port_stats *out)
+{
+	struct orca_cmd_query_port *in;
+	struct orca_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_QUERY_STATS);
+	in = (void *)cmd.in;
+	in->port = ORCA_PORT;
+	return orca_cmd_exec_out(odev, &cmd, out, sizeof(*out));
+}
+
 int orca_cmd_set_port(struct orca_dev *odev, u32 eth_mtu)
 {
 	struct orca_cmd_set_port *in;
@@ -177,6 +188,18 @@ int orca_cmd_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle)
 	return orca_cmdq_exec(odev, &cmd, NULL);
 }
 
+int orca_cmd_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable)
+{
+	struct orca_cmd_destroy_obj *in;
+	struct orca_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_DESTROY_AH);
+	in = (void *)cmd.in;
+	in->handle = cpu_to_le32(ahn);
+	return sleepable ? orca_cmdq_exec(odev, &cmd, NULL) :
+			   orca_cmdq_exec_atomic(odev, &cmd, NULL);
+}
+
 static int orca_cmd_alloc_handle(struct orca_dev *odev, u16 opcode,
 				 u32 *handle)
 {
@@ -227,9 +250,10 @@ int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
 	return err;
 }
 
+/* @pgl: the pages of a page-list MR; NULL for PHYS and FAST_REG MRs. */
 int orca_cmd_create_mr(struct orca_dev *odev,
-		       const struct orca_cmd_create_mr *in, u32 *lkey,
-		       u32 *rkey)
+		       const struct orca_cmd_create_mr *in,
+		       const struct orca_pgl *pgl, u32 *lkey, u32 *rkey)
 {
 	const struct orca_cmd_create_mr_out *out;
 	struct orca_cmd_out res;
@@ -238,6 +262,8 @@ int orca_cmd_create_mr(struct orca_dev *odev,
 
 	orca_cmd_init(&cmd, ORCA_CMD_CREATE_MR);
 	memcpy(cmd.in, in, sizeof(*in));
+	if (pgl)
+		orca_cmd_set_in_pgl(&cmd, pgl);
 	err = orca_cmdq_exec(odev, &cmd, &res);
 	if (err)
 		return err;
@@ -302,8 +328,9 @@ int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
 	return orca_cmd_exec_out(odev, &cmd, out, sizeof(*out));
 }
 
+/* @sleepable: false from atomic context (busy-polled command). */
 int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
-		       const struct orca_av *av, u32 *ahn)
+		       const struct orca_av *av, bool sleepable, u32 *ahn)
 {
 	struct orca_cmd_create_ah *in;
 	struct orca_cmd_out res;
@@ -314,7 +341,8 @@ int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
 	in = (void *)cmd.in;
 	in->pdn = cpu_to_le32(pdn);
 	in->av = *av;
-	err = orca_cmdq_exec(odev, &cmd, &res);
+	err = sleepable ? orca_cmdq_exec(odev, &cmd, &res) :
+			  orca_cmdq_exec_atomic(odev, &cmd, &res);
 	if (!err)
 		*ahn = orca_cmd_out_handle(&res);
 	return err;

@@ -284,6 +284,88 @@ static bool orca_cmdq_event_wait(struct orca_dev *odev,
 }
 
 /**
+ * orca_cmdq_exec_atomic() - execute one command without sleeping
+ * @odev: device
+ * @cmd: as for orca_cmdq_exec()
+ * @res: as for orca_cmdq_exec()
+ *
+ * For callers in atomic context (the CM creates and destroys AHs under its
+ * locks).  Takes a credit only if one is free, asks for no event, and
+ * busy-polls the completion ring, counting time in delays because jiffies
+ * may stand still with interrupts off.
+ *
+ * Return: as orca_cmdq_exec(), or -EBUSY when every credit is taken.
+ */
+int orca_cmdq_exec_atomic(struct orca_dev *odev, struct orca_cmd *cmd,
+			  struct orca_cmd_out *res)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	unsigned int waited_us = 0, limit_us;
+	struct orca_cmd_ctx *ctx;
+	unsigned long flags;
+	bool done;
+	int token, err;
+
+	if (orca_dev_is_dead(odev))
+		return -EIO;
+	if (down_trylock(&cmdq->credits))
+		return -EBUSY;
+	token = ida_alloc_max(&cmdq->tokens, cmdq->depth - 1, GFP_ATOMIC);
+	if (token < 0) {
+		up(&cmdq->credits);
+		return token;
+	}
+	ctx = &cmdq->ctx[token];
+
+	spin_lock_irqsave(&cmdq->lock, flags);
+	if (orca_dev_is_dead(odev)) {
+		spin_unlock_irqrestore(&cmdq->lock, flags);
+		ida_free(&cmdq->tokens, token);
+		up(&cmdq->credits);
+		return -EIO;
+	}
+	reinit_completion(&ctx->done);
+	ctx->state = ORCA_CMD_CTX_PENDING;
+	cmd->token = cpu_to_le16(token);
+	cmd->flags = 0;
+	cmdq->ring[cmdq->pi & (cmdq->depth - 1)] = *cmd;
+	cmdq->pi++;
+	orca_wr32(odev, ORCA_REG_CMDQ_DB, cmdq->pi & 0xffff);
+	spin_unlock_irqrestore(&cmdq->lock, flags);
+
+	limit_us = jiffies_to_usecs(cmdq->timeout);
+	for (;;) {
+		orca_cmdq_process_comps(odev);
+		done = completion_done(&ctx->done);
+		if (done || waited_us >= limit_us)
+			break;
+		udelay(ORCA_CMDQ_POLL_MIN_US);
+		waited_us += ORCA_CMDQ_POLL_MIN_US;
+	}
+
+	spin_lock_irqsave(&cmdq->lock, flags);
+	if (!done && ctx->state == ORCA_CMD_CTX_PENDING)
+		ctx->state = ORCA_CMD_CTX_STALE;
+	if (ctx->state == ORCA_CMD_CTX_STALE) {
+		spin_unlock_irqrestore(&cmdq->lock, flags);
+		if (!done)
+			orca_dev_mark_dead(odev, "command timeout");
+		return -ETIMEDOUT;
+	}
+	ctx->state = ORCA_CMD_CTX_FREE;
+	spin_unlock_irqrestore(&cmdq->lock, flags);
+
+	err = orca_cmd_status_to_errno(ctx->status);
+	if (res) {
+		res->syndrome = ctx->syndrome;
+		memcpy(res->out, ctx->out, sizeof(res->out));
+	}
+	ida_free(&cmdq->tokens, token);
+	up(&cmdq->credits);
+	return err;
+}
+
+/**
  * orca_cmdq_exec() - execute one firmware command and wait for it
  * @odev: device
  * @cmd: the command; opcode, lengths, addresses and @in filled by the

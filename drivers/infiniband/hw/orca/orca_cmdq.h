@@ -92,6 +92,8 @@ void orca_cmdq_process_comps(struct orca_dev *odev);
 void orca_cmdq_fail_all(struct orca_dev *odev);
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		   struct orca_cmd_out *res);
+int orca_cmdq_exec_atomic(struct orca_dev *odev, struct orca_cmd *cmd,
+			  struct orca_cmd_out *res);
 int orca_cmd_status_to_errno(u8 status);
 
 #endif /* ORCA_CMDQ_H */

@@ -86,6 +86,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->eqn = odev->comp_eqs[attr->comp_vector % odev->num_comp_eqs].eqn;
 	refcount_set(&cq->refcnt, 1);
 	init_completion(&cq->free);
+	spin_lock_init(&cq->lock);
 
 	cq->db = orca_db_alloc(odev, &cq->db_dma);
 	if (!cq->db)

@@ -209,6 +209,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
 	.add_gid = orca_add_gid,
+	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
 	.alloc_mr = orca_alloc_mr,
 	.alloc_pd = orca_alloc_pd,
 	.create_ah = orca_create_ah,
@@ -223,15 +224,22 @@ static const struct ib_device_ops orca_dev_ops = {
 	.destroy_qp = orca_destroy_qp,
 	.destroy_srq = orca_destroy_srq,
 	.get_dma_mr = orca_get_dma_mr,
+	.get_hw_stats = orca_get_hw_stats,
 	.get_port_immutable = orca_get_port_immutable,
 	.map_mr_sg = orca_map_mr_sg,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
+	.poll_cq = orca_poll_cq,
+	.post_recv = orca_post_recv,
+	.post_send = orca_post_send,
+	.post_srq_recv = orca_post_srq_recv,
 	.query_device = orca_query_device,
 	.query_pkey = orca_query_pkey,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
+	.reg_user_mr = orca_reg_user_mr,
+	.req_notify_cq = orca_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
@@ -317,7 +325,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	odev->pdev = pdev;
 	xa_init_flags(&odev->cq_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init(&odev->qp_xa);
+	xa_init_flags(&odev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init(&odev->srq_xa);
 	pci_set_drvdata(pdev, odev);
 

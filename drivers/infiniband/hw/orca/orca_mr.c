@@ -5,6 +5,7 @@
  * by map_mr_sg and handed to the device by a REG_MR work request.
  */
 #include <linux/dma-mapping.h>
+#include <rdma/ib_umem.h>
 
 #include "orca.h"
 
@@ -14,7 +15,7 @@ static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
 	u32 lkey, rkey;
 	int err;
 
-	err = orca_cmd_create_mr(odev, in, &lkey, &rkey);
+	err = orca_cmd_create_mr(odev, in, NULL, &lkey, &rkey);
 	if (err)
 		return err;
 	mr->ibmr.lkey = lkey;
@@ -122,6 +123,7 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	/* DESTROY_MR takes the lkey as its handle. */
 	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
+	ib_umem_release(mr->umem);
 	if (mr->pages)
 		dma_free_coherent(&odev->pdev->dev,
 				  mr->max_pages * sizeof(__le64), mr->pages,

@@ -35,12 +35,13 @@ void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 {
 	struct ib_event ev = {};
 	struct orca_qp *qp;
+	unsigned long flags;
 
-	xa_lock(&odev->qp_xa);
+	xa_lock_irqsave(&odev->qp_xa, flags);
 	qp = xa_load(&odev->qp_xa, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->refcnt))
 		qp = NULL;
-	xa_unlock(&odev->qp_xa);
+	xa_unlock_irqrestore(&odev->qp_xa, flags);
 	if (!qp)
 		return;
 
@@ -185,6 +186,8 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	refcount_set(&qp->refcnt, 1);
 	init_completion(&qp->free);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
 
 	qp->db = orca_db_alloc(odev, &qp->db_dma);
 	if (!qp->db)
@@ -227,7 +230,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_destroy;
 	}
 
-	err = xa_insert(&odev->qp_xa, qp->qpn, qp, GFP_KERNEL);
+	err = xa_insert_irq(&odev->qp_xa, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 	ibqp->qp_num = qp->qpn;
@@ -336,8 +339,14 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	err = orca_cmd_modify_qp(odev, &hw);
-	if (!err)
-		qp->state = next;
+	if (err)
+		goto out;
+	WRITE_ONCE(qp->state, next);
+	/* The device restarted the queues at 0: so do we. */
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
+		orca_qp_clean_cqs(odev, qp, false);
+		orca_qp_reset_indices(qp);
+	}
 out:
 	mutex_unlock(&qp->lock);
 	return err;
@@ -418,7 +427,7 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* As for CQs: no new events after this, then wait for old ones. */
 	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
-	xa_erase(&odev->qp_xa, qp->qpn);
+	orca_qp_clean_cqs(odev, qp, true);
 	orca_qp_put(qp);
 	wait_for_completion(&qp->free);
 	orca_qp_free_mem(odev, qp);

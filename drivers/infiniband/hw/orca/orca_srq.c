@@ -65,6 +65,8 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	srq->limit = attr->srq_limit;
 	refcount_set(&srq->refcnt, 1);
 	init_completion(&srq->free);
+	spin_lock_init(&srq->lock);
+	atomic_set(&srq->ci, 0);
 	if (check_shl_overflow((size_t)srq->stride, srq->log_depth, &bytes))
 		return -EINVAL;
 

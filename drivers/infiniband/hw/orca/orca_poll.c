@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA kernel data path, completion side: CQEs read by phase and turned
+ * into ib_wc (retiring the WQEs they complete), CQ arming through the
+ * doorbell record's arm word, and the removal of a QP's CQEs from its CQs
+ * when the QP is reset or destroyed.
+ */
+#include "orca.h"
+
+/* ib_wc_status is what the device reports; keep the numbering honest. */
+static_assert(ORCA_CQE_ST_LOC_PROT_ERR == IB_WC_LOC_PROT_ERR);
+static_assert(ORCA_CQE_ST_WR_FLUSH_ERR == IB_WC_WR_FLUSH_ERR);
+static_assert(ORCA_CQE_ST_REM_ACCESS_ERR == IB_WC_REM_ACCESS_ERR);
+static_assert(ORCA_CQE_ST_RNR_RETRY_EXC_ERR == IB_WC_RNR_RETRY_EXC_ERR);
+static_assert(ORCA_CQE_ST_REM_ABORT_ERR == IB_WC_REM_ABORT_ERR);
+static_assert(ORCA_CQE_ST_GENERAL_ERR == IB_WC_GENERAL_ERR);
+
+/* A CQE whose QP is gone; its slot is consumed without a work completion. */
+#define ORCA_CQE_QPN_NONE	0
+
+/* The CQE at index @idx if the device has written it, else NULL. */
+static struct orca_cqe *orca_cqe_at(struct orca_cq *cq, u32 idx)
+{
+	struct orca_cqe *cqe = cq->buf.buf;
+	u8 phase = ((idx >> cq->log_depth) & 1) ^ 1;
+
+	cqe += idx & ((1U << cq->log_depth) - 1);
+	if ((READ_ONCE(cqe->flags) & ORCA_CQE_F_PHASE) != phase)
+		return NULL;
+	/* The device writes flags last: read the body only after it. */
+	dma_rmb();
+	return cqe;
+}
+
+static enum ib_wc_opcode orca_wc_opcode(u8 opcode)
+{
+	switch (opcode) {
+	case ORCA_CQE_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case ORCA_CQE_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case ORCA_CQE_COMP_SWAP:
+		return IB_WC_COMP_SWAP;
+	case ORCA_CQE_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
+	case ORCA_CQE_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case ORCA_CQE_REG_MR:
+		return IB_WC_REG_MR;
+	case ORCA_CQE_RECV:
+		return IB_WC_RECV;
+	case ORCA_CQE_RECV_RDMA_WITH_IMM:
+		return IB_WC_RECV_RDMA_WITH_IMM;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Rebuild a free-running index from its low 16 bits, near @ci. */
+static u32 orca_wqe_index(u32 ci, u16 wqe_idx)
+{
+	return ci + (u16)(wqe_idx - (u16)ci);
+}
+
+/*
+ * Retire the WQEs a CQE completes.  A send CQE also retires the unsignaled
+ * WQEs before it; receive queues complete one WQE per CQE, in order (an
+ * SRQ is consumed in ring order, and each of its WQEs completes once).
+ */
+static void orca_retire(struct orca_qp *qp, const struct orca_cqe *cqe,
+			bool recv)
+{
+	u16 idx = le16_to_cpu(cqe->wqe_idx);
+	u32 *ci, pi, next;
+
+	if (recv && qp->ibqp.srq) {
+		atomic_inc(&to_osrq(qp->ibqp.srq)->ci);
+		return;
+	}
+	ci = recv ? &qp->rq_ci : &qp->sq_ci;
+	pi = recv ? READ_ONCE(qp->rq_pi) : READ_ONCE(qp->sq_pi);
+	next = orca_wqe_index(*ci, idx) + 1;
+	/* A CQE for a WQE never posted would free slots still in use. */
+	if (WARN_ONCE(next - *ci > pi - *ci,
+		      "orca: QP %u: CQE for %s WQE %u beyond %u\n", qp->qpn,
+		      recv ? "receive" : "send", idx, pi))
+		return;
+	WRITE_ONCE(*ci, next);
+}
+
+static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
+			   struct ib_wc *wc)
+{
+	u8 status = cqe->status;
+	u8 flags = cqe->flags;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = (u64)le32_to_cpu(cqe->wr_id_hi) << 32 |
+		    le32_to_cpu(cqe->wr_id_lo);
+	wc->qp = &qp->ibqp;
+	wc->port_num = ORCA_PORT;
+	wc->opcode = orca_wc_opcode(cqe->opcode);
+	/* Statuses are numbered as ib_wc_status; unknown ones are errors. */
+	wc->status = status <= IB_WC_GENERAL_ERR ? status : IB_WC_GENERAL_ERR;
+	if (wc->status != IB_WC_SUCCESS) {
+		wc->vendor_err = status;
+		return;
+	}
+	if (!(cqe->opcode & ORCA_CQE_RECV))
+		return;
+
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	if (flags & ORCA_CQE_F_IMM) {
+		/* The immediate's bytes are those of the wire. */
+		wc->ex.imm_data = (__force __be32)cqe->imm_or_inv;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	} else if (flags & ORCA_CQE_F_INV) {
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->imm_or_inv);
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		wc->src_qp = le32_to_cpu(cqe->src_qpn) & GENMASK(23, 0);
+		if (flags & ORCA_CQE_F_GRH)
+			wc->wc_flags |= IB_WC_GRH;
+		wc->network_hdr_type = flags & ORCA_CQE_F_IPV6 ?
+				       RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	}
+}
+
+int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct orca_dev *odev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_cqe *cqe;
+	struct orca_qp *qp;
+	unsigned long flags;
+	u32 start;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	start = cq->ci;
+	while (n < num_entries && (cqe = orca_cqe_at(cq, cq->ci))) {
+		cq->ci++;
+		/*
+		 * A destroyed or reset QP's CQEs were scrubbed under this
+		 * lock, and it left the xarray under it too, so @qp stays
+		 * valid until we unlock.
+		 */
+		qp = xa_load(&odev->qp_xa, le32_to_cpu(cqe->qpn));
+		if (!qp) {
+			if (le32_to_cpu(cqe->qpn) != ORCA_CQE_QPN_NONE)
+				dev_warn_ratelimited(&odev->pdev->dev,
+						     "CQ %u: CQE for unknown QP %u\n",
+						     cq->cqn,
+						     le32_to_cpu(cqe->qpn));
+			continue;
+		}
+		/* Bit 7 of the opcode tells receive from send, even on error. */
+		orca_retire(qp, cqe, cqe->opcode & ORCA_CQE_RECV);
+		orca_cqe_to_wc(qp, cqe, &wc[n++]);
+	}
+	if (cq->ci != start) {
+		/* Done reading the CQEs before the device may reuse them. */
+		mb();
+		WRITE_ONCE(cq->db->ci, cpu_to_le32(cq->ci));
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/*
+ * The spec's "CQ arming": store a new arm word, then look at the CQE at
+ * ci; one the device may have written before it saw the arm is reported
+ * through ORCA_UAR_CQ_DB, so no wakeup is lost.
+ */
+int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct orca_dev *odev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	unsigned long irqflags;
+	bool pending;
+	u32 arm;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	/* Sequence 0 is what the device saw before the first arm. */
+	cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ;
+	if (!cq->arm_seq)
+		cq->arm_seq = 1;
+	arm = FIELD_PREP(ORCA_CQ_ARM_SEQ, cq->arm_seq);
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
+		arm |= ORCA_CQ_ARM_SOLICITED;
+	else
+		arm |= ORCA_CQ_ARM_ANY;
+	WRITE_ONCE(cq->db->arm, cpu_to_le32(arm));
+	/* The arm must be visible before we look for a CQE that beat it. */
+	mb();
+	pending = orca_cqe_at(cq, cq->ci);
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+
+	if (!pending)
+		return 0;
+	writel(cq->cqn, odev->uar + ORCA_UAR_CQ_DB);
+	return flags & IB_CQ_REPORT_MISSED_EVENTS ? 1 : 0;
+}
+
+/* Mark the valid, unpolled CQEs of @qpn so that polling drops them. */
+static void orca_cq_scrub(struct orca_cq *cq, u32 qpn)
+{
+	struct orca_cqe *cqe;
+	u32 i;
+
+	lockdep_assert_held(&cq->lock);
+	for (i = cq->ci; (cqe = orca_cqe_at(cq, i)); i++) {
+		if (le32_to_cpu(cqe->qpn) == qpn)
+			cqe->qpn = cpu_to_le32(ORCA_CQE_QPN_NONE);
+		if (i - cq->ci >= (1U << cq->log_depth))
+			break;
+	}
+}
+
+/**
+ * orca_qp_clean_cqs() - drop a QP's unpolled CQEs from its CQs
+ * @odev: device
+ * @qp: a QP the device no longer completes work for (destroyed or reset)
+ * @unlink: also remove @qp from the QP table (destroy)
+ *
+ * Without this a poller would report completions of a QP that is gone,
+ * or retire WQEs of a reset QP with indices from before the reset.  Both
+ * CQ locks are held while the QP leaves the table, so a poller that found
+ * it there is done with it when this returns.
+ */
+void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
+{
+	struct orca_cq *scq = to_ocq(qp->ibqp.send_cq);
+	struct orca_cq *rcq = to_ocq(qp->ibqp.recv_cq);
+	struct orca_cq *first = scq, *second = rcq;
+	unsigned long flags;
+
+	/* A fixed order (by cqn) between the two CQ locks. */
+	if (scq->cqn > rcq->cqn)
+		swap(first, second);
+	spin_lock_irqsave(&first->lock, flags);
+	if (second != first)
+		spin_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
+	orca_cq_scrub(first, qp->qpn);
+	if (second != first)
+		orca_cq_scrub(second, qp->qpn);
+	if (unlink) {
+		/* IRQ-safe table lock; interrupts are already off here. */
+		xa_lock(&odev->qp_xa);
+		__xa_erase(&odev->qp_xa, qp->qpn);
+		xa_unlock(&odev->qp_xa);
+	}
+	if (second != first)
+		spin_unlock(&second->lock);
+	spin_unlock_irqrestore(&first->lock, flags);
+}

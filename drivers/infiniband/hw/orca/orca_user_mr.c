@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA user memory regions: pinning the memory with ib_umem, choosing the
+ * largest device page size that describes it, and registering its page
+ * list with CREATE_MR.  (Kernel MRs are in orca_mr.c.)
+ */
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+
+#include "orca.h"
+
+static int orca_umr_pgl(struct orca_dev *odev, struct ib_umem *umem,
+			unsigned long pgsz, struct orca_pgl *pgl)
+{
+	struct ib_block_iter biter;
+	size_t n = ib_umem_num_dma_blocks(umem, pgsz);
+	int err;
+
+	if (n > U32_MAX / sizeof(__le64))
+		return -EINVAL;
+	err = orca_pgl_alloc(odev, pgl, n);
+	if (err)
+		return err;
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (WARN_ON_ONCE(pgl->used == pgl->npages))
+			break;
+		pgl->pages[pgl->used++] =
+			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	}
+	return 0;
+}
+
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 iova, int access, struct ib_dmah *dmah,
+			       struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibpd->device);
+	unsigned long pgsz_bitmap, pgsz;
+	struct orca_cmd_create_mr in = {};
+	struct orca_pgl pgl = {};
+	struct orca_mr *mr;
+	u32 lkey, rkey;
+	int err;
+
+	if (dmah || (access & IB_ACCESS_ON_DEMAND))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > odev->caps.max_mr_size)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	pgsz_bitmap = odev->caps.page_size_cap &
+		      GENMASK_ULL(ORCA_MAX_PAGE_SHIFT, ORCA_MIN_PAGE_SHIFT);
+	pgsz = ib_umem_find_best_pgsz(mr->umem, pgsz_bitmap, iova);
+	if (!pgsz) {
+		err = -EINVAL;
+		goto err_umem;
+	}
+	err = orca_umr_pgl(odev, mr->umem, pgsz, &pgl);
+	if (err)
+		goto err_umem;
+
+	mr->page_shift = order_base_2(pgsz);
+	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
+	in.access = cpu_to_le32(access & ORCA_ACCESS_ALL);
+	in.page_shift = mr->page_shift;
+	in.iova = cpu_to_le64(iova);
+	in.length = cpu_to_le64(length);
+	in.npages = cpu_to_le32(pgl.used);
+	err = orca_cmd_create_mr(odev, &in, &pgl, &lkey, &rkey);
+	orca_pgl_free(odev, &pgl);
+	if (err)
+		goto err_umem;
+	mr->ibmr.lkey = lkey;
+	mr->ibmr.rkey = rkey;
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
