@@ -6,6 +6,8 @@
 #
 #   make            build the kernel module and the emulator
 #   make demo       two guests with ORCA adapters (README)
+#   make bench      NVMe-oF throughput, rxe and ORCA pairings side by side
+#                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings)
 #   make check      all tests: unit, lint, guest (README)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #   make clean
@@ -29,6 +31,9 @@ check: toolroot
 demo: toolroot
 	@$(IN_TOOLROOT) scripts/demo.sh
 
+bench: toolroot
+	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) scripts/bench.sh $(PAIRS)
+
 toolroot:
 	@$(TOOLROOT) >/dev/null
 
@@ -38,7 +43,7 @@ clean:
 		-o -name modules.order | xargs rm -f
 	rm -f Module.symvers modules.order
 
-.PHONY: $(TR_GOALS) check demo toolroot clean
+.PHONY: $(TR_GOALS) check demo bench toolroot clean
 
 else # inside the toolroot
 

@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests without ORCA adapters, both Soft-RoCE (rxe): NVMe-oF over RDMA
+# with fio crc32c verification, and a wire capture tshark decodes as RoCE.
+# The baseline for the ORCA pairings (51-53): it proves the harness.
+. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/lib/nvmeof-host.sh"
+nvmeof_guest_test rxe rxe

@@ -1,0 +1,9 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Interoperability, rxe host and ORCA target: NVMe-oF over RDMA from a guest
+# running Soft-RoCE to a guest with an ORCA adapter, fio crc32c
+# verification, and a wire capture tshark decodes as RoCE.
+# 52-nvmeof-orca-rxe is the reverse.
+. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/lib/nvmeof-host.sh"
+nvmeof_guest_test orca rxe

@@ -1,0 +1,260 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced, after lib/guest.sh, by in-guest scripts that run NVMe over
+# Fabrics on RDMA between guests: one guest is the nvmet target (a brd
+# ramdisk namespace, since null_blk would discard the data fio verifies),
+# another the nvme-rdma host.  Each step is a KTAP case; so is each step of
+# the teardown, because a ULP that cannot let go of a device is a bug too.
+#
+#   rdma_up KIND          orca: load the repo's driver (orca_0);
+#                         rxe: rdma_rxe on eth0 (rxe0).  Sets $rdma_dev.
+#   rdma_down KIND        the reverse; the device must disappear
+#   target_up ADDR        nvmet subsystem $nvmeof_nqn on /dev/ram0, RDMA
+#                         port on ADDR:4420
+#   target_down           configfs removed, nvmet modules unloaded
+#   host_connect ADDR     nvme connect -t rdma, with retries; sets $nvme_blk
+#   host_disconnect
+#   fio_job NAME ARGS...  one short fio run on $nvme_blk (JSON), checked:
+#                         no error, and for a verify job every block written
+#                         read back; adds a "# nvmeof-result" line
+#   flag_set NAME / flag_wait SECS NAME [NAME...]
+#                         one guest tells the others that it reached a point
+#   dmesg_clean           no kernel warning or splat since boot
+
+nvmeof_nqn=nqn.2026-11.org.orca:nvmeof-test
+nvmeof_port=4420
+# The host's identity, fixed so that the target's logs are comparable.
+nvmeof_hostnqn=nqn.2014-08.org.nvmexpress:uuid:0dca0000-0000-4000-8000-00000000000$gi
+nvmeof_hostid=0dca0000-0000-4000-8000-00000000000$gi
+nvmet_cfg=/sys/kernel/config/nvmet
+fio_result_py=$top/selftests/guest/lib/fio_result.py
+rdma_dev=
+nvme_blk=
+
+# "# key=value ..." line a benchmark script can collect from the KTAP file;
+# $nvmeof_tag says which pairing it was measured on.
+nvmeof_tag=${nvmeof_tag:-}
+
+port_active() {
+	rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'
+}
+
+rdma_up() {
+	case $1 in
+	orca)
+		rdma_dev=orca_0
+		ok_if "orca: driver loads, orca_0 registered" orca_load || return 1
+		;;
+	rxe)
+		rdma_dev=rxe0
+		ok_if "rxe: rdma_rxe loads" modprobe rdma_rxe || return 1
+		ok_if "rxe: rxe0 added on eth0" \
+			rdma link add rxe0 type rxe netdev eth0 || return 1
+		;;
+	*)
+		ktap_line "not ok rdma device kind '$1' is orca or rxe"
+		ktap_fail=1
+		return 1
+		;;
+	esac
+	ok_if "$1: $rdma_dev/1 ACTIVE" wait_for 20 port_active "$rdma_dev"
+}
+
+rdma_gone() { ! test -e "/sys/class/infiniband/$1"; }
+
+rdma_down() {
+	case $1 in
+	orca)
+		ok_if "orca: rmmod orca" rmmod orca
+		;;
+	rxe)
+		ok_if "rxe: rxe0 deleted" rdma link delete rxe0 &&
+		ok_if "rxe: rmmod rdma_rxe" rmmod rdma_rxe
+		;;
+	esac
+	ok_if "$1: $rdma_dev gone" wait_for 10 rdma_gone "$rdma_dev"
+}
+
+# Flags in the run directory, which every guest shares.  Waiting costs one
+# builtin test a second: under TCG every forked process is expensive, and a
+# waiting guest shares the host's CPUs with the one being measured.
+flag_set() { : >"${ORCA_RUN_DIR:?}/flag-$1"; }
+flag_wait() {	# flag_wait SECS NAME [NAME...]: wait for any; 0 iff the first
+	local secs=$1 fifo=/tmp/.flag-wait.$$ fd i f
+	shift
+	[ -p "$fifo" ] || mkfifo "$fifo" || return 1
+	exec {fd}<>"$fifo"
+	for ((i = 0; i < secs; i++)); do
+		for f in "$@"; do
+			[ -e "$ORCA_RUN_DIR/flag-$f" ] && break 2
+		done
+		read -r -t 1 -u "$fd" _
+	done
+	exec {fd}>&-
+	[ -e "$ORCA_RUN_DIR/flag-$1" ]
+}
+
+# --- target ------------------------------------------------------------
+
+# configfs is a module: guest-init's mount at boot finds it only if some
+# earlier module pulled it in.
+nvmet_configfs() {
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config || return 1
+	test -d "$nvmet_cfg"
+}
+
+nvmet_configure() {
+	local addr=$1 subsys=$nvmet_cfg/subsystems/$nvmeof_nqn
+	local port=$nvmet_cfg/ports/1
+	mkdir "$subsys" &&
+	echo 1 >"$subsys/attr_allow_any_host" &&
+	mkdir "$subsys/namespaces/1" &&
+	echo -n /dev/ram0 >"$subsys/namespaces/1/device_path" &&
+	echo 1 >"$subsys/namespaces/1/enable" &&
+	mkdir "$port" &&
+	echo rdma >"$port/addr_trtype" &&
+	echo ipv4 >"$port/addr_adrfam" &&
+	echo "$addr" >"$port/addr_traddr" &&
+	echo "$nvmeof_port" >"$port/addr_trsvcid" &&
+	# Linking the subsystem into the port enables the port: this is
+	# where nvmet-rdma binds its rdma_cm listener, and fails if it cannot.
+	ln -s "$subsys" "$port/subsystems/$nvmeof_nqn"
+}
+
+target_up() {
+	local addr=$1
+	# 32 MiB ramdisk: rd_size is in KiB.
+	ok_if "target: brd ramdisk" modprobe brd rd_nr=1 rd_size=32768 max_part=0 &&
+	ok_if "target: nvmet-rdma loads" modprobe nvmet-rdma &&
+	ok_if "target: nvmet configfs" nvmet_configfs &&
+	ok_if "target: subsystem, namespace and RDMA port $addr:$nvmeof_port" \
+		nvmet_configure "$addr" &&
+	ok_if "target: nvmet_rdma listens" sh -c \
+		"dmesg | grep -q 'nvmet_rdma: enabling port 1 ($addr:$nvmeof_port)'"
+}
+
+# Remove whatever nvmet_configure made, in reverse; fails on the first entry
+# the kernel refuses to let go of.
+nvmet_unconfigure() {
+	local subsys=$nvmet_cfg/subsystems/$nvmeof_nqn
+	local port=$nvmet_cfg/ports/1 ns=$subsys/namespaces/1
+	{ ! test -L "$port/subsystems/$nvmeof_nqn" ||
+		rm "$port/subsystems/$nvmeof_nqn"; } &&
+	{ ! test -d "$port" || rmdir "$port"; } &&
+	{ ! test -d "$ns" || { echo 0 >"$ns/enable" && rmdir "$ns"; }; } &&
+	{ ! test -d "$subsys" || rmdir "$subsys"; }
+}
+
+target_down() {
+	ok_if "target: configfs entries removed" nvmet_unconfigure
+	ok_if "target: nvmet-rdma and nvmet unload" modprobe -r nvmet-rdma nvmet
+	ok_if "target: brd unloads" rmmod brd
+}
+
+# --- host --------------------------------------------------------------
+
+# The namespace's block device: the disk whose controller (or, with native
+# multipath, subsystem) has our NQN.  Hidden per-path disks (nvmeXcYnZ)
+# have no /dev node and are skipped.
+nvme_find_blk() {
+	local b
+	for b in /sys/block/nvme*n*; do
+		case ${b##*/} in *c*) continue ;; esac
+		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$nvmeof_nqn" ] &&
+			[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
+	done
+	return 1
+}
+
+nvme_connect_retry() {
+	local addr=$1 i start=$SECONDS
+	# The target may still be binding its listener: a rejected connect is
+	# retried.  A connect whose CM exchange never completes would wait for
+	# the CM's REQ retries (minutes): each attempt gets 40 s, all of them
+	# 90 s.  ctrl-loss-tmo keeps a broken transport from reconnecting for
+	# the default ten minutes later on.
+	for i in 1 2 3 4 5; do
+		timeout 40 nvme connect -t rdma -a "$addr" -s "$nvmeof_port" \
+			-n "$nvmeof_nqn" --hostnqn="$nvmeof_hostnqn" \
+			--hostid="$nvmeof_hostid" --ctrl-loss-tmo=20 \
+			--reconnect-delay=2 && return 0
+		echo "nvme connect attempt $i failed after $((SECONDS - start)) s"
+		[ $((SECONDS - start + 40)) -le 90 ] || break
+		sleep 3
+	done
+	return 1
+}
+
+host_connect() {
+	local addr=$1
+	ok_if "host: nvme-rdma loads" modprobe nvme-rdma || return 1
+	ok_if "host: nvme connect -t rdma $addr:$nvmeof_port" \
+		nvme_connect_retry "$addr" || return 1
+	ok_if "host: namespace block device appears" wait_for 20 nvme_find_blk ||
+		return 1
+	nvme_blk=$(nvme_find_blk)
+	local ctrl
+	for ctrl in /sys/class/nvme/nvme*; do
+		[ "$(cat "$ctrl/subsysnqn" 2>/dev/null)" = "$nvmeof_nqn" ] || continue
+		expect_eq "host: controller transport" "$(cat "$ctrl/transport")" rdma
+		expect_eq "host: controller address" \
+			"$(cat "$ctrl/address")" "traddr=$addr,trsvcid=$nvmeof_port"
+	done
+	# 32 MiB ramdisk = 65536 sectors of 512 bytes.
+	expect_eq "host: namespace size" "$(cat "/sys/block/${nvme_blk#/dev/}/size")" 65536
+}
+
+host_disconnect() {
+	local out
+	out=$(nvme disconnect -n "$nvmeof_nqn" 2>&1)
+	printf '%s\n' "$out" | sed 's/^/# /' >>"$ktap_out"
+	ok_if "host: nvme disconnect: 1 controller" \
+		sh -c "echo '$out' | grep -q 'disconnected 1 controller'"
+	ok_if "host: block device gone" wait_for 10 sh -c "! test -e $nvme_blk"
+	ok_if "host: nvme-rdma unloads" modprobe -r nvme-rdma
+}
+
+# --- fio ---------------------------------------------------------------
+
+# fio_job NAME FIO-ARGS...: a job on $nvme_blk with direct I/O through
+# libaio, its JSON result checked.  A job with --verify checks every block
+# it wrote: as many reads as writes, and no error (a mismatch is EILSEQ).
+fio_job() {
+	local name=$1 json=/tmp/fio-$1.json rc verify=0 a
+	shift
+	for a in "$@"; do
+		case $a in --verify=*) verify=1 ;; esac
+	done
+	# timeout: an I/O stuck in a broken transport must not stall the run;
+	# nvme-rdma's own timeout (30 s) and ctrl-loss-tmo end it before this.
+	# From /tmp, and no verify state files: fio writes those into its
+	# working directory, here the repo share.
+	(cd /tmp && timeout 150 fio --name="$name" --filename="$nvme_blk" \
+		--direct=1 --ioengine=libaio --verify_state_save=0 \
+		--output-format=json --output="$json" \
+		"$@" >/tmp/fio-"$name".log 2>&1)
+	rc=$?
+	local fio_ok=0 fio_reason='' fio_error=-1 r_ios=0 r_iops=0 r_mibs=0
+	local w_ios=0 w_iops=0 w_mibs=0
+	eval "$(python3 "$fio_result_py" "$json")"
+	if [ "$rc" != 0 ] || [ "$fio_ok" != 1 ]; then
+		sed 's/^/# /' /tmp/fio-"$name".log | tail -n 10 >>"$ktap_out"
+		ktap_line "# fio exit $rc ${fio_reason:+($fio_reason)}"
+	fi
+	expect_eq "fio $name: exit status" "$rc" 0
+	expect_eq "fio $name: no I/O or verify error" "$fio_error" 0
+	if [ "$verify" = 1 ]; then
+		ok_if "fio $name: wrote data" test "$w_ios" -gt 0
+		expect_eq "fio $name: read back every block written" "$r_ios" "$w_ios"
+	else
+		ok_if "fio $name: did I/O" test $((r_ios + w_ios)) -gt 0
+	fi
+	ktap_line "# nvmeof-result ${nvmeof_tag}job=$name read_iops=$r_iops read_mibs=$r_mibs write_iops=$w_iops write_mibs=$w_mibs"
+	[ "$rc" = 0 ] && [ "$fio_error" = 0 ]
+}
+
+dmesg_clean() {
+	ok_if "no kernel warnings in dmesg" sh -c \
+		"! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak|blocked for more than'"
+}
