@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The part of `make demo` that runs in each guest: load the orca driver and
-# show the adapter, the RDMA device and its port.
+# show the adapter, the RDMA device and its port; then move real data over
+# RDMA between the two guests: NVMe over Fabrics (guest 0 the target on a
+# ramdisk, guest 1 the host) with fio verifying every block by crc32c.
 set -u
 top=${ORCA_TOP:?}
 gi=${ORCA_GUEST_INDEX:-0}
@@ -23,5 +25,14 @@ for f in /sys/class/infiniband/orca_0/ports/1/gids/*; do
 	[ "$g" = "0000:0000:0000:0000:0000:0000:0000:0000" ] && continue
 	say "  [${f##*/}] $g ($(cat /sys/class/infiniband/orca_0/ports/1/gid_attrs/types/${f##*/}))"
 done
-say "RDMA traffic: not yet — the RoCEv2 data path is the next piece of work."
-rdma link show orca_0/1 | grep -q 'state ACTIVE'
+rmmod orca
+
+say "NVMe-oF over RDMA, orca to orca ($([ "$gi" = 0 ] && echo target || echo host)):"
+export ORCA_RESULT_DIR=$ORCA_RUN_DIR/demo-results
+mkdir -p "$ORCA_RESULT_DIR"
+"$top/selftests/guest/in-guest/nvmeof-fio.sh" orca orca >/dev/null 2>&1
+status=$?
+grep -E '^(not ok|# nvmeof-result)|fio' "$ORCA_RESULT_DIR/g$gi.tap" |
+	sed "s/^/[guest $gi]   /"
+say "$(grep -c '^ok' "$ORCA_RESULT_DIR/g$gi.tap") steps ok, $(grep -c '^not ok' "$ORCA_RESULT_DIR/g$gi.tap") failed"
+exit $status
