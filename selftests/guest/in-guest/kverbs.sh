@@ -59,6 +59,17 @@ done <"$run"
 ok_if "suite $suite has cases" test "$planned" -gt 0
 expect_eq "suite $suite reported every case" "$seen" "$planned"
 [ "$suite" = remote ] && echo peer-teardown >"$run"
+# On a lossy wire (KVERBS_EXPECT_RETRANSMITS=1) the suite must still pass,
+# and the adapter's counters must show that it recovered by retransmitting.
+if [ "${KVERBS_EXPECT_RETRANSMITS:-0}" = 1 ]; then
+	stats=$(rdma statistic show link orca_0/1)
+	echo "# $stats" >>"$ktap_out"
+	retrans=$(echo "$stats" | sed -n 's/.* retransmits \([0-9]*\).*/\1/p')
+	ok_if "retransmits counted (${retrans:-none})" test "${retrans:-0}" -gt 0
+	timeouts=$(echo "$stats" | sed -n 's/.* retry_timeouts \([0-9]*\).*/\1/p')
+	naks=$(echo "$stats" | sed -n 's/.* seq_naks_rx \([0-9]*\).*/\1/p')
+	ok_if "recovery by timeout or sequence NAK" test $((${timeouts:-0} + ${naks:-0})) -gt 0
+fi
 ok_if "rmmod orca_kverbs" rmmod orca_kverbs
 ok_if "rmmod orca" rmmod orca
 ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'"
