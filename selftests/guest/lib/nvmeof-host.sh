@@ -2,7 +2,11 @@
 #
 # Sourced, after lib/host.sh, by the NVMe-oF guest tests (5N-nvmeof-*.sh).
 #
-#   nvmeof_guest_test TARGET_KIND HOST_KIND
+#   nvmeof_guest_test TARGET_KIND HOST_KIND [RUNNER-OPTS...]
+#
+# RUNNER-OPTS go to scripts/run-guests.sh (e.g. --wire-opts "--drop-pct 5");
+# with a lossy wire, set nvmeof_lossy=1 first: then every ORCA adapter must
+# also have retransmitted (its emulator logs its RoCE counters at exit).
 #
 # boots two guests (guest 0 the nvmet target on TARGET_KIND, guest 1 the
 # nvme-rdma host on HOST_KIND; an rxe guest gets no ORCA adapter, so its
@@ -35,13 +39,27 @@ check_opcode() {
 }
 
 nvmeof_guest_test() {
-	local tkind=$1 hkind=$2 opts=() rc pcap n bad
+	local tkind=$1 hkind=$2 opts=() rc pcap n bad log r
+	shift 2
+	opts=("$@")
 	[ "$tkind" = rxe ] && opts+=(--guest-opts 0:no-orca)
 	[ "$hkind" = rxe ] && opts+=(--guest-opts 1:no-orca)
 	pcap=$out/wire.pcap
 	run_guests 2 330 --pcap "$pcap" "${opts[@]}" -- \
 		selftests/guest/in-guest/nvmeof-fio.sh "$tkind" "$hkind"
 	rc=$?
+
+	if [ "${nvmeof_lossy:-0}" = 1 ]; then
+		for log in "$out"/run/g*/emu.log; do
+			[ -f "$log" ] || continue
+			r=$(sed -n 's/.*roce: .* retransmits \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+			if [ "${r:-0}" -gt 0 ]; then
+				host_result OK "lossy wire: ${log#"$out"/run/} retransmitted $r packets"
+			else
+				host_result FAIL "lossy wire: ${log#"$out"/run/} retransmitted"
+			fi
+		done
+	fi
 
 	if [ ! -s "$pcap" ]; then
 		host_result FAIL "wire: capture written"
