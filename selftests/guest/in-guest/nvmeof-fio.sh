@@ -10,6 +10,8 @@
 #   bench: after the verify jobs, 4k random read and 128k sequential read
 #   throughput runs (their "# nvmeof-result" lines are what scripts/bench.sh
 #   collects).
+#   lossy: the same verify jobs on 1 MiB each, for a wire that drops frames
+#   (every loss costs a go-back-N retransmission under TCG).
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 target_kind=${1:?target kind}
 host_kind=${2:?host kind}
@@ -43,11 +45,13 @@ run_host() {
 		# 4k random writes then read back and checked: the target
 		# fetches write data with RDMA READ (or takes it inline in
 		# the command's SEND) and returns read data with RDMA WRITE.
-		fio_job randwrite-4k-verify --rw=randwrite --bs=4k --size=4M \
+		local size4k=4M size128k=8M
+		[ "$mode" = lossy ] && size4k=1M size128k=1M
+		fio_job randwrite-4k-verify --rw=randwrite --bs=4k --size=$size4k \
 			--iodepth=16 --verify=crc32c --verify_fatal=1
 		# 128k blocks span many packets per transfer, and the
 		# offsets differ from the 4k job's.
-		fio_job seqwrite-128k-verify --rw=write --bs=128k --size=8M \
+		fio_job seqwrite-128k-verify --rw=write --bs=128k --size=$size128k \
 			--offset=16M --iodepth=4 --verify=crc32c --verify_fatal=1
 		if [ "$mode" = bench ]; then
 			fio_job randread-4k --rw=randread --bs=4k --size=32M \

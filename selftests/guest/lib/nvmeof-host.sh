@@ -46,7 +46,8 @@ nvmeof_guest_test() {
 	[ "$hkind" = rxe ] && opts+=(--guest-opts 1:no-orca)
 	pcap=$out/wire.pcap
 	run_guests 2 330 --pcap "$pcap" "${opts[@]}" -- \
-		selftests/guest/in-guest/nvmeof-fio.sh "$tkind" "$hkind"
+		selftests/guest/in-guest/nvmeof-fio.sh "$tkind" "$hkind" \
+		"$([ "${nvmeof_lossy:-0}" = 1 ] && echo lossy || echo test)"
 	rc=$?
 
 	if [ "${nvmeof_lossy:-0}" = 1 ]; then
