@@ -36,6 +36,16 @@
 #define ROCE_ACK_REQ_EVERY	32	/* AckReq at least this often */
 #define ROCE_TX_BURST		64	/* packets per QP per engine pass */
 #define ROCE_MAX_RES		EMU_MAX_RD_ATOM
+/*
+ * Adaptive retransmission: a lost tail packet (last WRITE/SEND packet,
+ * last READ response, READ request) shows no gap to anybody, and the QP's
+ * timeout from rdma_cm is ~1 s.  Like other RoCE adapters we retransmit
+ * early, after this and then doubling, without spending retry_cnt: only
+ * the QP's full timeout without progress counts as a retry, so the time
+ * to retry exhaustion is unchanged.  Duplicates are harmless to any IBA
+ * responder.
+ */
+#define ROCE_FAST_RTO_US	10000
 
 /* Counters, readable in tests and logged at exit. */
 struct roce_stats {
@@ -53,6 +63,7 @@ struct roce_stats {
 	uint64_t drop_ghost;		/* response to nothing outstanding */
 	uint64_t retransmits;		/* request packets sent again */
 	uint64_t timeouts;
+	uint64_t fast_retries;		/* early retransmissions */
 	uint64_t rnr_naks_rx, rnr_naks_tx;
 	uint64_t seq_naks_rx, seq_naks_tx;
 	uint64_t err_naks_rx, err_naks_tx;
@@ -168,6 +179,9 @@ struct roce_qp {
 	uint32_t rd_atomic;		/* READ/atomic WQEs outstanding */
 	uint8_t retry_left, rnr_left;
 	uint64_t retry_deadline;	/* us, 0: off */
+	uint64_t retry_full;		/* us: the QP's own timeout */
+	uint8_t rto_shift;		/* early retries since then */
+	bool retried;			/* a retry counted since progress */
 	uint64_t rnr_deadline;		/* us, 0: not waiting */
 	bool rd_gap_asked;		/* READ gap: asked again already */
 	uint32_t rd_gap_psn;		/* ... from this PSN */
@@ -263,6 +277,14 @@ void roce_req_rewind(struct roce_qp *rq, uint32_t psn);
 bool roce_req_outstanding(const struct roce_qp *rq);
 /* (Re)arms the retransmit timer while request packets are unacked. */
 void roce_req_arm_timer(struct roce_qp *rq);
+/*
+ * The retransmit timer fired before the QP's own timeout: resends from the
+ * oldest unacknowledged PSN and re-arms with a doubled delay, not counting
+ * a retry.  False when the full timeout has passed (a real retry is due).
+ */
+bool roce_req_early_retry(struct roce_qp *rq, uint64_t now);
+/* Sends READ @w's request again from rd_next; false if it could not. */
+bool roce_req_reread(struct roce_qp *rq, struct roce_swqe *w);
 /* Copies WQE @w's SGEs from the send queue; false if unreachable. */
 bool roce_req_sges(struct roce_qp *rq, const struct roce_swqe *w,
 		   struct orca_sge *sge);

@@ -154,6 +154,7 @@ static void progress(struct roce_qp *rq, uint32_t una)
 	if (roce_psn_diff(una, rq->una_psn) <= 0)
 		return;
 	rq->una_psn = una & ROCE_PSN_MASK;
+	rq->retried = false;
 	rq->retry_left = rq->qp->attr.retry_cnt;
 	rq->rnr_left = rq->qp->attr.rnr_retry;
 	rq->retry_deadline = 0;
@@ -231,10 +232,22 @@ static void fail_at(struct roce_qp *rq, uint32_t psn, uint8_t status)
 	roce_comp_retire(rq);
 }
 
-static void retry_from(struct roce_qp *rq, uint32_t psn)
+/*
+ * Goes back to @psn.  Only the first NAK or READ response gap after
+ * progress, and every expiry of the QP's timeout, spends a retry (as rxe
+ * does): under loss plus reordering several NAKs and gaps can follow one
+ * another without a lost cause, and must not exhaust retry_cnt while the
+ * timer, not re-armed by them, still bounds a stall.
+ */
+static void retry_from(struct roce_qp *rq, uint32_t psn, bool timer)
 {
 	struct roce_swqe *w;
 
+	if (!timer && rq->retried) {
+		roce_req_rewind(rq, psn);
+		return;
+	}
+	rq->retried = true;
 	if (!rq->retry_left) {
 		w = find_wqe(rq, psn);
 		if (!w)
@@ -246,6 +259,26 @@ static void retry_from(struct roce_qp *rq, uint32_t psn)
 	rq->retry_left--;
 	roce_req_rewind(rq, psn);
 	roce_req_arm_timer(rq);
+}
+
+/*
+ * READ @w's responses have a gap: request the rest of it again, counting
+ * a retry as retry_from() does, but without resending the requests after
+ * it (a 128-packet WRITE behind a READ would be sent again per loss).
+ */
+static void retry_read(struct roce_qp *rq, struct roce_swqe *w)
+{
+	if (!rq->retried) {
+		if (!rq->retry_left) {
+			retry_from(rq, w->rd_next, false);
+			return;
+		}
+		rq->retried = true;
+		rq->retry_left--;
+		roce_req_arm_timer(rq);
+	}
+	if (!roce_req_reread(rq, w))
+		roce_req_rewind(rq, w->rd_next);
 }
 
 static void on_aeth(struct roce_qp *rq, const struct roce_pkt *pkt)
@@ -278,8 +311,13 @@ static void on_aeth(struct roce_qp *rq, const struct roce_pkt *pkt)
 	switch (syn & 0x1f) {
 	case ROCE_NAK_PSN_SEQ:
 		rq->dev->st.seq_naks_rx++;
+		if (roce_psn_diff(psn, rq->una_psn) < 0) {
+			/* overtaken by a later ACK: nothing to repeat */
+			rq->dev->st.drop_ghost++;
+			return;
+		}
 		ack_through(rq, psn - 1);
-		retry_from(rq, psn);
+		retry_from(rq, psn, false);
 		return;
 	case ROCE_NAK_INVALID_REQ:
 		rq->dev->st.err_naks_rx++;
@@ -319,13 +357,15 @@ static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
 		    (!rq->rd_gap_asked || rq->rd_gap_psn != w->rd_next)) {
 			rq->rd_gap_asked = true;
 			rq->rd_gap_psn = w->rd_next;
-			retry_from(rq, w->rd_next);
+			retry_read(rq, w);
 		}
 		return;
 	}
 	rq->rd_gap_asked = false;
 	ack_through(rq, w->first_psn - 1);	/* implied by the response */
-	i = pkt->psn - w->first_psn;
+	if (roce_psn_diff(rq->una_psn, w->first_psn) < 0)
+		return;	/* an earlier READ is incomplete: asked again */
+	i = (pkt->psn - w->first_psn) & ROCE_PSN_MASK;
 	off = i * mtu;
 	last = i + 1 == w->npsn;
 	want = last ? w->len - off : mtu;
@@ -346,7 +386,7 @@ static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
 			return;
 		}
 	}
-	w->rd_next++;
+	w->rd_next = (w->rd_next + 1) & ROCE_PSN_MASK;	/* PSNs wrap */
 	if (last)
 		w->done = true;
 	progress(rq, pkt->psn + 1);
@@ -365,6 +405,8 @@ static void atomic_ack(struct roce_qp *rq, const struct roce_pkt *pkt)
 		return;
 	}
 	ack_through(rq, pkt->psn - 1);
+	if (roce_psn_diff(rq->una_psn, pkt->psn) < 0)
+		return;	/* an earlier READ is incomplete: asked again */
 	if (!roce_req_sges(rq, w, sge))
 		st = ORCA_CQE_ST_LOC_PROT_ERR;
 	else
@@ -410,7 +452,11 @@ void roce_comp_timers(struct roce_qp *rq, uint64_t now)
 		rq->retry_deadline = 0;
 		if (!roce_req_outstanding(rq))
 			return;
+		if (roce_req_early_retry(rq, now)) {
+			rq->dev->st.fast_retries++;
+			return;
+		}
 		rq->dev->st.timeouts++;
-		retry_from(rq, rq->una_psn);
+		retry_from(rq, rq->una_psn, true);
 	}
 }

@@ -48,12 +48,13 @@ void roce_dev_destroy(struct orca_engine *eng)
 	if (!dev)
 		return;
 	if (dev->st.tx_frames || dev->st.rx_frames)
-		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu timeouts %llu rx queue full %llu",
+		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu timeouts %llu early %llu rx queue full %llu",
 			(unsigned long long)dev->st.tx_frames,
 			(unsigned long long)dev->st.rx_frames,
 			(unsigned long long)dev->st.loopback,
 			(unsigned long long)dev->st.retransmits,
 			(unsigned long long)dev->st.timeouts,
+			(unsigned long long)dev->st.fast_retries,
 			(unsigned long long)dev->st.rxq_full);
 	for (int i = 1; i < ROCE_RX_NERR; i++)
 		if (dev->drops.err[i])
@@ -216,6 +217,7 @@ static void start_requester(struct roce_qp *rq)
 
 	rq->snd_psn = rq->una_psn = rq->max_sent_psn = psn;
 	rq->retry_left = a->retry_cnt;
+	rq->retried = false;
 	rq->rnr_left = a->rnr_retry;
 	rq->sq_kick = true;
 }

@@ -42,10 +42,31 @@ static uint64_t timeout_us(const struct emu_qp *qp)
 
 void roce_req_arm_timer(struct roce_qp *rq)
 {
-	uint64_t t = timeout_us(rq->qp);
+	uint64_t t = timeout_us(rq->qp), now;
 
-	rq->retry_deadline = t && roce_req_outstanding(rq) ?
-			     roce_now_us() + t : 0;
+	rq->rto_shift = 0;
+	if (!t || !roce_req_outstanding(rq)) {
+		rq->retry_deadline = 0;
+		return;
+	}
+	now = roce_now_us();
+	rq->retry_full = now + t;
+	rq->retry_deadline = now + (t < ROCE_FAST_RTO_US ? t :
+					   ROCE_FAST_RTO_US);
+}
+
+bool roce_req_early_retry(struct roce_qp *rq, uint64_t now)
+{
+	uint64_t next;
+
+	if (now >= rq->retry_full)
+		return false;
+	if (rq->rto_shift < 16)
+		rq->rto_shift++;
+	next = now + ((uint64_t)ROCE_FAST_RTO_US << rq->rto_shift);
+	rq->retry_deadline = next < rq->retry_full ? next : rq->retry_full;
+	roce_req_rewind(rq, rq->una_psn);
+	return true;
 }
 
 bool roce_req_outstanding(const struct roce_qp *rq)
@@ -300,7 +321,7 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 		psn = w->rd_next;
 		if (roce_psn_diff(psn, rq->una_psn) >= ROCE_MAX_INFLIGHT)
 			return TX_WINDOW;
-		i = psn - w->first_psn;
+		i = (psn - w->first_psn) & ROCE_PSN_MASK;
 		pkt.opcode = ROCE_RC_READ_REQ;
 		pkt.psn = psn;
 		pkt.ack_req = true;
@@ -366,6 +387,17 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 		return TX_DONE;
 	rq->next_off += pkt.paylen;
 	return rq->next_off >= w->len ? TX_DONE : TX_MORE;
+}
+
+/*
+ * Asks again for READ @w's responses from rd_next on, without going back
+ * over the requests sent after it: the responder replays the READ from
+ * its resources, and what else it missed it NAKs or the timer repeats.
+ */
+bool roce_req_reread(struct roce_qp *rq, struct roce_swqe *w)
+{
+	return w->opcode == ORCA_WQE_RDMA_READ && w->started && !w->done &&
+	       send_rc_packet(rq, w) == TX_DONE;
 }
 
 /* A UD/GSI send: one packet, completed as soon as it is on the wire. */

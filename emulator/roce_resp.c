@@ -589,6 +589,26 @@ static struct roce_res *res_find(struct roce_qp *rq, uint32_t psn)
 	return NULL;
 }
 
+/* A queued READ job of resource @res restarts as duplicate @pkt asks. */
+static bool restart_read(struct roce_qp *rq, const struct roce_res *res,
+			 const struct roce_pkt *pkt)
+{
+	for (uint32_t i = rq->job_head; i != rq->job_tail; i++) {
+		struct roce_rjob *j = &rq->jobs[i % ROCE_MAX_RJOBS];
+		int32_t d = roce_psn_diff(j->psn, res->psn);
+
+		if (j->atomic || d < 0 || d >= (int32_t)res->npsn)
+			continue;
+		j->psn = pkt->psn;
+		j->va = pkt->reth_va;
+		j->rkey = pkt->reth_rkey;
+		j->left = pkt->reth_len;
+		j->first = true;
+		return true;
+	}
+	return false;
+}
+
 static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 			   uint32_t flags)
 {
@@ -600,13 +620,16 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 		if (!res || res->atomic != !!(flags & ROCE_K_ATOMIC))
 			return;		/* too old to replay: drop */
 		/*
-		 * The requester went back to this PSN: whatever we were
-		 * still sending after it will be asked for again.
+		 * Responses already queued stay queued (as rxe finishes a
+		 * READ before the next request): the requester may ask again
+		 * for one READ only, and flushing the others would lose
+		 * them.  A READ being sent restarts where it is asked to.
 		 */
-		rq->job_head = rq->job_tail;
 		if (res->atomic) {
 			struct roce_rjob *j = job_add(rq);
 
+			if (!j)
+				return; /* full: the retry will do */
 			j->atomic = true;
 			j->psn = pkt->psn;
 			j->orig = res->orig;
@@ -619,7 +642,8 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 				   pkt->reth_va, pkt->reth_len,
 				   ORCA_ACCESS_REMOTE_READ, NULL)))
 			return;
-		queue_read(rq, pkt);
+		if (!restart_read(rq, res, pkt))
+			queue_read(rq, pkt);
 		return;
 	}
 	/* SEND/WRITE already executed: acknowledge what we have. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ktap.h"
 #include "roce_node.h"
@@ -29,11 +30,11 @@ struct pair {
 
 static const uint32_t all_access = ORCA_ACCESS_ALL;
 
-static bool pair_init(struct pair *p, bool loopback, unsigned int loss,
-		      uint8_t mtu)
+static bool pair_init_to(struct pair *p, bool loopback, unsigned int loss,
+			 uint8_t mtu, uint8_t timeout)
 {
 	struct rc_opts o = {
-		.path_mtu = mtu, .timeout = 14, .retry_cnt = 7,
+		.path_mtu = mtu, .timeout = timeout, .retry_cnt = 7,
 		.rnr_retry = 7, .min_rnr_timer = 1,
 		.access = all_access,
 	};
@@ -57,6 +58,12 @@ static bool pair_init(struct pair *p, bool loopback, unsigned int loss,
 	       node_qp(p->nb, &p->bqp, ORCA_QPT_RC, &p->bcq, &p->bcq) &&
 	       node_connect(p->na, &p->aqp, p->nb, p->bqp.qpn, &o) &&
 	       node_connect(p->nb, &p->bqp, p->na, p->aqp.qpn, &o);
+}
+
+static bool pair_init(struct pair *p, bool loopback, unsigned int loss,
+		      uint8_t mtu)
+{
+	return pair_init_to(p, loopback, loss, mtu, 14);
 }
 
 static void dump_qps(struct node *n, const char *who);
@@ -374,6 +381,152 @@ static void test_loss(void)
 }
 
 /* A bad rkey and an out-of-bounds write fail with REM_ACCESS_ERR. */
+/*
+ * A wire that also reorders: 5% of the frames are held back and sent after
+ * the next one (then still subject to the node's loss).  Runs on the
+ * sending engine's thread only, so it needs no lock.
+ */
+struct reorder {
+	struct node *n;
+	uint64_t rng;
+	bool held;
+	size_t len;
+	uint8_t frame[ROCE_MAX_FRAME];
+};
+
+static void reorder_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct reorder *r = ctx;
+
+	r->rng ^= r->rng << 13;
+	r->rng ^= r->rng >> 7;
+	r->rng ^= r->rng << 17;
+	if (!r->held && len <= sizeof(r->frame) && r->rng % 100 < 5) {
+		memcpy(r->frame, frame, len);
+		r->len = len;
+		r->held = true;
+		return;
+	}
+	node_tx(r->n, frame, len);
+	if (r->held) {
+		r->held = false;
+		node_tx(r->n, r->frame, r->len);
+	}
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * What NVMe-oF over rdma_cm does on a lossy wire: 128 KiB READs (~128
+ * response packets at MTU 1024) and WRITEs, several outstanding, with the
+ * QP timeout rdma_cm uses on RoCE (~1 s) and retry_cnt 7.  A lost packet
+ * must be repaired by the gap/NAK machinery, not the slow timer, and the
+ * retry budget must survive it: every WQE succeeds, quickly.
+ */
+#define LOSSY_LEN	(128u << 10)
+#define LOSSY_DEPTH	4
+#define LOSSY_ROUNDS	6
+
+static void test_lossy_128k(void)
+{
+	static struct reorder ra, rb;
+	struct pair p;
+	struct roce_stats sa, sb;
+	uint64_t t0, ms;
+	bool ok = true;
+
+	if (!pair_init_to(&p, false, 5, 3, 18)) {
+		CHECK(!"setup");
+		ktap_case_end("rc_128k_read_write_5pct_loss_reorder_cm_timeout");
+		return;
+	}
+	ra = (struct reorder){ .n = p.na, .rng = 0x9e3779b97f4a7c15ull };
+	rb = (struct reorder){ .n = p.nb, .rng = 0xc2b2ae3d27d4eb4full };
+	engine_set_roce_tx(p.na->t.eng, reorder_tx, &ra);
+	engine_set_roce_tx(p.nb->t.eng, reorder_tx, &rb);
+	t0 = now_ms();
+	for (unsigned int round = 0; round < LOSSY_ROUNDS && ok; round++) {
+		/*
+		 * Odd rounds post the READs back to back, as nvmet does, so
+		 * several are outstanding at once; even rounds interleave.
+		 */
+		bool reads_first = round & 1;
+		uint64_t order[2 * LOSSY_DEPTH];
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i < LOSSY_DEPTH; i++) {
+			buf_fill(p.nb, &p.bbuf, (uint64_t)i * LOSSY_LEN,
+				 LOSSY_LEN, round * 8 + i);
+			buf_fill(p.na, &p.abuf, (uint64_t)i * LOSSY_LEN,
+				 LOSSY_LEN, round * 8 + i + 100);
+		}
+		for (unsigned int k = 0; k < 2 * LOSSY_DEPTH; k++) {
+			unsigned int i = reads_first ? k % LOSSY_DEPTH : k / 2;
+			bool rd = reads_first ? k < LOSSY_DEPTH : !(k & 1);
+			uint64_t off = (uint64_t)i * LOSSY_LEN;
+			struct orca_send_wqe_hdr h;
+			struct tsge sg = { IOVA_A + off, LOSSY_LEN, p.abuf.key };
+
+			if (rd) {
+				h = wqe(ORCA_WQE_RDMA_READ, 2 * i);
+				sg.addr += BUF_LEN / 2;
+				h.remote_addr = htole64(IOVA_B + off);
+			} else {
+				h = wqe(ORCA_WQE_RDMA_WRITE, 2 * i + 1);
+				h.remote_addr = htole64(IOVA_B + BUF_LEN / 2 +
+							off);
+			}
+			h.rkey = htole32(p.bbuf.key);
+			post_send(p.na, &p.aqp, &h, &sg, 1);
+			order[n++] = 2 * i + !rd;
+		}
+		for (unsigned int k = 0; k < n && ok; k++)
+			ok &= expect_cqe(p.na, &p.acq, order[k],
+					 order[k] & 1 ? ORCA_CQE_RDMA_WRITE :
+							ORCA_CQE_RDMA_READ,
+					 ORCA_CQE_ST_SUCCESS, NULL);
+		for (unsigned int i = 0; i < LOSSY_DEPTH && ok; i++) {
+			uint64_t off = (uint64_t)i * LOSSY_LEN;
+
+			ok &= buf_check(p.na, &p.abuf, BUF_LEN / 2 + off,
+					LOSSY_LEN, round * 8 + i);
+			ok &= buf_check(p.nb, &p.bbuf, BUF_LEN / 2 + off,
+					LOSSY_LEN, round * 8 + i + 100);
+		}
+		if (!ok)
+			printf("# round %u failed\n", round);
+	}
+	ms = now_ms() - t0;
+	CHECK(ok);
+	sa = stats(p.na);
+	sb = stats(p.nb);
+	printf("# %u x %u KiB READ+WRITE in %llu ms; dropped %lu+%lu of "
+	       "%lu+%lu; retransmits %llu+%llu, timeouts %llu+%llu, "
+	       "early retries %llu, seq NAKs %llu, dup requests %llu\n",
+	       LOSSY_ROUNDS * LOSSY_DEPTH, LOSSY_LEN >> 10,
+	       (unsigned long long)ms,
+	       atomic_load(&p.na->dropped), atomic_load(&p.nb->dropped),
+	       atomic_load(&p.na->sent), atomic_load(&p.nb->sent),
+	       (unsigned long long)sa.retransmits,
+	       (unsigned long long)sb.retransmits,
+	       (unsigned long long)sa.timeouts,
+	       (unsigned long long)sb.timeouts,
+	       (unsigned long long)sa.fast_retries,
+	       (unsigned long long)sb.seq_naks_tx,
+	       (unsigned long long)sb.dup_requests);
+	CHECK(atomic_load(&p.nb->dropped) > 0);
+	/* ~1 s per timer expiry: a few may happen, not one per loss. */
+	CHECK(ms < 15000);
+	pair_fini(&p);
+	ktap_case_end("rc_128k_read_write_5pct_loss_reorder_cm_timeout");
+}
+
 static void test_remote_access_errors(void)
 {
 	struct pair p;
@@ -1044,11 +1197,12 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(14);
+	ktap_plan(15);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
 	test_loss();
+	test_lossy_128k();
 	test_remote_access_errors();
 	test_local_errors();
 	test_rnr();

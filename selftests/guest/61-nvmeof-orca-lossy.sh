@@ -3,12 +3,8 @@
 # NVMe-oF over RDMA between two ORCA guests on a wire that drops 5% of the
 # frames and reorders some: fio's crc32c verification still passes and both
 # adapters recovered by retransmitting.
-#
-# Not executable, so make check skips it: at 5% loss the 4k verify job
-# passes (~40 IOPS) but the 128k job does not finish in the target's 240 s
-# budget even on 1 MiB: multi-packet transfers (the target's 128 KiB RDMA
-# READs) recover too slowly or not at all under loss.  To be fixed in the
-# transport.
+# The verify jobs are 1 MiB each (lossy mode): go-back-N repeats a lot of
+# data at 5% loss under TCG.
 . "$(dirname "$0")/lib/host.sh"
 . "$(dirname "$0")/lib/nvmeof-host.sh"
 nvmeof_lossy=1
