@@ -4,10 +4,13 @@
 # Debian 13 chroot made by scripts/toolroot.sh, cached machine-wide), so the
 # host needs nothing but make, bash and root.
 #
-#   make            build the kernel module and the emulator
+#   make            build the kernel module, the emulator, the rdma-core
+#                   provider (installed into the toolroot) and the test
+#                   programs that run in guests
 #   make demo       two guests with ORCA adapters (README)
-#   make bench      NVMe-oF throughput, rxe and ORCA pairings side by side
-#                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings)
+#   make bench      NVMe-oF and perftest, rxe and ORCA pairings side by side
+#                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings,
+#                   ORCA_BENCH="nvmeof perftest" the workloads)
 #   make check      all tests: unit, lint, guest (README)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #   make clean
@@ -16,7 +19,7 @@ TOOLROOT := scripts/toolroot.sh
 IN_TOOLROOT := $(TOOLROOT) --run env ORCA_IN_TOOLROOT=1
 
 # Goals that run inside the toolroot.
-TR_GOALS := all module emulator lint
+TR_GOALS := all module emulator provider usertests lint
 
 ifndef ORCA_IN_TOOLROOT
 
@@ -32,13 +35,13 @@ demo: toolroot
 	@$(IN_TOOLROOT) scripts/demo.sh
 
 bench: toolroot
-	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) scripts/bench.sh $(PAIRS)
+	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) ORCA_BENCH="$(ORCA_BENCH)" scripts/bench.sh $(PAIRS)
 
 toolroot:
 	@$(TOOLROOT) >/dev/null
 
 clean:
-	rm -rf emulator/build out
+	rm -rf emulator/build selftests/user/build out
 	find drivers -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
 		-o -name modules.order | xargs rm -f
 	rm -f Module.symvers modules.order
@@ -50,7 +53,7 @@ else # inside the toolroot
 KDIR ?= $(firstword $(wildcard /usr/src/linux-headers-*-amd64))
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_ORCA=m
 
-all: module emulator
+all: module emulator provider usertests
 
 # Warnings are errors for our code.
 module:
@@ -59,9 +62,18 @@ module:
 emulator:
 	$(MAKE) -C emulator -j2
 
+# providers/orca, built inside rdma-core's source tree (cached in the
+# toolroot) and installed where the distribution's libibverbs finds it.
+provider:
+	scripts/provider-build.sh
+
+# Userspace test programs the guest tests run (selftests/user).
+usertests:
+	$(MAKE) -C selftests/user
+
 lint:
 	selftests/lint.sh
 
-.PHONY: all module emulator lint
+.PHONY: all module emulator provider usertests lint
 
 endif

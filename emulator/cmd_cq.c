@@ -19,7 +19,8 @@ static int cq_load_buf(struct cmd_ctx *c, struct emu_pages *buf,
 		       uint8_t log_depth, uint8_t page_shift, uint32_t npages,
 		       uint64_t page_addr)
 {
-	if (log_depth < 1 || log_depth > EMU_LOG_MAX_CQ ||
+	if (log_depth < ORCA_MIN_LOG_DEPTH ||
+	    log_depth > EMU_LOG_MAX_CQ ||
 	    page_shift < ORCA_MIN_PAGE_SHIFT ||
 	    page_shift > ORCA_MAX_PAGE_SHIFT)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);

@@ -21,7 +21,8 @@ int cmd_create_eq(struct cmd_ctx *c)
 	int st;
 
 	memcpy(&in, c->cmd.in, sizeof(in));
-	if (in.log_depth < 1 || in.log_depth > EMU_LOG_MAX_EQ ||
+	if (in.log_depth < ORCA_MIN_LOG_DEPTH ||
+	    in.log_depth > EMU_LOG_MAX_EQ ||
 	    in.page_shift < ORCA_MIN_PAGE_SHIFT ||
 	    in.page_shift > ORCA_MAX_PAGE_SHIFT ||
 	    le16toh(in.msix_vector) >= eng->cfg.num_msix)

@@ -89,7 +89,8 @@ static int qp_check_geometry(struct cmd_ctx *c,
 	uint32_t sq_np, rq_np = 0;
 	uint8_t ps = in->page_shift;
 
-	if (in->log_sq_depth < 1 || in->log_sq_depth > EMU_LOG_MAX_WQ ||
+	if (in->log_sq_depth < ORCA_MIN_LOG_DEPTH ||
+	    in->log_sq_depth > EMU_LOG_MAX_WQ ||
 	    in->max_send_sge > ORCA_MAX_SGE ||
 	    in->max_recv_sge > ORCA_MAX_SGE ||
 	    le16toh(in->max_inline_data) > EMU_MAX_INLINE ||
@@ -100,7 +101,8 @@ static int qp_check_geometry(struct cmd_ctx *c,
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	/* With an SRQ the QP has no receive queue of its own. */
 	if (srq ? in->log_rq_depth != 0 :
-	    in->log_rq_depth < 1 || in->log_rq_depth > EMU_LOG_MAX_WQ)
+	    in->log_rq_depth < ORCA_MIN_LOG_DEPTH ||
+	    in->log_rq_depth > EMU_LOG_MAX_WQ)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	sq_np = queue_npages((uint64_t)orca_send_wqe_stride(in->max_send_sge)
 			     << in->log_sq_depth, ps);

@@ -27,7 +27,8 @@ int cmd_create_srq(struct cmd_ctx *c)
 	uar = objtab_get(&eng->uars, le32toh(in.uar));
 	if (!pd || !uar)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
-	if (in.log_depth < 1 || in.log_depth > EMU_LOG_MAX_WQ ||
+	if (in.log_depth < ORCA_MIN_LOG_DEPTH ||
+	    in.log_depth > EMU_LOG_MAX_WQ ||
 	    in.max_sge > ORCA_MAX_SGE ||
 	    in.page_shift < ORCA_MIN_PAGE_SHIFT ||
 	    in.page_shift > ORCA_MAX_PAGE_SHIFT ||

@@ -659,6 +659,16 @@ int engine_inject(struct orca_engine *eng, const char *what)
 			eng->hang = false;
 			pthread_cond_signal(&eng->wake);
 		}
+	} else if (!strcmp(what, "counts")) {
+		/*
+		 * Live object counts, for tests that check that a driver
+		 * released everything a process or a ULP had created.
+		 */
+		eng_log("objects: pd %u cq %u mr %u qp %u ah %u srq %u gsi %d uar %u",
+			objtab_count(&eng->pds), objtab_count(&eng->cqs),
+			objtab_count(&eng->mrs), objtab_count(&eng->qps),
+			objtab_count(&eng->ahs), objtab_count(&eng->srqs),
+			eng->gsi_qp != NULL, objtab_count(&eng->uars));
 	} else if (!strcmp(what, "fatal")) {
 		if (!(eng->status & ORCA_STATUS_FATAL)) {
 			set_fatal_locked(eng, ORCA_FATAL_INTERNAL);

@@ -76,7 +76,8 @@ void engine_set_link(struct orca_engine *eng, bool up);
 /*
  * Fault injection for tests, set from the emulator's control file:
  * "hang" stops command processing and the heartbeat (a dead firmware),
- * "fatal" raises a fatal error, "resume" undoes "hang".
+ * "fatal" raises a fatal error, "resume" undoes "hang"; "counts" logs
+ * the number of live objects of each kind ("engine: objects: pd N ...").
  * Returns 0 or -EINVAL for an unknown word.
  */
 int engine_inject(struct orca_engine *eng, const char *what);

@@ -34,7 +34,7 @@
 #define EMU_LOG_MAX_CQ		16
 #define EMU_LOG_MAX_WQ		14		/* SQ, RQ and SRQ */
 #define EMU_MAX_INLINE		ORCA_MAX_INLINE_DATA
-#define EMU_MAX_RD_ATOM		16
+#define EMU_MAX_RD_ATOM		128
 #define EMU_MAX_FRPL		512
 #define EMU_MAX_MR_PAGES	(1u << 21)
 #define EMU_MAX_MR_SIZE		((uint64_t)EMU_MAX_MR_PAGES << 12) /* 8 GiB */

@@ -690,6 +690,12 @@ enum orca_wqe_opcode {
  * minimum below; driver, provider and device compute the same stride from
  * the QP's max_*_sge with orca_send_wqe_stride()/orca_recv_wqe_stride().
  */
+/*
+ * Every queue (EQ, CQ, send, receive and shared receive queue) has at least
+ * 1 << ORCA_MIN_LOG_DEPTH entries: a consumer asking for one entry gets two.
+ */
+#define ORCA_MIN_LOG_DEPTH		1
+
 #define ORCA_SEND_WQE_MIN_STRIDE	128
 #define ORCA_RECV_WQE_MIN_STRIDE	64
 #define ORCA_MAX_SGE			16

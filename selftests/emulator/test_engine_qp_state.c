@@ -303,8 +303,8 @@ static void bad_sq_psn(struct orca_qp_attr *a)
 {
 	a->sq_psn = htole32(0xffffffff);
 }
-static void bad_dest_rd(struct orca_qp_attr *a) { a->max_dest_rd_atomic = 17; }
-static void bad_rd(struct orca_qp_attr *a) { a->max_rd_atomic = 17; }
+static void bad_dest_rd(struct orca_qp_attr *a) { a->max_dest_rd_atomic = 129; }
+static void bad_rd(struct orca_qp_attr *a) { a->max_rd_atomic = 129; }
 static void bad_rnr_timer(struct orca_qp_attr *a) { a->min_rnr_timer = 32; }
 static void bad_timeout(struct orca_qp_attr *a) { a->timeout = 32; }
 static void bad_retry(struct orca_qp_attr *a) { a->retry_cnt = 8; }

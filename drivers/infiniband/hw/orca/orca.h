@@ -16,6 +16,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <orca/orca_hw.h>
+#include <rdma/orca-abi.h>
 
 #include "orca_cmdq.h"
 
@@ -173,6 +174,40 @@ struct orca_dev {
 	struct orca_port port;
 };
 
+/**
+ * struct orca_ucontext - a process's verbs context
+ * @ibuctx: the core's context
+ * @uar_idx: the context's UAR page (ALLOC_UAR), the wakeups of its queues
+ * @uar_entry: mmap entry of the UAR page; DEALLOC_UAR when its last map goes
+ * @db_lock: protects @db_pages
+ * @db_pages: pinned pages holding the doorbell records of its queues
+ */
+struct orca_ucontext {
+	struct ib_ucontext ibuctx;
+	u32 uar_idx;
+	struct rdma_user_mmap_entry *uar_entry;
+	struct mutex db_lock;		/* db_pages */
+	struct list_head db_pages;
+};
+
+/**
+ * struct orca_udb_page - a user page of doorbell records, pinned once
+ * @list: entry in orca_ucontext.db_pages
+ * @uctx: owning context
+ * @mm: address space of @va; a forked child's page is another page
+ * @va: page-aligned user address
+ * @umem: the pinned page
+ * @refcnt: records of live queues in the page; under @uctx->db_lock
+ */
+struct orca_udb_page {
+	struct list_head list;
+	struct orca_ucontext *uctx;
+	struct mm_struct *mm;
+	unsigned long va;
+	struct ib_umem *umem;
+	unsigned int refcnt;
+};
+
 struct orca_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
@@ -212,15 +247,25 @@ struct orca_pgl {
  * CQs, QPs and SRQs can be the target of a device event that races their
  * destruction: the EQ handler takes a reference under the xarray lock and
  * the destroy path waits for @free after dropping its own.
+ *
+ * A user queue (@user) has its ring in pinned user memory (@umem; @buf then
+ * only records its geometry) and its doorbell record in a pinned user page
+ * (@udb); the provider polls and posts, so the kernel data path never
+ * touches it.
  */
 struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	u32 eqn;
+	u32 uar;
 	u8 log_depth;
+	bool user;
 	struct orca_qbuf buf;
 	struct orca_cq_db_rec *db;
 	dma_addr_t db_dma;
+	struct ib_umem *umem;
+	struct orca_udb_page *udb;
+	struct mutex resize_lock;	/* user CQs: log_depth, umem */
 	refcount_t refcnt;
 	struct completion free;
 	spinlock_t lock;		/* ci, arm_seq; polling */
@@ -231,13 +276,17 @@ struct orca_cq {
 struct orca_srq {
 	struct ib_srq ibsrq;
 	u32 srqn;
+	u32 uar;
 	u8 log_depth;
 	u8 max_sge;
+	bool user;
 	u32 stride;
 	u32 limit;
 	struct orca_qbuf buf;
 	struct orca_srq_db_rec *db;
 	dma_addr_t db_dma;
+	struct ib_umem *umem;
+	struct orca_udb_page *udb;
 	refcount_t refcnt;
 	struct completion free;
 	spinlock_t lock;		/* pi; posting */
@@ -246,9 +295,11 @@ struct orca_srq {
 };
 
 /**
- * struct orca_qp - a kernel QP
+ * struct orca_qp - a QP
  * @ibqp: the core's QP
  * @qpn: the device's QP number (1 for GSI)
+ * @user: a user QP: rings in @sq_umem and @rq_umem, record in @udb; the
+ *	fields from @sq_lock on are unused
  * @log_sq_depth: send WQEs = 1 << @log_sq_depth
  * @log_rq_depth: receive WQEs = 1 << @log_rq_depth; 0 with an SRQ
  * @max_send_sge: SGEs per send WQE, as told to the device
@@ -261,6 +312,9 @@ struct orca_srq {
  * @rq: receive ring; unused with an SRQ
  * @db: doorbell record
  * @db_dma: bus address of @db
+ * @sq_umem: user send ring
+ * @rq_umem: user receive ring; NULL with an SRQ
+ * @udb: user page holding the doorbell record
  * @lock: serialises modify_qp and query_qp against each other
  * @state: state after the last successful MODIFY_QP
  * @refcnt: references held by event handlers, plus one for the QP
@@ -283,10 +337,14 @@ struct orca_qp {
 	u32 sq_stride;
 	u32 rq_stride;
 	bool sig_all;
+	bool user;
 	struct orca_qbuf sq;
 	struct orca_qbuf rq;
 	struct orca_qp_db_rec *db;
 	dma_addr_t db_dma;
+	struct ib_umem *sq_umem;
+	struct ib_umem *rq_umem;
+	struct orca_udb_page *udb;
 	struct mutex lock;		/* modify/query vs each other */
 	enum ib_qp_state state;
 	refcount_t refcnt;
@@ -327,6 +385,11 @@ struct orca_ah {
 static inline struct orca_dev *to_odev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct orca_dev, ibdev);
+}
+
+static inline struct orca_ucontext *to_ouctx(struct ib_ucontext *ibuctx)
+{
+	return container_of(ibuctx, struct orca_ucontext, ibuctx);
 }
 
 static inline struct orca_pd *to_opd(struct ib_pd *ibpd)
@@ -394,6 +457,7 @@ struct orca_cmd_qp_params {
 	u32 sq_npages;
 	u32 rq_npages;
 	u8 page_shift;
+	u32 uar;
 	dma_addr_t db_rec;
 };
 
@@ -410,6 +474,8 @@ int orca_cmd_alloc_uar(struct orca_dev *odev, u32 *uar);
 int orca_cmd_create_pd(struct orca_dev *odev, u32 *pdn);
 int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
 		       const struct orca_pgl *pgl, u32 *cqn);
+int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
+		       const struct orca_pgl *pgl);
 int orca_cmd_create_mr(struct orca_dev *odev,
 		       const struct orca_cmd_create_mr *in,
 		       const struct orca_pgl *pgl, u32 *lkey, u32 *rkey);
@@ -443,6 +509,7 @@ int orca_query_port(struct ib_device *ibdev, u32 port,
 		    struct ib_port_attr *attr);
 int orca_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable);
+enum rdma_link_layer orca_get_link_layer(struct ib_device *ibdev, u32 port);
 int orca_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 int orca_add_gid(const struct ib_gid_attr *attr, void **context);
 int orca_del_gid(const struct ib_gid_attr *attr, void **context);
@@ -457,6 +524,23 @@ void *orca_db_alloc(struct orca_dev *odev, dma_addr_t *dma);
 void orca_db_free(struct orca_dev *odev, void *db, dma_addr_t dma);
 int orca_queue_log_depth(u32 entries, u32 max, u8 *log_depth);
 
+/* orca_ucontext.c: user contexts, their UAR page and doorbell records */
+int orca_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata);
+void orca_dealloc_ucontext(struct ib_ucontext *ibuctx);
+void orca_disassociate_ucontext(struct ib_ucontext *ibuctx);
+int orca_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
+void orca_mmap_free(struct rdma_user_mmap_entry *entry);
+int orca_udb_get(struct orca_ucontext *uctx, u64 va, size_t len,
+		 struct orca_udb_page **page, dma_addr_t *dma);
+void orca_udb_put(struct orca_udb_page *page);
+
+/* orca_umem.c: user queue rings */
+#define ORCA_UQUEUE_PAGE_SHIFT	12
+int orca_uring_check(u64 va, u64 len, size_t bytes, size_t *needed);
+struct ib_umem *orca_uring_get(struct orca_dev *odev, u64 va, size_t needed);
+int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
+		      size_t needed);
+
 /* orca_stats.c: rdma_hw_stats from QUERY_STATS */
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num);
@@ -466,19 +550,36 @@ int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 /* orca_pd.c */
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
+void orca_get_dev_fw_str(struct ib_device *ibdev, char *str);
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* orca_cq.c */
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs);
+int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
+		  const struct ib_cq_init_attr *attr, size_t *bytes);
+int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
+		   const struct orca_pgl *pgl);
+void orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq);
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void orca_cq_comp_event(struct orca_dev *odev, u32 cqn);
 void orca_cq_async_event(struct orca_dev *odev, u32 cqn);
 
+/* orca_user_cq.c */
+int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			struct uverbs_attr_bundle *attrs);
+int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
+			struct ib_udata *udata);
+
 /* orca_qp.c */
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);
+int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
+		  struct ib_qp_init_attr *init, struct orca_cmd_qp_params *p);
+int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
+		   const struct orca_cmd_qp_params *p);
+void orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata);
 int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -486,6 +587,11 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 			 enum ib_event_type type);
+
+/* orca_user_qp.c */
+int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
+			struct orca_cmd_qp_params *p, struct ib_udata *udata);
+void orca_user_qp_free(struct orca_qp *qp);
 
 /* orca_post.c: send and receive work requests */
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -520,11 +626,21 @@ void orca_av_from_ah_attr(struct orca_av *av,
 			  const struct rdma_ah_attr *ah_attr);
 int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
+int orca_create_user_ah(struct ib_ah *ibah,
+			struct rdma_ah_init_attr *init_attr,
+			struct ib_udata *udata);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* orca_srq.c */
 int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata);
+int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
+		    const struct orca_pgl *pgl);
+void orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
+
+/* orca_user_srq.c */
+int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
+			 struct ib_udata *udata);
 int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);

@@ -4,6 +4,7 @@
  * the device's address vector (also used by MODIFY_QP).
  */
 #include <linux/etherdevice.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
 
@@ -47,6 +48,42 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	return orca_cmd_create_ah(odev, to_opd(ibah->pd)->pdn, &av,
 				  init_attr->flags & RDMA_CREATE_AH_SLEEPABLE,
 				  &ah->ahn);
+}
+
+/*
+ * The core creates user AHs from process context (sleepable).  The
+ * provider puts the ahn in UD send WQEs; the adapter checks that the AH
+ * and the QP share their PD.
+ */
+int orca_create_user_ah(struct ib_ah *ibah,
+			struct rdma_ah_init_attr *init_attr,
+			struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibah->device);
+	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
+	struct orca_create_ah_resp resp = {};
+	struct orca_ah *ah = to_oah(ibah);
+	struct orca_av av = {};
+	int err;
+
+	err = ib_is_udata_in_empty(udata);
+	if (err)
+		return err;
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
+		return -EINVAL;
+	orca_av_from_ah_attr(&av, ah_attr);
+	err = orca_cmd_create_ah(odev, to_opd(ibah->pd)->pdn, &av,
+				 init_attr->flags & RDMA_CREATE_AH_SLEEPABLE,
+				 &ah->ahn);
+	if (err)
+		return err;
+	resp.ahn = ah->ahn;
+	err = ib_respond_udata(udata, resp);
+	if (err)
+		orca_cmd_destroy_ah(odev, ah->ahn,
+				    init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
+	return err;
 }
 
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags)

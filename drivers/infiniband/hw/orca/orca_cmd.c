@@ -243,11 +243,28 @@ int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
 	else
 		in->page_addr = cpu_to_le64(cq->buf.dma);
 	in->db_rec_addr = cpu_to_le64(cq->db_dma);
-	in->uar = cpu_to_le32(odev->uar_idx);
+	in->uar = cpu_to_le32(cq->uar);
 	err = orca_cmdq_exec(odev, &cmd, &res);
 	if (!err)
 		*cqn = orca_cmd_out_handle(&res);
 	return err;
+}
+
+/* The new ring is always a page list of ORCA_UQUEUE_ALIGN pages. */
+int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
+		       const struct orca_pgl *pgl)
+{
+	struct orca_cmd_resize_cq *in;
+	struct orca_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_RESIZE_CQ);
+	in = (void *)cmd.in;
+	in->cqn = cpu_to_le32(cqn);
+	in->log_depth = log_depth;
+	in->page_shift = ORCA_UQUEUE_PAGE_SHIFT;
+	in->npages = cpu_to_le32(pgl->used);
+	orca_cmd_set_in_pgl(&cmd, pgl);
+	return orca_cmdq_exec(odev, &cmd, NULL);
 }
 
 /* @pgl: the pages of a page-list MR; NULL for PHYS and FAST_REG MRs. */
@@ -297,7 +314,7 @@ int orca_cmd_create_qp(struct orca_dev *odev,
 	in->max_inline_data = cpu_to_le16(p->max_inline_data);
 	in->sq_npages = cpu_to_le32(p->sq_npages);
 	in->rq_npages = cpu_to_le32(p->rq_npages);
-	in->uar = cpu_to_le32(odev->uar_idx);
+	in->uar = cpu_to_le32(p->uar);
 	in->db_rec_addr = cpu_to_le64(p->db_rec);
 	orca_cmd_set_in_pgl(&cmd, p->pgl);
 	err = orca_cmdq_exec(odev, &cmd, &res);
@@ -364,7 +381,7 @@ int orca_cmd_create_srq(struct orca_dev *odev, struct orca_srq *srq,
 	in->max_sge = srq->max_sge;
 	in->npages = cpu_to_le32(srq->buf.npages);
 	in->limit = cpu_to_le32(srq->limit);
-	in->uar = cpu_to_le32(odev->uar_idx);
+	in->uar = cpu_to_le32(srq->uar);
 	if (pgl)
 		orca_cmd_set_in_pgl(&cmd, pgl);
 	else

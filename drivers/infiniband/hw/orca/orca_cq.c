@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA completion queues: creation and destruction of kernel CQs, and the
- * delivery of completion and error events to their handlers.
+ * ORCA completion queues: creation of kernel CQs, what kernel and user CQs
+ * share (checks, CREATE_CQ, destruction), and the delivery of completion
+ * and error events to their handlers.
  */
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+
 #include "orca.h"
 
 static void orca_cq_put(struct orca_cq *cq)
@@ -56,13 +60,73 @@ void orca_cq_async_event(struct orca_dev *odev, u32 cqn)
 	orca_cq_put(cq);
 }
 
-static void orca_cq_free_mem(struct orca_dev *odev, struct orca_cq *cq)
+/**
+ * orca_cq_setup() - check a CQ's attributes and set up what kernel and user
+ * CQs have in common
+ * @odev: device
+ * @cq: the new CQ
+ * @attr: the consumer's attributes
+ * @bytes: result, bytes of the CQE ring
+ *
+ * Return: 0, -EOPNOTSUPP for unsupported flags, -EINVAL for a bad depth.
+ */
+int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
+		  const struct ib_cq_init_attr *attr, size_t *bytes)
 {
-	orca_db_free(odev, cq->db, cq->db_dma);
-	orca_qbuf_free(odev, &cq->buf);
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	err = orca_queue_log_depth(attr->cqe, odev->caps.max_cqe,
+				   &cq->log_depth);
+	if (err)
+		return err;
+	if (check_shl_overflow(sizeof(struct orca_cqe), cq->log_depth, bytes))
+		return -EINVAL;
+
+	cq->eqn = odev->comp_eqs[attr->comp_vector % odev->num_comp_eqs].eqn;
+	refcount_set(&cq->refcnt, 1);
+	init_completion(&cq->free);
+	spin_lock_init(&cq->lock);
+	return 0;
 }
 
-/* Kernel CQs only (@attrs is NULL for them); user CQs need the provider. */
+/* CREATE_CQ with the ring and record set up, and make it reachable. */
+int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
+		   const struct orca_pgl *pgl)
+{
+	int err;
+
+	err = orca_cmd_create_cq(odev, cq, pgl, &cq->cqn);
+	if (err)
+		return err;
+	err = xa_insert_irq(&odev->cq_xa, cq->cqn, cq, GFP_KERNEL);
+	if (err) {
+		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
+		return err;
+	}
+	cq->ibcq.cqe = 1 << cq->log_depth;
+	return 0;
+}
+
+/**
+ * orca_cq_remove() - destroy a CQ in the device and wait for its events
+ * @odev: device
+ * @cq: a CQ that orca_cq_finish() made reachable
+ *
+ * Destroy in the device first so it raises no new events, then wait for
+ * handlers that already hold a reference.  A dead device fails the
+ * command; the CQ is torn down all the same.
+ */
+void orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq)
+{
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
+	xa_erase_irq(&odev->cq_xa, cq->cqn);
+	orca_cq_put(cq);
+	wait_for_completion(&cq->free);
+}
+
+/* Kernel CQs only (@attrs is NULL for them); user CQs are in orca_user_cq.c. */
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs)
 {
@@ -74,19 +138,10 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attrs)
 		return -EOPNOTSUPP;
-	if (attr->flags)
-		return -EOPNOTSUPP;
-	err = orca_queue_log_depth(attr->cqe, odev->caps.max_cqe,
-				   &cq->log_depth);
+	err = orca_cq_setup(odev, cq, attr, &bytes);
 	if (err)
 		return err;
-	if (check_shl_overflow(sizeof(struct orca_cqe), cq->log_depth, &bytes))
-		return -EINVAL;
-
-	cq->eqn = odev->comp_eqs[attr->comp_vector % odev->num_comp_eqs].eqn;
-	refcount_set(&cq->refcnt, 1);
-	init_completion(&cq->free);
-	spin_lock_init(&cq->lock);
+	cq->uar = odev->uar_idx;
 
 	cq->db = orca_db_alloc(odev, &cq->db_dma);
 	if (!cq->db)
@@ -101,19 +156,12 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		orca_pgl_add_qbuf(&pgl, &cq->buf);
 	}
 
-	err = orca_cmd_create_cq(odev, cq, pgl.pages ? &pgl : NULL, &cq->cqn);
+	err = orca_cq_finish(odev, cq, pgl.pages ? &pgl : NULL);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_buf;
-
-	err = xa_insert_irq(&odev->cq_xa, cq->cqn, cq, GFP_KERNEL);
-	if (err)
-		goto err_destroy;
-	ibcq->cqe = 1 << cq->log_depth;
 	return 0;
 
-err_destroy:
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
 err_buf:
 	orca_qbuf_free(odev, &cq->buf);
 err_db:
@@ -125,16 +173,20 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
+	int err;
 
-	/*
-	 * Destroy in the device first so it raises no new events, then wait
-	 * for handlers that already hold a reference.  A dead device fails
-	 * the command; the CQ is torn down all the same.
-	 */
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
-	xa_erase_irq(&odev->cq_xa, cq->cqn);
-	orca_cq_put(cq);
-	wait_for_completion(&cq->free);
-	orca_cq_free_mem(odev, cq);
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
+	orca_cq_remove(odev, cq);
+	/* The device no longer writes the ring or the record. */
+	if (cq->user) {
+		ib_umem_release(cq->umem);
+		orca_udb_put(cq->udb);
+		mutex_destroy(&cq->resize_lock);
+	} else {
+		orca_db_free(odev, cq->db, cq->db_dma);
+		orca_qbuf_free(odev, &cq->buf);
+	}
 	return 0;
 }

@@ -6,6 +6,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
 
@@ -120,7 +121,11 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibmr->device);
 	struct orca_mr *mr = to_omr(ibmr);
+	int err;
 
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
 	/* DESTROY_MR takes the lkey as its handle. */
 	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
 	ib_umem_release(mr->umem);

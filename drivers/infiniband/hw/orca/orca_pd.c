@@ -2,6 +2,8 @@
 /*
  * ORCA device attributes and protection domains.
  */
+#include <rdma/uverbs_ioctl.h>
+
 #include "orca.h"
 
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -9,9 +11,12 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 {
 	struct orca_dev *odev = to_odev(ibdev);
 	const struct orca_caps *caps = &odev->caps;
+	int err;
 
-	if (udata && (udata->inlen || udata->outlen))
-		return -EINVAL;
+	/* No driver data either way (query_device_ex passes a udata). */
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
 
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = (u64)FIELD_GET(ORCA_FW_VERSION_MAJOR, odev->fw_ver) << 32 |
@@ -51,24 +56,52 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		attr->max_fast_reg_page_list_len =
 			caps->max_fast_reg_page_list_len;
 	}
-	attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN;
+	attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN |
+				   IB_DEVICE_CURR_QP_STATE_MOD |
+				   IB_DEVICE_SYS_IMAGE_GUID |
+				   IB_DEVICE_PORT_ACTIVE_EVENT;
 	return 0;
 }
 
-/* Kernel consumers only; user PDs come with the provider. */
+void orca_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	u32 fw = to_odev(ibdev)->fw_ver;
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%lu.%lu.%lu",
+		 FIELD_GET(ORCA_FW_VERSION_MAJOR, fw),
+		 FIELD_GET(ORCA_FW_VERSION_MINOR, fw),
+		 FIELD_GET(ORCA_FW_VERSION_PATCH, fw));
+}
+
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	struct orca_dev *odev = to_odev(ibpd->device);
+	struct orca_alloc_pd_resp resp = {};
 	struct orca_pd *pd = to_opd(ibpd);
+	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
-	return orca_cmd_create_pd(to_odev(ibpd->device), &pd->pdn);
+	err = ib_is_udata_in_empty(udata);
+	if (err)
+		return err;
+	err = orca_cmd_create_pd(odev, &pd->pdn);
+	if (err || !udata)
+		return err;
+	/* Informational: nothing in the ABI names a PD by its number. */
+	resp.pdn = pd->pdn;
+	err = ib_respond_udata(udata, resp);
+	if (err)
+		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_PD, pd->pdn);
+	return err;
 }
 
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct orca_pd *pd = to_opd(ibpd);
+	int err;
 
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
 	/* A failure (dead device) must not keep the PD alive. */
 	orca_cmd_destroy_obj(to_odev(ibpd->device), ORCA_CMD_DESTROY_PD,
 			     pd->pdn);

@@ -138,6 +138,9 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	u32 start;
 	int n = 0;
 
+	/* Legacy POLL_CQ reaches here for a user CQ: its ring is the provider's. */
+	if (cq->user)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	start = cq->ci;
 	while (n < num_entries && (cqe = orca_cqe_at(cq, cq->ci))) {
@@ -182,6 +185,9 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	bool pending;
 	u32 arm;
 
+	/* Legacy REQ_NOTIFY_CQ: the provider arms a user CQ itself. */
+	if (cq->user)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, irqflags);
 	/* Sequence 0 is what the device saw before the first arm. */
 	cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ;
@@ -237,6 +243,9 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
 	struct orca_cq *first = scq, *second = rcq;
 	unsigned long flags;
 
+	/* The provider cleans user CQs; user QPs never get here. */
+	if (WARN_ON_ONCE(scq->user || rcq->user))
+		return;
 	/* A fixed order (by cqn) between the two CQ locks. */
 	if (scq->cqn > rcq->cqn)
 		swap(first, second);

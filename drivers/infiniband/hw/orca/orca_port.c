@@ -299,6 +299,12 @@ int orca_query_port(struct ib_device *ibdev, u32 port_num,
 	return 0;
 }
 
+/* Without this op the core derives InfiniBand from the node type. */
+enum rdma_link_layer orca_get_link_layer(struct ib_device *ibdev, u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
 int orca_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 			    struct ib_port_immutable *immutable)
 {

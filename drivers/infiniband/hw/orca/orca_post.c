@@ -253,6 +253,11 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 old;
 	int err = 0;
 
+	/* Legacy POST_SEND: a user QP's ring is the provider's. */
+	if (qp->user) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	if (!orca_qp_can_send(qp)) {
 		*bad_wr = wr;
 		return -EINVAL;
@@ -309,6 +314,11 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u32 old;
 	int err = 0;
 
+	/* Legacy POST_RECV: a user QP's ring is the provider's. */
+	if (qp->user) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	/* Receives of a QP on an SRQ go to the SRQ. */
 	if (!qp->rq.buf || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
@@ -349,6 +359,11 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	u32 old;
 	int err = 0;
 
+	/* Legacy POST_SRQ_RECV: a user SRQ's ring is the provider's. */
+	if (srq->user) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	old = srq->pi;
 	for (; wr; wr = wr->next) {

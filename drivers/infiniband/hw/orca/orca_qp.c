@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA queue pairs (RC, UD and GSI): creation of kernel QPs with their
- * rings, state transitions through MODIFY_QP, QUERY_QP, destruction, and
- * the delivery of QP async events.
+ * ORCA queue pairs (RC, UD and GSI): what kernel and user QPs share (checks,
+ * geometry, CREATE_QP, destruction), creation of kernel QPs with their
+ * rings, state transitions through MODIFY_QP, QUERY_QP, and the delivery
+ * of QP async events.
  */
 #include <linux/etherdevice.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
 
@@ -158,18 +160,22 @@ static void orca_qp_free_mem(struct orca_dev *odev, struct orca_qp *qp)
 	orca_db_free(odev, qp->db, qp->db_dma);
 }
 
-/* Kernel QPs only; user QPs need the provider. */
-int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		   struct ib_udata *udata)
+/**
+ * orca_qp_setup() - check a QP's attributes and set up what kernel and user
+ * QPs have in common
+ * @odev: device
+ * @qp: the new QP
+ * @init: the consumer's attributes; the capabilities are updated
+ * @p: CREATE_QP parameters to fill, except the rings, record and UAR
+ *
+ * Return: 0, -EOPNOTSUPP for an unsupported type or flag, -EINVAL for bad
+ * capabilities.
+ */
+int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
+		  struct ib_qp_init_attr *init, struct orca_cmd_qp_params *p)
 {
-	struct orca_dev *odev = to_odev(ibqp->device);
-	struct orca_qp *qp = to_oqp(ibqp);
-	struct orca_cmd_qp_params p = {};
-	struct orca_pgl pgl = {};
 	int type, err;
 
-	if (udata)
-		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	type = orca_qp_type(odev, init->qp_type);
@@ -189,6 +195,65 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 
+	p->qp_type = type;
+	p->log_sq_depth = qp->log_sq_depth;
+	p->log_rq_depth = qp->log_rq_depth;
+	p->max_send_sge = qp->max_send_sge;
+	p->max_recv_sge = qp->max_recv_sge;
+	p->max_inline_data = qp->max_inline_data;
+	p->flags = (qp->sig_all ? ORCA_QP_F_SQ_SIG_ALL : 0) |
+		   (init->srq ? ORCA_QP_F_USE_SRQ : 0);
+	p->pdn = to_opd(qp->ibqp.pd)->pdn;
+	p->send_cqn = to_ocq(init->send_cq)->cqn;
+	p->recv_cqn = to_ocq(init->recv_cq)->cqn;
+	p->srqn = init->srq ? to_osrq(init->srq)->srqn : 0;
+	return 0;
+}
+
+/* CREATE_QP with the rings and record set up, and make it reachable. */
+int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
+		   const struct orca_cmd_qp_params *p)
+{
+	int err;
+
+	err = orca_cmd_create_qp(odev, p, &qp->qpn);
+	if (err)
+		return err;
+	if (qp->ibqp.qp_type == IB_QPT_GSI && qp->qpn != 1) {
+		ibdev_warn(&odev->ibdev, "GSI QP created as QP %u\n", qp->qpn);
+		err = -EIO;
+		goto err_destroy;
+	}
+	err = xa_insert_irq(&odev->qp_xa, qp->qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+	qp->ibqp.qp_num = qp->qpn;
+	return 0;
+
+err_destroy:
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
+	return err;
+}
+
+/* Kernel QPs here; user QPs are in orca_user_qp.c. */
+int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		   struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibqp->device);
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_cmd_qp_params p = {};
+	struct orca_pgl pgl = {};
+	int err;
+
+	/* QP1 belongs to the kernel's MAD layer. */
+	if (udata && init->qp_type == IB_QPT_GSI)
+		return -EOPNOTSUPP;
+	err = orca_qp_setup(odev, qp, init, &p);
+	if (err)
+		return err;
+	if (udata)
+		return orca_create_user_qp(qp, init, &p, udata);
+
 	qp->db = orca_db_alloc(odev, &qp->db_dma);
 	if (!qp->db)
 		return -ENOMEM;
@@ -202,42 +267,18 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (qp->rq.buf)
 		orca_pgl_add_qbuf(&pgl, &qp->rq);
 
-	p.qp_type = type;
 	p.page_shift = PAGE_SHIFT;
-	p.log_sq_depth = qp->log_sq_depth;
-	p.log_rq_depth = qp->log_rq_depth;
-	p.max_send_sge = qp->max_send_sge;
-	p.max_recv_sge = qp->max_recv_sge;
-	p.max_inline_data = qp->max_inline_data;
-	p.flags = (qp->sig_all ? ORCA_QP_F_SQ_SIG_ALL : 0) |
-		  (init->srq ? ORCA_QP_F_USE_SRQ : 0);
-	p.pdn = to_opd(ibqp->pd)->pdn;
-	p.send_cqn = to_ocq(init->send_cq)->cqn;
-	p.recv_cqn = to_ocq(init->recv_cq)->cqn;
-	p.srqn = init->srq ? to_osrq(init->srq)->srqn : 0;
 	p.pgl = &pgl;
 	p.sq_npages = qp->sq.npages;
 	p.rq_npages = qp->rq.npages;
+	p.uar = odev->uar_idx;
 	p.db_rec = qp->db_dma;
-
-	err = orca_cmd_create_qp(odev, &p, &qp->qpn);
+	err = orca_qp_finish(odev, qp, &p);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_rings;
-	if (init->qp_type == IB_QPT_GSI && qp->qpn != 1) {
-		ibdev_warn(&odev->ibdev, "GSI QP created as QP %u\n", qp->qpn);
-		err = -EIO;
-		goto err_destroy;
-	}
-
-	err = xa_insert_irq(&odev->qp_xa, qp->qpn, qp, GFP_KERNEL);
-	if (err)
-		goto err_destroy;
-	ibqp->qp_num = qp->qpn;
 	return 0;
 
-err_destroy:
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
 err_rings:
 	orca_qbuf_free(odev, &qp->rq);
 	orca_qbuf_free(odev, &qp->sq);
@@ -323,8 +364,9 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct orca_qp_attr hw = {};
 	int err;
 
-	if (udata && (udata->inlen || udata->outlen))
-		return -EOPNOTSUPP;
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
 	if (mask & ~ORCA_QP_ATTR_SUPPORTED)
 		return -EOPNOTSUPP;
 
@@ -342,8 +384,11 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	WRITE_ONCE(qp->state, next);
-	/* The device restarted the queues at 0: so do we. */
-	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
+	/*
+	 * The device restarted the queues at 0: so do we.  The provider does
+	 * this for a user QP (its CQs and indices are in user memory).
+	 */
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && !qp->user) {
 		orca_qp_clean_cqs(odev, qp, false);
 		orca_qp_reset_indices(qp);
 	}
@@ -407,7 +452,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_wr = 1U << qp->log_sq_depth;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_inline_data = qp->max_inline_data;
-	attr->cap.max_recv_wr = qp->rq.buf ? 1U << qp->log_rq_depth : 0;
+	attr->cap.max_recv_wr = ibqp->srq ? 0 : 1U << qp->log_rq_depth;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 
 	memset(init, 0, sizeof(*init));
@@ -420,16 +465,34 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+/*
+ * As for CQs: no new events after DESTROY_QP, then wait for old ones.  The
+ * provider cleans a user QP's CQs; it is only unlinked from the table.
+ */
+void orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
+{
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
+	if (qp->user)
+		xa_erase_irq(&odev->qp_xa, qp->qpn);
+	else
+		orca_qp_clean_cqs(odev, qp, true);
+	orca_qp_put(qp);
+	wait_for_completion(&qp->free);
+}
+
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
+	int err;
 
-	/* As for CQs: no new events after this, then wait for old ones. */
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
-	orca_qp_clean_cqs(odev, qp, true);
-	orca_qp_put(qp);
-	wait_for_completion(&qp->free);
-	orca_qp_free_mem(odev, qp);
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
+	orca_qp_remove(odev, qp);
+	if (qp->user)
+		orca_user_qp_free(qp);
+	else
+		orca_qp_free_mem(odev, qp);
 	return 0;
 }

@@ -12,9 +12,12 @@
 
 /**
  * orca_queue_log_depth() - ring size for a requested number of entries
- * @entries: entries the consumer asked for (0 is taken as 1)
+ * @entries: entries the consumer asked for
  * @max: device limit on entries
  * @log_depth: result, entries = 1 << @log_depth
+ *
+ * The adapter takes no queue of fewer than 1 << ORCA_MIN_LOG_DEPTH
+ * entries; the provider sizes user rings by the same rule.
  *
  * Return: 0, or -EINVAL when @entries exceeds @max.
  */
@@ -22,7 +25,7 @@ int orca_queue_log_depth(u32 entries, u32 max, u8 *log_depth)
 {
 	if (entries > max || entries > (1U << 30))
 		return -EINVAL;
-	*log_depth = order_base_2(max(entries, 1U));
+	*log_depth = order_base_2(max(entries, 1U << ORCA_MIN_LOG_DEPTH));
 	return 0;
 }
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA shared receive queues for kernel consumers: creation with their
- * ring, the limit (arm) through MODIFY_SRQ, QUERY_SRQ, destruction, and
- * the delivery of SRQ async events.
+ * ORCA shared receive queues: what kernel and user SRQs share (checks,
+ * CREATE_SRQ, destruction), creation of kernel SRQs with their ring, the
+ * limit (arm) through MODIFY_SRQ, QUERY_SRQ, and the delivery of SRQ async
+ * events.
  */
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+
 #include "orca.h"
 
 static void orca_srq_put(struct orca_srq *srq)
@@ -35,19 +39,13 @@ void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
 	orca_srq_put(srq);
 }
 
-/* Kernel SRQs only; user SRQs need the provider. */
-int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
-		    struct ib_udata *udata)
+/* Check an SRQ's attributes; set up what kernel and user SRQs share. */
+static int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
+			  struct ib_srq_init_attr *init_attr, size_t *bytes)
 {
-	struct orca_dev *odev = to_odev(ibsrq->device);
 	struct ib_srq_attr *attr = &init_attr->attr;
-	struct orca_srq *srq = to_osrq(ibsrq);
-	struct orca_pgl pgl = {};
-	size_t bytes;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
 	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ) ||
 	    init_attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -67,8 +65,57 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	init_completion(&srq->free);
 	spin_lock_init(&srq->lock);
 	atomic_set(&srq->ci, 0);
-	if (check_shl_overflow((size_t)srq->stride, srq->log_depth, &bytes))
+	if (check_shl_overflow((size_t)srq->stride, srq->log_depth, bytes))
 		return -EINVAL;
+	return 0;
+}
+
+/* CREATE_SRQ with the ring and record set up, and make it reachable. */
+int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
+		    const struct orca_pgl *pgl)
+{
+	int err;
+
+	err = orca_cmd_create_srq(odev, srq, to_opd(srq->ibsrq.pd)->pdn, pgl,
+				  &srq->srqn);
+	if (err)
+		return err;
+	err = xa_insert(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
+	if (err) {
+		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
+		return err;
+	}
+	return 0;
+}
+
+/* As for CQs: no new events after DESTROY_SRQ, then wait for old ones. */
+void orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
+{
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
+	xa_erase(&odev->srq_xa, srq->srqn);
+	orca_srq_put(srq);
+	wait_for_completion(&srq->free);
+}
+
+/* Kernel SRQs here; user SRQs are in orca_user_srq.c. */
+int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		    struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibsrq->device);
+	struct ib_srq_attr *attr = &init_attr->attr;
+	struct orca_srq *srq = to_osrq(ibsrq);
+	struct orca_pgl pgl = {};
+	size_t bytes;
+	int err;
+
+	err = orca_srq_setup(odev, srq, init_attr, &bytes);
+	if (err)
+		return err;
+	if (udata) {
+		err = orca_create_user_srq(srq, bytes, udata);
+		goto out;
+	}
+	srq->uar = odev->uar_idx;
 
 	srq->db = orca_db_alloc(odev, &srq->db_dma);
 	if (!srq->db)
@@ -82,22 +129,17 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 			goto err_buf;
 		orca_pgl_add_qbuf(&pgl, &srq->buf);
 	}
-
-	err = orca_cmd_create_srq(odev, srq, to_opd(ibsrq->pd)->pdn,
-				  pgl.pages ? &pgl : NULL, &srq->srqn);
+	err = orca_srq_finish(odev, srq, pgl.pages ? &pgl : NULL);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_buf;
-	err = xa_insert(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
-	if (err)
-		goto err_destroy;
+out:
+	if (!err) {
+		attr->max_wr = 1U << srq->log_depth;
+		attr->max_sge = srq->max_sge;
+	}
+	return err;
 
-	attr->max_wr = 1U << srq->log_depth;
-	attr->max_sge = srq->max_sge;
-	return 0;
-
-err_destroy:
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
 err_buf:
 	orca_qbuf_free(odev, &srq->buf);
 err_db:
@@ -113,8 +155,9 @@ int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	struct orca_srq *srq = to_osrq(ibsrq);
 	int err;
 
-	if (udata && (udata->inlen || udata->outlen))
-		return -EOPNOTSUPP;
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
 	if (mask & IB_SRQ_MAX_WR)
 		return -EOPNOTSUPP;
 	if (!(mask & IB_SRQ_LIMIT))
@@ -146,12 +189,18 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibsrq->device);
 	struct orca_srq *srq = to_osrq(ibsrq);
+	int err;
 
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
-	xa_erase(&odev->srq_xa, srq->srqn);
-	orca_srq_put(srq);
-	wait_for_completion(&srq->free);
-	orca_qbuf_free(odev, &srq->buf);
-	orca_db_free(odev, srq->db, srq->db_dma);
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
+	orca_srq_remove(odev, srq);
+	if (srq->user) {
+		ib_umem_release(srq->umem);
+		orca_udb_put(srq->udb);
+	} else {
+		orca_qbuf_free(odev, &srq->buf);
+		orca_db_free(odev, srq->db, srq->db_dma);
+	}
 	return 0;
 }

@@ -6,6 +6,7 @@
  */
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
 
@@ -42,6 +43,9 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	u32 lkey, rkey;
 	int err;
 
+	err = ib_no_udata_io(udata);
+	if (err)
+		return ERR_PTR(err);
 	if (dmah || (access & IB_ACCESS_ON_DEMAND))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > odev->caps.max_mr_size)

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA user contexts: each has its own UAR page, mapped into the process
+ * through an rdma_user_mmap_entry, and a list of pinned user pages that
+ * hold the doorbell records of its CQs, QPs and SRQs.
+ */
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "orca.h"
+
+/* A UAR page mapping; DEALLOC_UAR once no VMA and no context uses it. */
+struct orca_uar_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	u32 uar_idx;
+};
+
+static struct orca_uar_entry *to_uar_entry(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct orca_uar_entry, rdma_entry);
+}
+
+static void orca_ucontext_resp(struct orca_dev *odev,
+			       struct orca_alloc_ucontext_resp *resp)
+{
+	const struct orca_caps *caps = &odev->caps;
+
+	resp->if_version = orca_rd32(odev, ORCA_REG_IF_VERSION);
+	resp->dev_caps = caps->dev_caps;
+	resp->max_inline_data = caps->max_inline_data;
+	resp->max_send_sge = min_t(u32, caps->max_send_sge, ORCA_MAX_SGE);
+	resp->max_recv_sge = min_t(u32, caps->max_recv_sge, ORCA_MAX_SGE);
+	resp->max_sq_depth = caps->max_qp_wr;
+	resp->max_cqe = caps->max_cqe;
+	resp->cqe_size = sizeof(struct orca_cqe);
+}
+
+int orca_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibuctx->device);
+	struct orca_ucontext *uctx = to_ouctx(ibuctx);
+	struct orca_alloc_ucontext_resp resp = {};
+	struct orca_alloc_ucontext_req req;
+	struct orca_uar_entry *entry;
+	int err;
+
+	/* The request may be absent, which is the same as all zeroes. */
+	if (udata->inlen) {
+		err = ib_copy_validate_udata_in_cm(udata, req, reserved, 0);
+		if (err)
+			return err;
+		if (req.reserved)
+			return -EINVAL;
+	}
+	/* A larger CPU page would map the neighbouring UARs too. */
+	if (PAGE_SIZE != ORCA_UAR_PAGE_SIZE)
+		return -EOPNOTSUPP;
+
+	INIT_LIST_HEAD(&uctx->db_pages);
+	mutex_init(&uctx->db_lock);
+
+	entry = kzalloc_obj(*entry, GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	err = orca_cmd_alloc_uar(odev, &entry->uar_idx);
+	if (err)
+		goto err_free;
+	if ((u64)(entry->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
+	    pci_resource_len(odev->pdev, ORCA_BAR_UAR)) {
+		err = -EIO;
+		goto err_dealloc;
+	}
+	err = rdma_user_mmap_entry_insert(ibuctx, &entry->rdma_entry,
+					  PAGE_SIZE);
+	if (err)
+		goto err_dealloc;
+	uctx->uar_idx = entry->uar_idx;
+	uctx->uar_entry = &entry->rdma_entry;
+
+	orca_ucontext_resp(odev, &resp);
+	resp.uar_mmap_key = rdma_user_mmap_get_offset(uctx->uar_entry);
+	err = ib_respond_udata(udata, resp);
+	if (err) {
+		/* Not mapped yet: orca_mmap_free() runs right away. */
+		rdma_user_mmap_entry_remove(uctx->uar_entry);
+		return err;
+	}
+	return 0;
+
+err_dealloc:
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, entry->uar_idx);
+err_free:
+	kfree(entry);
+	return err;
+}
+
+/*
+ * Every queue of the context is gone (the core destroys them first), so no
+ * doorbell page is left.  The UAR stays allocated while a VMA maps it.
+ */
+void orca_dealloc_ucontext(struct ib_ucontext *ibuctx)
+{
+	struct orca_ucontext *uctx = to_ouctx(ibuctx);
+
+	WARN_ON_ONCE(!list_empty(&uctx->db_pages));
+	rdma_user_mmap_entry_remove(uctx->uar_entry);
+	mutex_destroy(&uctx->db_lock);
+}
+
+/*
+ * Nothing to do: the core zaps the context's VMAs itself (which frees the
+ * UAR through orca_mmap_free()) and destroys its objects.  Having the op
+ * lets unplug and rmmod go ahead without waiting for the processes.
+ */
+void orca_disassociate_ucontext(struct ib_ucontext *ibuctx)
+{
+}
+
+int orca_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
+{
+	struct orca_dev *odev = to_odev(ibuctx->device);
+	struct rdma_user_mmap_entry *rdma_entry;
+	phys_addr_t pa;
+	int err;
+
+	/* Checks VM_SHARED and that the VMA is exactly the entry's size. */
+	rdma_entry = rdma_user_mmap_entry_get(ibuctx, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	pa = pci_resource_start(odev->pdev, ORCA_BAR_UAR) +
+	     (phys_addr_t)to_uar_entry(rdma_entry)->uar_idx *
+	     ORCA_UAR_PAGE_SIZE;
+	/* Four trapped 32-bit registers: no write combining. */
+	err = rdma_user_mmap_io(ibuctx, vma, PHYS_PFN(pa), PAGE_SIZE,
+				pgprot_noncached(vma->vm_page_prot),
+				rdma_entry);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+/* The last reference to the UAR page is gone: the context and every VMA. */
+void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct orca_uar_entry *entry = to_uar_entry(rdma_entry);
+	struct orca_dev *odev = to_odev(rdma_entry->ucontext->device);
+
+	/* A failure (dead device) must not keep the entry. */
+	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, entry->uar_idx);
+	kfree(entry);
+}
+
+/**
+ * orca_udb_get() - pin the user page of a doorbell record
+ * @uctx: the queue's context
+ * @va: user address of the record
+ * @len: size of the record
+ * @page: result, the reference to give back with orca_udb_put()
+ * @dma: result, the record's bus address for the adapter
+ *
+ * Records of several queues share a page, which is pinned once, writable:
+ * the adapter writes the event indices.  A record must be naturally
+ * aligned and within one page.
+ *
+ * Return: 0, -EINVAL for a misplaced record, or the pinning's error.
+ */
+int orca_udb_get(struct orca_ucontext *uctx, u64 va, size_t len,
+		 struct orca_udb_page **page, dma_addr_t *dma)
+{
+	unsigned long off = va & ~PAGE_MASK;
+	struct orca_udb_page *p;
+	int err = 0;
+
+	if (!va || va & (ORCA_UDB_REC_ALIGN - 1) || off + len > PAGE_SIZE)
+		return -EINVAL;
+
+	mutex_lock(&uctx->db_lock);
+	list_for_each_entry(p, &uctx->db_pages, list)
+		if (p->mm == current->mm && p->va == (va & PAGE_MASK))
+			goto found;
+
+	p = kzalloc_obj(*p, GFP_KERNEL);
+	if (!p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	p->umem = ib_umem_get_va(uctx->ibuctx.device, va & PAGE_MASK,
+				 PAGE_SIZE, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(p->umem)) {
+		err = PTR_ERR(p->umem);
+		kfree(p);
+		goto out;
+	}
+	p->uctx = uctx;
+	p->mm = current->mm;
+	p->va = va & PAGE_MASK;
+	list_add(&p->list, &uctx->db_pages);
+found:
+	p->refcnt++;
+	*page = p;
+	*dma = sg_dma_address(p->umem->sgt_append.sgt.sgl) + off;
+out:
+	mutex_unlock(&uctx->db_lock);
+	return err;
+}
+
+/* Called once the adapter forgot the queue whose record is in @page. */
+void orca_udb_put(struct orca_udb_page *page)
+{
+	struct orca_ucontext *uctx = page->uctx;
+
+	mutex_lock(&uctx->db_lock);
+	if (!--page->refcnt) {
+		list_del(&page->list);
+		ib_umem_release(page->umem);
+		kfree(page);
+	}
+	mutex_unlock(&uctx->db_lock);
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORCA user CQs: the provider allocates the CQE ring and the doorbell
+ * record; the kernel checks and pins them, creates the CQ on the context's
+ * UAR, and moves the CQ to a new ring on resize.  The provider polls and
+ * arms; completion events reach the core's handler as for kernel CQs.
+ */
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "orca.h"
+
+int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			struct uverbs_attr_bundle *attrs)
+{
+	struct orca_dev *odev = to_odev(ibcq->device);
+	struct ib_udata *udata = &attrs->driver_udata;
+	struct orca_ucontext *uctx = rdma_udata_to_drv_context(udata,
+				struct orca_ucontext, ibuctx);
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_create_cq_resp resp = {};
+	struct orca_create_cq req;
+	struct orca_pgl pgl = {};
+	size_t bytes, needed;
+	int err;
+
+	err = ib_copy_validate_udata_in_cm(udata, req, db_rec_va, 0);
+	if (err)
+		return err;
+	if (req.reserved)
+		return -EINVAL;
+	err = orca_cq_setup(odev, cq, attr, &bytes);
+	if (err)
+		return err;
+	err = orca_uring_check(req.buf_va, req.buf_len, bytes, &needed);
+	if (err)
+		return err;
+
+	cq->user = true;
+	cq->uar = uctx->uar_idx;
+	mutex_init(&cq->resize_lock);
+	cq->buf.size = needed;
+	cq->buf.page_shift = ORCA_UQUEUE_PAGE_SHIFT;
+	cq->buf.npages = needed >> ORCA_UQUEUE_PAGE_SHIFT;
+
+	/* The core's CQ buffer attributes, if given, take the place of buf_va. */
+	cq->umem = ib_umem_get_cq_buf_or_va(&odev->ibdev, attrs, req.buf_va,
+					    needed, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	err = orca_udb_get(uctx, req.db_rec_va, sizeof(struct orca_cq_db_rec),
+			   &cq->udb, &cq->db_dma);
+	if (err)
+		goto err_umem;
+	err = orca_pgl_alloc(odev, &pgl, cq->buf.npages);
+	if (err)
+		goto err_udb;
+	err = orca_pgl_add_umem(&pgl, cq->umem, needed);
+	if (!err)
+		err = orca_cq_finish(odev, cq, &pgl);
+	orca_pgl_free(odev, &pgl);
+	if (err)
+		goto err_udb;
+
+	resp.cqn = cq->cqn;
+	err = ib_respond_udata(udata, resp);
+	if (err)
+		goto err_remove;
+	return 0;
+
+err_remove:
+	orca_cq_remove(odev, cq);
+err_udb:
+	orca_udb_put(cq->udb);
+err_umem:
+	ib_umem_release(cq->umem);
+	return err;
+}
+
+/*
+ * RESIZE_CQ copies the unpolled CQEs (from the ci the provider published
+ * in the doorbell record) to the new ring, or fails and leaves the CQ as
+ * it was.  Indices continue; the provider may keep polling the old ring
+ * while the command runs (what it takes there is below its ci in the new
+ * ring too) and switches rings when it returns.
+ */
+int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
+			struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_resize_cq req;
+	struct orca_pgl pgl = {};
+	struct ib_umem *umem;
+	size_t bytes, needed;
+	u8 log_depth;
+	int err;
+
+	if (!cq->user)
+		return -EOPNOTSUPP;
+	err = ib_copy_validate_udata_in_cm(udata, req, buf_len, 0);
+	if (err)
+		return err;
+	if (req.reserved)
+		return -EINVAL;
+	/* No response: zero what the provider gave before changing anything. */
+	err = ib_respond_empty_udata(udata);
+	if (err)
+		return err;
+	err = orca_queue_log_depth(cqe, odev->caps.max_cqe, &log_depth);
+	if (err)
+		return err;
+	if (check_shl_overflow(sizeof(struct orca_cqe), log_depth, &bytes))
+		return -EINVAL;
+	err = orca_uring_check(req.buf_va, req.buf_len, bytes, &needed);
+	if (err)
+		return err;
+
+	umem = orca_uring_get(odev, req.buf_va, needed);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	err = orca_pgl_alloc(odev, &pgl, needed >> ORCA_UQUEUE_PAGE_SHIFT);
+	if (err)
+		goto out;
+	err = orca_pgl_add_umem(&pgl, umem, needed);
+	if (err)
+		goto out;
+
+	mutex_lock(&cq->resize_lock);
+	err = orca_cmd_resize_cq(odev, cq->cqn, log_depth, &pgl);
+	if (!err) {
+		swap(cq->umem, umem);
+		cq->log_depth = log_depth;
+		cq->buf.size = needed;
+		cq->buf.npages = pgl.used;
+		ibcq->cqe = 1 << log_depth;
+	}
+	mutex_unlock(&cq->resize_lock);
+out:
+	orca_pgl_free(odev, &pgl);
+	/* The old ring after a resize, else the new one. */
+	ib_umem_release(umem);
+	return err;
+}

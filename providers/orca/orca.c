@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ORCA rdma-core provider: device matching and the device context.
+ *
+ * The kernel reports RDMA_DRIVER_UNKNOWN (no upstream driver id exists for
+ * ORCA, and inventing one would collide with the next upstream value), so
+ * libibverbs matches the device by its PCI modalias.  A context maps its
+ * UAR page, the only MMIO the data path ever touches.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "orca.h"
+#include "orca_abi.h"
+
+static void orca_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_pd = orca_alloc_pd,
+	.cq_event = orca_cq_event,
+	.create_ah = orca_create_ah,
+	.create_cq = orca_create_cq,
+	.create_qp = orca_create_qp,
+	.create_srq = orca_create_srq,
+	.dealloc_pd = orca_dealloc_pd,
+	.dereg_mr = orca_dereg_mr,
+	.destroy_ah = orca_destroy_ah,
+	.destroy_cq = orca_destroy_cq,
+	.destroy_qp = orca_destroy_qp,
+	.destroy_srq = orca_destroy_srq,
+	.free_context = orca_free_context,
+	.modify_qp = orca_modify_qp,
+	.modify_srq = orca_modify_srq,
+	.poll_cq = orca_poll_cq,
+	.post_recv = orca_post_recv,
+	.post_send = orca_post_send,
+	.post_srq_recv = orca_post_srq_recv,
+	.query_device_ex = orca_query_device_ex,
+	.query_port = orca_query_port,
+	.query_qp = orca_query_qp,
+	.query_srq = orca_query_srq,
+	.reg_mr = orca_reg_mr,
+	.req_notify_cq = orca_req_notify_cq,
+	.resize_cq = orca_resize_cq,
+};
+
+/* The response must describe the layouts this library was built for. */
+static int orca_check_ucontext(struct orca_context *ctx,
+			       const struct orca_alloc_ucontext_resp *resp)
+{
+	if (FIELD_GET(ORCA_IF_VERSION_MAJOR, resp->if_version) !=
+	    ORCA_IF_MAJOR) {
+		verbs_err(&ctx->ibv_ctx, "orca: device interface %u.%u, provider supports %u.x\n",
+			  (unsigned int)FIELD_GET(ORCA_IF_VERSION_MAJOR,
+						  resp->if_version),
+			  (unsigned int)FIELD_GET(ORCA_IF_VERSION_MINOR,
+						  resp->if_version),
+			  ORCA_IF_MAJOR);
+		return EPROTONOSUPPORT;
+	}
+	if (resp->cqe_size != sizeof(struct orca_cqe)) {
+		verbs_err(&ctx->ibv_ctx, "orca: CQE size %u, expected %zu\n",
+			  resp->cqe_size, sizeof(struct orca_cqe));
+		return EPROTONOSUPPORT;
+	}
+	return 0;
+}
+
+static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd,
+						void *private_data)
+{
+	struct orca_ucmd_alloc_ucontext_resp resp = {};
+	struct orca_ucmd_alloc_ucontext cmd = {};
+	struct orca_context *ctx;
+	long page_size;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	ctx->page_size = page_size > ORCA_UQUEUE_ALIGN ? page_size :
+							 ORCA_UQUEUE_ALIGN;
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	pthread_mutex_init(&ctx->db_mutex, NULL);
+	list_head_init(&ctx->db_pages);
+
+	err = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = orca_check_ucontext(ctx, &resp.drv_payload);
+	if (err)
+		goto err_free;
+	ctx->dev_caps = resp.dev_caps;
+	ctx->max_inline_data = resp.max_inline_data;
+	ctx->max_send_sge = resp.max_send_sge;
+	ctx->max_recv_sge = resp.max_recv_sge;
+	ctx->max_sq_depth = resp.max_sq_depth;
+	ctx->max_cqe = resp.max_cqe;
+
+	/* Doorbells are trapped, uncached writes: no read, no WC mapping. */
+	ctx->uar = mmap(NULL, ORCA_UAR_PAGE_SIZE, PROT_WRITE, MAP_SHARED,
+			cmd_fd, resp.uar_mmap_key);
+	if (ctx->uar == MAP_FAILED) {
+		err = errno;
+		verbs_err(&ctx->ibv_ctx, "orca: cannot map the UAR page: %s\n",
+			  strerror(err));
+		goto err_free;
+	}
+
+	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err_free:
+	pthread_mutex_destroy(&ctx->db_mutex);
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	errno = err;
+	return NULL;
+}
+
+static void orca_free_context(struct ibv_context *ibctx)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+	unsigned int i;
+
+	munmap(ctx->uar, ORCA_UAR_PAGE_SIZE);
+	for (i = 0; i < ORCA_QP_TABLE_L1; i++)
+		free(ctx->qp_table[i]);
+	/* Every object, and so every record slot, is gone by now. */
+	pthread_mutex_destroy(&ctx->db_mutex);
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+static struct verbs_device *orca_device_alloc(struct verbs_sysfs_dev *sdev)
+{
+	struct orca_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->ibv_dev;
+}
+
+static void orca_device_free(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct orca_device, ibv_dev));
+}
+
+static const struct verbs_match_ent orca_match_table[] = {
+	VERBS_PCI_MATCH(ORCA_PCI_VENDOR_ID, ORCA_PCI_DEVICE_ID, NULL),
+	{},
+};
+
+static const struct verbs_device_ops orca_dev_ops = {
+	.name = "orca",
+	.match_min_abi_version = ORCA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = ORCA_UVERBS_ABI_VERSION,
+	.match_table = orca_match_table,
+	.alloc_device = orca_device_alloc,
+	.uninit_device = orca_device_free,
+	.alloc_context = orca_alloc_context,
+};
+
+PROVIDER_DRIVER(orca, orca_dev_ops);

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ORCA provider QPs (RC and UD): the rings and the doorbell record are
+ * allocated here with the geometry rule the kernel applies to the same
+ * capabilities (orca_qp_set_caps() in the driver), and the kernel's answer
+ * is checked against it.  The provider owns the indices, so it also does
+ * what the kernel does for its own QPs on a reset or destroy: drop the
+ * QP's CQEs from its CQs and restart the indices at 0.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orca.h"
+#include "orca_abi.h"
+
+struct orca_qp_geometry {
+	uint32_t log_sq_depth;
+	uint32_t send_sge;
+	uint32_t sq_stride;
+	uint32_t max_inline_data;
+	uint32_t log_rq_depth;
+	uint32_t recv_sge;
+	uint32_t rq_stride;	/* 0 with an SRQ */
+	size_t sq_bytes;
+	size_t rq_bytes;
+};
+
+static int orca_qp_geometry(struct orca_context *ctx,
+			    const struct ibv_qp_init_attr *attr,
+			    struct orca_qp_geometry *g)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
+	uint32_t inline_sge;
+
+	/* The kernel checks the limits too; this keeps allocations sane. */
+	if (cap->max_send_wr > ctx->max_sq_depth ||
+	    cap->max_send_sge > min_t(uint32_t, ctx->max_send_sge, ORCA_MAX_SGE) ||
+	    cap->max_inline_data > ctx->max_inline_data ||
+	    (!attr->srq && (cap->max_recv_wr > ctx->max_sq_depth ||
+			    cap->max_recv_sge > min_t(uint32_t, ctx->max_recv_sge,
+						    ORCA_MAX_SGE))))
+		return EINVAL;
+
+	/* Inline data takes the place of SGEs in the send WQE. */
+	inline_sge = (cap->max_inline_data + sizeof(struct orca_sge) - 1) /
+		     sizeof(struct orca_sge);
+	g->send_sge = max_t(uint32_t, max(cap->max_send_sge, inline_sge), 1);
+	if (g->send_sge > min_t(uint32_t, ctx->max_send_sge, ORCA_MAX_SGE))
+		return EINVAL;
+	g->log_sq_depth = orca_log_depth(cap->max_send_wr);
+	g->sq_stride = orca_send_wqe_stride(g->send_sge);
+	g->max_inline_data = min_t(uint32_t,
+				   g->send_sge * sizeof(struct orca_sge),
+				   ctx->max_inline_data);
+	g->sq_bytes = align((size_t)g->sq_stride << g->log_sq_depth,
+			    ORCA_UQUEUE_ALIGN);
+
+	if (attr->srq) {
+		g->log_rq_depth = 0;
+		g->recv_sge = 0;
+		g->rq_stride = 0;
+		g->rq_bytes = 0;
+	} else {
+		g->log_rq_depth = orca_log_depth(cap->max_recv_wr);
+		g->recv_sge = max_t(uint32_t, cap->max_recv_sge, 1);
+		g->rq_stride = orca_recv_wqe_stride(g->recv_sge);
+		g->rq_bytes = align((size_t)g->rq_stride << g->log_rq_depth,
+				    ORCA_UQUEUE_ALIGN);
+	}
+	return 0;
+}
+
+/* What the kernel answered must be the layout the rings were built for. */
+static bool orca_qp_geometry_agrees(const struct orca_qp_geometry *g,
+				    const struct ibv_qp_init_attr *attr,
+				    const struct orca_create_qp_resp *resp)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
+
+	return resp->sq_stride == g->sq_stride &&
+	       resp->rq_stride == g->rq_stride &&
+	       cap->max_send_wr == 1U << g->log_sq_depth &&
+	       cap->max_send_sge == g->send_sge &&
+	       cap->max_inline_data == g->max_inline_data &&
+	       cap->max_recv_wr == (attr->srq ? 0 : 1U << g->log_rq_depth) &&
+	       cap->max_recv_sge == g->recv_sge;
+}
+
+static int orca_qp_table_insert(struct orca_context *ctx, struct orca_qp *qp)
+{
+	uint32_t hi = qp->qpn >> ORCA_QP_TABLE_SHIFT;
+	uint32_t lo = qp->qpn & (ORCA_QP_TABLE_L2 - 1);
+	int err = 0;
+
+	if (hi >= ORCA_QP_TABLE_L1)
+		return EPROTO;
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	if (!ctx->qp_table[hi]) {
+		struct orca_qp **chunk;
+
+		chunk = calloc(ORCA_QP_TABLE_L2, sizeof(*chunk));
+		if (!chunk) {
+			err = ENOMEM;
+			goto out;
+		}
+		__atomic_store_n(&ctx->qp_table[hi], chunk, __ATOMIC_RELEASE);
+	}
+	if (ctx->qp_table[hi][lo]) {
+		err = EEXIST;
+		goto out;
+	}
+	__atomic_store_n(&ctx->qp_table[hi][lo], qp, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	return err;
+}
+
+/*
+ * Called with the QP's CQ locks held (orca_qp_clean_cqs()), so that a
+ * poller that found the QP is done with it.
+ */
+void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp)
+{
+	uint32_t hi = qp->qpn >> ORCA_QP_TABLE_SHIFT;
+	uint32_t lo = qp->qpn & (ORCA_QP_TABLE_L2 - 1);
+
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	if (hi < ORCA_QP_TABLE_L1 && ctx->qp_table[hi] &&
+	    ctx->qp_table[hi][lo] == qp)
+		__atomic_store_n(&ctx->qp_table[hi][lo], NULL,
+				 __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+}
+
+/* Pollers, under a CQ lock; chunks are freed only with the context. */
+struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn)
+{
+	uint32_t hi = qpn >> ORCA_QP_TABLE_SHIFT;
+	struct orca_qp **chunk;
+
+	if (hi >= ORCA_QP_TABLE_L1)
+		return NULL;
+	chunk = __atomic_load_n(&ctx->qp_table[hi], __ATOMIC_ACQUIRE);
+	if (!chunk)
+		return NULL;
+	return __atomic_load_n(&chunk[qpn & (ORCA_QP_TABLE_L2 - 1)],
+			       __ATOMIC_ACQUIRE);
+}
+
+static void orca_qp_init_wq(struct orca_wq *wq, uint8_t *buf,
+			    uint32_t log_depth, uint32_t stride,
+			    uint32_t max_sge)
+{
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	wq->buf = buf;
+	wq->log_depth = log_depth;
+	wq->stride = stride;
+	wq->max_sge = max_sge;
+}
+
+struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
+			      struct ibv_qp_init_attr *attr)
+{
+	struct orca_context *ctx = to_octx(pd->context);
+	struct orca_ucmd_create_qp_resp resp = {};
+	struct orca_ucmd_create_qp cmd = {};
+	struct orca_qp_geometry g;
+	struct orca_qp *qp;
+	uint8_t *buf;
+	int err;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	err = orca_qp_geometry(ctx, attr, &g);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* One buffer: SQ pages, then RQ pages, as the adapter is told. */
+	err = orca_ring_alloc(ctx, &qp->ring, g.sq_bytes + g.rq_bytes);
+	if (err)
+		goto err_free;
+	qp->db = orca_db_alloc(ctx);
+	if (!qp->db) {
+		err = ENOMEM;
+		goto err_ring;
+	}
+	buf = qp->ring.buf;
+	orca_qp_init_wq(&qp->sq, buf, g.log_sq_depth, g.sq_stride, g.send_sge);
+	orca_qp_init_wq(&qp->rq, g.rq_bytes ? buf + g.sq_bytes : NULL,
+			g.log_rq_depth, g.rq_stride, g.recv_sge);
+	qp->max_inline_data = g.max_inline_data;
+	qp->sig_all = attr->sq_sig_all;
+	qp->state = IBV_QPS_RESET;
+
+	cmd.sq_buf_va = (uintptr_t)buf;
+	cmd.sq_buf_len = g.sq_bytes;
+	cmd.rq_buf_va = g.rq_bytes ? (uintptr_t)(buf + g.sq_bytes) : 0;
+	cmd.rq_buf_len = g.rq_bytes;
+	cmd.db_rec_va = (uintptr_t)qp->db;
+	err = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_db;
+	if (!orca_qp_geometry_agrees(&g, attr, &resp.drv_payload)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "orca: QP %u: kernel geometry differs (strides %u/%u, expected %u/%u)\n",
+			  resp.qpn, resp.sq_stride, resp.rq_stride,
+			  g.sq_stride, g.rq_stride);
+		err = EPROTO;
+		goto err_destroy;
+	}
+	qp->qpn = resp.qpn;
+	err = orca_qp_table_insert(ctx, qp);
+	if (err)
+		goto err_destroy;
+	return &qp->ibv_qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->ibv_qp);
+err_db:
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	orca_db_free(ctx, qp->db);
+err_ring:
+	orca_ring_free(&qp->ring);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if (!(attr_mask & IBV_QP_STATE))
+		return 0;
+	/*
+	 * After a reset the adapter restarts both queues at index 0 and has
+	 * zeroed the event indices: CQEs from before are stale (they would
+	 * retire WQEs by old indices), and our indices follow the adapter's.
+	 */
+	if (attr->qp_state == IBV_QPS_RESET) {
+		orca_qp_clean_cqs(qp, false);
+		orca_qp_reset_indices(qp);
+	}
+	__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (err)
+		return err;
+	/* The adapter may have moved the QP (to ERR, SQE) by itself. */
+	__atomic_store_n(&to_oqp(ibqp)->state, attr->qp_state,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+int orca_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct orca_context *ctx = to_octx(ibqp->context);
+	struct orca_qp *qp = to_oqp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+	/* The kernel leaves the CQs of user QPs to us. */
+	orca_qp_clean_cqs(qp, true);
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	orca_db_free(ctx, qp->db);
+	orca_ring_free(&qp->ring);
+	free(qp);
+	return 0;
+}

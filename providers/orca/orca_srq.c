@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ORCA provider SRQs: a ring of receive WQEs and a doorbell record in this
+ * process, created on the adapter by the kernel.  Posting is in
+ * orca_post.c; the consumer index is the count of receive CQEs polled for
+ * the SRQ's QPs (orca_poll.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orca.h"
+#include "orca_abi.h"
+
+struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct orca_context *ctx = to_octx(pd->context);
+	struct orca_ucmd_create_srq_resp resp = {};
+	struct orca_ucmd_create_srq cmd = {};
+	struct orca_srq *srq;
+	int err;
+
+	/* The kernel checks the limits too; this keeps allocations sane. */
+	if (attr->attr.max_wr > ctx->max_sq_depth ||
+	    attr->attr.max_sge > min_t(uint32_t, ctx->max_recv_sge,
+				       ORCA_MAX_SGE)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	srq->log_depth = orca_log_depth(attr->attr.max_wr);
+	srq->max_sge = max_t(uint32_t, attr->attr.max_sge, 1);
+	srq->stride = orca_recv_wqe_stride(srq->max_sge);
+	err = orca_ring_alloc(ctx, &srq->ring,
+			      align((size_t)srq->stride << srq->log_depth,
+				    ORCA_UQUEUE_ALIGN));
+	if (err)
+		goto err_free;
+	srq->db = orca_db_alloc(ctx);
+	if (!srq->db) {
+		err = ENOMEM;
+		goto err_ring;
+	}
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+
+	cmd.buf_va = (uintptr_t)srq->ring.buf;
+	cmd.buf_len = srq->ring.len;
+	cmd.db_rec_va = (uintptr_t)srq->db;
+	err = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_db;
+	/* Both sides use the same rule; anything else is a kernel bug. */
+	if (resp.stride != srq->stride ||
+	    attr->attr.max_wr != 1U << srq->log_depth ||
+	    attr->attr.max_sge != srq->max_sge) {
+		verbs_err(&ctx->ibv_ctx,
+			  "orca: SRQ %u: kernel geometry differs (stride %u, expected %u)\n",
+			  resp.srqn, resp.stride, srq->stride);
+		ibv_cmd_destroy_srq(&srq->ibv_srq);
+		err = EPROTO;
+		goto err_db;
+	}
+	srq->srqn = resp.srqn;
+	return &srq->ibv_srq;
+
+err_db:
+	pthread_spin_destroy(&srq->lock);
+	orca_db_free(ctx, srq->db);
+err_ring:
+	orca_ring_free(&srq->ring);
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+/* Only the limit can change (the kernel refuses a resize). */
+int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int orca_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct orca_context *ctx = to_octx(ibsrq->context);
+	struct orca_srq *srq = to_osrq(ibsrq);
+	int err;
+
+	err = ibv_cmd_destroy_srq(ibsrq);
+	if (err)
+		return err;
+	pthread_spin_destroy(&srq->lock);
+	orca_db_free(ctx, srq->db);
+	orca_ring_free(&srq->ring);
+	free(srq);
+	return 0;
+}
