@@ -1,16 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: NVMe-oF over RDMA throughput between two guests, for each
-# pairing of RDMA devices, side by side in one table: 4k random read IOPS
-# and 128k sequential read MiB/s (fio, direct I/O, 15 s each, after a
-# crc32c-verified write pass).  Each pairing boots its own two guests
-# (guest 0 the nvmet target, guest 1 the nvme-rdma host) and runs
-# selftests/guest/in-guest/nvmeof-fio.sh in bench mode; a pairing that does not
-# work yet gets a line saying what failed instead of numbers.
+# make bench: RDMA throughput and latency between two guests, for each
+# pairing of RDMA devices, side by side in one table per workload:
+# - NVMe-oF over RDMA: 4k random read IOPS and 128k sequential read MiB/s
+#   (fio, direct I/O, 15 s each, after a crc32c-verified write pass); guest
+#   0 the nvmet target, guest 1 the nvme-rdma host
+#   (selftests/guest/in-guest/nvmeof-fio.sh in bench mode);
+# - perftest through the userspace verbs: ib_write_bw 64 KiB MiB/s and 64 B
+#   messages/s, ib_send_lat 64 B typical latency, ib_read_bw 64 KiB MiB/s,
+#   ib_atomic_bw operations/s; guest 0 the server, guest 1 the client
+#   (selftests/guest/in-guest/perftest.sh in bench mode).
+# Each pairing boots its own two guests; one that does not work gets a
+# line saying what failed instead of numbers.
 #
-# Usage: scripts/bench.sh [TARGET-HOST...]   default: rxe-rxe orca-orca
-#                                            rxe-orca orca-rxe
+# Usage: scripts/bench.sh [TARGET-HOST...]   default: rxe-rxe siw-siw
+#                                            orca-orca rxe-orca orca-rxe
+# (siw is Soft-iWARP, built from the kernel source by scripts/siw-build.sh
+# since Debian's kernel lacks it; it only pairs with itself.)
+# ORCA_BENCH="nvmeof perftest" picks the workloads (default both).
 #
 # Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
 # rows of one run with each other, not with hardware or with other runs.
@@ -21,11 +29,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=$top/out/bench
 pairs=("$@")
-[ ${#pairs[@]} -gt 0 ] || pairs=(rxe-rxe orca-orca rxe-orca orca-rxe)
+[ ${#pairs[@]} -gt 0 ] || pairs=(rxe-rxe siw-siw orca-orca rxe-orca orca-rxe)
 
 for p in "${pairs[@]}"; do
-	[[ $p =~ ^(orca|rxe)-(orca|rxe)$ ]] ||
-		{ echo "bench: pairing '$p' is not TARGET-HOST, each orca or rxe" >&2; exit 2; }
+	[[ $p =~ ^(orca|rxe)-(orca|rxe)$ || $p = siw-siw ]] ||
+		{ echo "bench: pairing '$p' is not TARGET-HOST, each orca or rxe, or siw-siw" >&2; exit 2; }
 done
 
 if [ "${ORCA_NO_BUILD:-}" != 1 ]; then
@@ -34,13 +42,19 @@ if [ "${ORCA_NO_BUILD:-}" != 1 ]; then
 	make --no-print-directory all >"$out/build.log" 2>&1 ||
 		{ tail -n 40 "$out/build.log"; exit 1; }
 fi
+case " ${pairs[*]} " in
+*" siw-siw "*)
+	scripts/siw-build.sh >"$out/siw-build.log" 2>&1 ||
+		{ tail -n 20 "$out/siw-build.log"; exit 1; }
+	;;
+esac
 
 declare -A row=()
 # run_pair TARGET HOST: one two-guest run; fills row[TARGET-HOST].
 run_pair() {
 	local t=$1 h=$2 dir=$out/$1-$2 opts=() rc start iops mibs why
-	[ "$t" = rxe ] && opts+=(--guest-opts 0:no-orca)
-	[ "$h" = rxe ] && opts+=(--guest-opts 1:no-orca)
+	[ "$t" != orca ] && opts+=(--guest-opts 0:no-orca)
+	[ "$h" != orca ] && opts+=(--guest-opts 1:no-orca)
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "== $t target, $h host"
 	start=$SECONDS
@@ -73,22 +87,80 @@ run_pair() {
 	echo "${row[$t-$h]}"
 }
 
+# run_perftest SERVER CLIENT: one two-guest perftest run; fills prow[S-C].
+declare -A prow=()
+run_perftest() {
+	local s=$1 c=$2 dir=$out/perftest-$1-$2 opts=() rc start why
+	local wbw wmr lat rbw amr
+	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)
+	[ "$c" != orca ] && opts+=(--guest-opts 1:no-orca)
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== perftest: $s server, $c client"
+	start=$SECONDS
+	ORCA_NO_BUILD=1 scripts/run-guests.sh -n 2 -t 600 --out "$dir/run" \
+		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		selftests/guest/in-guest/perftest.sh "$s" "$c" bench \
+		>"$dir/run.log" 2>&1
+	rc=$?
+	pres() {	# pres TOOL FIELD: FIELD of TOOL's result line
+		sed -n "s/^# perftest-result .*tool=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g1.tap 2>/dev/null | tail -n 1
+	}
+	mps() { awk -v m="$1" 'BEGIN { if (m != "") printf "%.0f", m * 1e6 }'; }
+	wbw=$(pres ib_write_bw_64KiB bw_avg)
+	wmr=$(mps "$(pres ib_write_bw_64B msg_rate)")
+	lat=$(pres ib_send_lat_64B t_typical)
+	rbw=$(pres ib_read_bw_64KiB bw_avg)
+	amr=$(mps "$(pres ib_atomic_bw msg_rate)")
+	if [ -n "$wbw$wmr$lat$rbw$amr" ]; then
+		prow[$s-$c]=$(printf '%-6s %-6s %10s %10s %10s %10s %10s   %s' \
+			"$s" "$c" "${wbw:--}" "${wmr:--}" "${lat:--}" "${rbw:--}" \
+			"${amr:--}" "$((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", exit $rc")")
+	else
+		why=$(grep -h '^not ok' "$dir"/g*.tap 2>/dev/null | head -n 2 |
+			sed 's/^not ok //' | paste -sd ';')
+		prow[$s-$c]=$(printf '%-6s %-6s %10s %10s %10s %10s %10s   %s' \
+			"$s" "$c" - - - - - "failed: ${why:-guests exited $rc, see $dir/run.log}")
+	fi
+	echo "${prow[$s-$c]}"
+}
+
+benches=${ORCA_BENCH:-nvmeof perftest}
 for p in "${pairs[@]}"; do
-	run_pair "${p%-*}" "${p#*-}"
+	case " $benches " in *" nvmeof "*) run_pair "${p%-*}" "${p#*-}" ;; esac
+	case " $benches " in *" perftest "*) run_perftest "${p%-*}" "${p#*-}" ;; esac
 done
 
-kver=$(ls /lib/modules | sort -V | tail -n 1)
+# ratio NUM DEN: NUM/DEN to one decimal, or "-".
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else printf "-" }'; }
+col() { echo "${prow[$1]:-}" | awk -v i="$2" '{ print $i }'; }
+
 echo
-echo "NVMe-oF over RDMA, fio direct I/O on a 32 MiB brd namespace, 1 vCPU guests under TCG"
-printf '%-6s %-6s %12s %14s   %s\n' target host "4k rand IOPS" "128k seq MiB/s" notes
-for p in "${pairs[@]}"; do
-	echo "${row[$p]}"
-done
-if modinfo -k "$kver" siw >/dev/null 2>&1; then
-	printf '%-6s %-6s %12s %14s   %s\n' siw siw - - "not measured (no bench pairing yet)"
-else
-	printf '%-6s %-6s %12s %14s   %s\n' siw siw - - \
-		"not available: kernel $kver is built without siw (CONFIG_RDMA_SIW)"
+if [ ${#row[@]} -gt 0 ]; then
+	echo "NVMe-oF over RDMA, fio direct I/O on a 32 MiB brd namespace, 1 vCPU guests under TCG"
+	printf '%-6s %-6s %12s %14s   %s\n' target host "4k rand IOPS" "128k seq MiB/s" notes
+	for p in "${pairs[@]}"; do
+		echo "${row[$p]:-}"
+	done
+	echo
 fi
-echo "ib_write_bw: not possible yet: ORCA has no rdma-core provider (userspace verbs)"
+if [ ${#prow[@]} -gt 0 ]; then
+	echo "perftest through userspace verbs (RC, RoCE v2, MTU 1024), 1 vCPU guests under TCG"
+	printf '%-6s %-6s %10s %10s %10s %10s %10s   %s\n' server client \
+		"write MiB/s" "write64 m/s" "send_lat us" "read MiB/s" "atomic op/s" notes
+	printf '%-6s %-6s %10s %10s %10s %10s %10s\n' "" "" "64 KiB" "64 B" "64 B" "64 KiB" ""
+	for p in "${pairs[@]}"; do
+		echo "${prow[$p]:-}"
+	done
+	if [ -n "${prow[orca-orca]:-}" ] && [ -n "${prow[rxe-rxe]:-}" ]; then
+		printf '%-13s %10s %10s %10s %10s %10s   %s\n' "orca/rxe" \
+			"$(ratio "$(col orca-orca 3)" "$(col rxe-rxe 3)")" \
+			"$(ratio "$(col orca-orca 4)" "$(col rxe-rxe 4)")" \
+			"$(ratio "$(col rxe-rxe 5)" "$(col orca-orca 5)")" \
+			"$(ratio "$(col orca-orca 6)" "$(col rxe-rxe 6)")" \
+			"$(ratio "$(col orca-orca 7)" "$(col rxe-rxe 7)")" \
+			"(latency: rxe/orca)"
+	fi
+	echo
+fi
 echo "logs: $out"

@@ -7,6 +7,9 @@
  * ib_client on every RDMA device and exposes, per device, in debugfs:
  *
  *   /sys/kernel/debug/orca_ktest/<ibdev>/port    ib_query_port() of port 1
+ *   /sys/kernel/debug/orca_ktest/<ibdev>/device  the device attributes the
+ *                                                core caches (named as
+ *                                                ibv_devinfo -v names them)
  *   /sys/kernel/debug/orca_ktest/<ibdev>/events  count of each ib_event type
  *
  * Writing anything to "events" clears the counters.  The module is only
@@ -57,6 +60,28 @@ static int ktest_port_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ktest_port);
 
+static int ktest_device_show(struct seq_file *s, void *unused)
+{
+	struct ktest_dev *kd = s->private;
+	const struct ib_device_attr *a = &kd->ibdev->attrs;
+
+	seq_printf(s, "max_mr_size 0x%llx\n", a->max_mr_size);
+	seq_printf(s, "vendor_id 0x%04x\nvendor_part_id %u\nhw_ver 0x%x\n",
+		   a->vendor_id, a->vendor_part_id, a->hw_ver);
+	seq_printf(s, "max_qp %d\nmax_qp_wr %d\nmax_sge %d\n", a->max_qp,
+		   a->max_qp_wr, min(a->max_send_sge, a->max_recv_sge));
+	seq_printf(s, "max_cq %d\nmax_cqe %d\nmax_mr %d\nmax_pd %d\n",
+		   a->max_cq, a->max_cqe, a->max_mr, a->max_pd);
+	seq_printf(s, "max_qp_rd_atom %d\nmax_qp_init_rd_atom %d\n",
+		   a->max_qp_rd_atom, a->max_qp_init_rd_atom);
+	seq_printf(s, "max_srq %d\nmax_srq_wr %d\nmax_srq_sge %d\n",
+		   a->max_srq, a->max_srq_wr, a->max_srq_sge);
+	seq_printf(s, "max_ah %d\natomic_cap %d\n", a->max_ah,
+		   a->atomic_cap);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ktest_device);
+
 static int ktest_events_show(struct seq_file *s, void *unused)
 {
 	struct ktest_dev *kd = s->private;
@@ -103,6 +128,7 @@ static int ktest_add(struct ib_device *ibdev)
 	kd->ibdev = ibdev;
 	kd->dir = debugfs_create_dir(dev_name(&ibdev->dev), ktest_root);
 	debugfs_create_file("port", 0400, kd->dir, kd, &ktest_port_fops);
+	debugfs_create_file("device", 0400, kd->dir, kd, &ktest_device_fops);
 	debugfs_create_file("events", 0600, kd->dir, kd, &ktest_events_fops);
 	INIT_IB_EVENT_HANDLER(&kd->handler, ibdev, ktest_event);
 	ib_register_event_handler(&kd->handler);

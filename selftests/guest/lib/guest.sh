@@ -10,6 +10,13 @@
 #   orca_load             load ib_core, the orca driver and the observer
 #   wait_for SECS CMD...  poll CMD (every 0.2 s) until it succeeds
 #   barrier NAME SECS     wait until every guest of the run reached NAME
+#   flag_set NAME / flag_wait SECS NAME [NAME...]
+#                         one guest tells the others that it reached a point
+#   rdma_up KIND          orca: load the repo's driver (orca_0);
+#                         rxe: rdma_rxe on eth0 (rxe0); siw: Soft-iWARP
+#                         (scripts/siw-build.sh) on eth0 (siw0), for
+#                         benchmarks.  Sets $rdma_dev.
+#   rdma_down KIND        the reverse; the device must disappear
 
 top=${ORCA_TOP:?ORCA_TOP unset}
 gi=${ORCA_GUEST_INDEX:-0}
@@ -62,6 +69,25 @@ barrier() {
 	wait_for "$2" all_arrived
 }
 
+# Flags in the run directory, which every guest shares.  Waiting costs one
+# builtin test a second: under TCG every forked process is expensive, and a
+# waiting guest shares the host's CPUs with the one being measured.
+flag_set() { : >"${ORCA_RUN_DIR:?}/flag-$1"; }
+flag_wait() {	# flag_wait SECS NAME [NAME...]: wait for any; 0 iff the first
+	local secs=$1 fifo=/tmp/.flag-wait.$$ fd i f
+	shift
+	[ -p "$fifo" ] || mkfifo "$fifo" || return 1
+	exec {fd}<>"$fifo"
+	for ((i = 0; i < secs; i++)); do
+		for f in "$@"; do
+			[ -e "$ORCA_RUN_DIR/flag-$f" ] && break 2
+		done
+		read -r -t 1 -u "$fd" _
+	done
+	exec {fd}>&-
+	[ -e "$ORCA_RUN_DIR/flag-$1" ]
+}
+
 orca_ko=$top/drivers/infiniband/hw/orca/orca.ko
 ktest_ko=$top/selftests/kmod/orca_ktest.ko
 
@@ -80,5 +106,59 @@ orca_netdev() {
 ktest_dir=/sys/kernel/debug/orca_ktest/orca_0
 ktest_port() { awk -v k="$1" '$1 == k { print $2 }' "$ktest_dir/port"; }
 ktest_event() { awk -v k="$1" '$0 ~ "^" k " " { print $NF }' "$ktest_dir/events"; }
+
+rdma_dev=
+
+port_active() {
+	rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'
+}
+
+rdma_up() {
+	case $1 in
+	orca)
+		rdma_dev=orca_0
+		ok_if "orca: driver loads, orca_0 registered" orca_load || return 1
+		;;
+	rxe)
+		rdma_dev=rxe0
+		ok_if "rxe: rdma_rxe loads" modprobe rdma_rxe || return 1
+		ok_if "rxe: rxe0 added on eth0" \
+			rdma link add rxe0 type rxe netdev eth0 || return 1
+		;;
+	siw)
+		rdma_dev=siw0
+		ok_if "siw: siw.ko loads" sh -c \
+			"modprobe -a ib_core ib_uverbs && insmod /opt/orca-siw/siw.ko" ||
+			return 1
+		ok_if "siw: siw0 added on eth0" \
+			rdma link add siw0 type siw netdev eth0 || return 1
+		;;
+	*)
+		ktap_line "not ok rdma device kind '$1' is orca, rxe or siw"
+		ktap_fail=1
+		return 1
+		;;
+	esac
+	ok_if "$1: $rdma_dev/1 ACTIVE" wait_for 20 port_active "$rdma_dev"
+}
+
+rdma_gone() { ! test -e "/sys/class/infiniband/$1"; }
+
+rdma_down() {
+	case $1 in
+	orca)
+		ok_if "orca: rmmod orca" rmmod orca
+		;;
+	rxe)
+		ok_if "rxe: rxe0 deleted" rdma link delete rxe0 &&
+		ok_if "rxe: rmmod rdma_rxe" rmmod rdma_rxe
+		;;
+	siw)
+		ok_if "siw: siw0 deleted" rdma link delete siw0 &&
+		ok_if "siw: rmmod siw" rmmod siw
+		;;
+	esac
+	ok_if "$1: $rdma_dev gone" wait_for 10 rdma_gone "$rdma_dev"
+}
 
 ktap_done() { exit $ktap_fail; }

@@ -6,9 +6,6 @@
 # another the nvme-rdma host.  Each step is a KTAP case; so is each step of
 # the teardown, because a ULP that cannot let go of a device is a bug too.
 #
-#   rdma_up KIND          orca: load the repo's driver (orca_0);
-#                         rxe: rdma_rxe on eth0 (rxe0).  Sets $rdma_dev.
-#   rdma_down KIND        the reverse; the device must disappear
 #   target_up ADDR        nvmet subsystem $nvmeof_nqn on /dev/ram0, RDMA
 #                         port on ADDR:4420
 #   target_down           configfs removed, nvmet modules unloaded
@@ -17,8 +14,6 @@
 #   fio_job NAME ARGS...  one short fio run on $nvme_blk (JSON), checked:
 #                         no error, and for a verify job every block written
 #                         read back; adds a "# nvmeof-result" line
-#   flag_set NAME / flag_wait SECS NAME [NAME...]
-#                         one guest tells the others that it reached a point
 #   dmesg_clean           no kernel warning or splat since boot
 
 nvmeof_nqn=nqn.2026-11.org.orca:nvmeof-test
@@ -28,71 +23,11 @@ nvmeof_hostnqn=nqn.2014-08.org.nvmexpress:uuid:0dca0000-0000-4000-8000-000000000
 nvmeof_hostid=0dca0000-0000-4000-8000-00000000000$gi
 nvmet_cfg=/sys/kernel/config/nvmet
 fio_result_py=$top/selftests/guest/lib/fio_result.py
-rdma_dev=
 nvme_blk=
 
 # "# key=value ..." line a benchmark script can collect from the KTAP file;
 # $nvmeof_tag says which pairing it was measured on.
 nvmeof_tag=${nvmeof_tag:-}
-
-port_active() {
-	rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'
-}
-
-rdma_up() {
-	case $1 in
-	orca)
-		rdma_dev=orca_0
-		ok_if "orca: driver loads, orca_0 registered" orca_load || return 1
-		;;
-	rxe)
-		rdma_dev=rxe0
-		ok_if "rxe: rdma_rxe loads" modprobe rdma_rxe || return 1
-		ok_if "rxe: rxe0 added on eth0" \
-			rdma link add rxe0 type rxe netdev eth0 || return 1
-		;;
-	*)
-		ktap_line "not ok rdma device kind '$1' is orca or rxe"
-		ktap_fail=1
-		return 1
-		;;
-	esac
-	ok_if "$1: $rdma_dev/1 ACTIVE" wait_for 20 port_active "$rdma_dev"
-}
-
-rdma_gone() { ! test -e "/sys/class/infiniband/$1"; }
-
-rdma_down() {
-	case $1 in
-	orca)
-		ok_if "orca: rmmod orca" rmmod orca
-		;;
-	rxe)
-		ok_if "rxe: rxe0 deleted" rdma link delete rxe0 &&
-		ok_if "rxe: rmmod rdma_rxe" rmmod rdma_rxe
-		;;
-	esac
-	ok_if "$1: $rdma_dev gone" wait_for 10 rdma_gone "$rdma_dev"
-}
-
-# Flags in the run directory, which every guest shares.  Waiting costs one
-# builtin test a second: under TCG every forked process is expensive, and a
-# waiting guest shares the host's CPUs with the one being measured.
-flag_set() { : >"${ORCA_RUN_DIR:?}/flag-$1"; }
-flag_wait() {	# flag_wait SECS NAME [NAME...]: wait for any; 0 iff the first
-	local secs=$1 fifo=/tmp/.flag-wait.$$ fd i f
-	shift
-	[ -p "$fifo" ] || mkfifo "$fifo" || return 1
-	exec {fd}<>"$fifo"
-	for ((i = 0; i < secs; i++)); do
-		for f in "$@"; do
-			[ -e "$ORCA_RUN_DIR/flag-$f" ] && break 2
-		done
-		read -r -t 1 -u "$fd" _
-	done
-	exec {fd}>&-
-	[ -e "$ORCA_RUN_DIR/flag-$1" ]
-}
 
 # --- target ------------------------------------------------------------
 

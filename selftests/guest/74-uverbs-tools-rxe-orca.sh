@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests, servers on rxe, clients on orca: the libibverbs pingpongs, rping
+# (IPv4 and IPv6), ucmatose and udaddy through the userspace verbs
+# (in-guest/uverbs-tools.sh).
+. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/lib/uverbs-host.sh"
+uverbs_guest_test rxe orca 420 uverbs-tools.sh

@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests, perftest servers on orca, clients on rxe: RC send/write/read/
+# atomic bandwidth and latency, UD send, and rdma_cm (-R) runs
+# (in-guest/perftest.sh).
+. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/lib/uverbs-host.sh"
+uverbs_guest_test orca rxe 600 perftest.sh

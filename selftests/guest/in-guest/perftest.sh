@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perftest between two guests through the userspace verbs: guest 0 the
+# server on SERVER_KIND, guest 1 the client on CLIENT_KIND (orca or rxe).
+# RC send, write, read and atomic, each as bandwidth and latency; UD send;
+# and the same tools over rdma_cm (-R).  A case passes when both sides
+# exit 0 and the client printed its result row (a completion with an error
+# status makes perftest fail).  Each client result becomes a line
+#   # perftest-result pair=S-C tool=T size=N bw_avg=MiB/s msg_rate=Mpps
+#   # perftest-result pair=S-C tool=T size=N t_typical=us
+# that scripts/bench.sh collects.
+# Usage: perftest.sh SERVER_KIND CLIENT_KIND [test|bench|demo]
+#   bench: more iterations, and only the rows make bench reports;
+#   demo: ib_write_bw 64 KiB only (make demo).
+. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+
+skind=${1:?server kind (orca, rxe; siw for bench)}
+ckind=${2:?client kind}
+mode=${3:-test}
+kind=$skind
+[ "$gi" = 1 ] && kind=$ckind
+rdma_up "$kind" || ktap_done
+dev=$rdma_dev
+# iWARP addresses by IP through rdma_cm, RoCE by GID.
+gidopt=
+if [ "$kind" != siw ]; then
+	gid=$(wait_gid "$dev" v4)
+	ok_if "$dev: RoCE v2 IPv4 GID" test -n "$gid" || ktap_done
+	gidopt="-x $gid"
+fi
+srv=
+[ "$gi" = 1 ] && srv=$uverbs_srv_ip
+port=18600
+
+# The client's result row, as a "# perftest-result" line.
+perftest_result() {	# perftest_result TOOL LOG
+	awk -v tool="$1" -v pair="$skind-$ckind" '
+		BEGIN { gsub(/ /, "_", tool) }
+		/#bytes/ { hdr = $0; next }
+		hdr != "" && $1 ~ /^[0-9]+$/ {
+			if (hdr ~ /t_typical/)
+				printf "# perftest-result pair=%s tool=%s size=%s t_typical=%s t_avg=%s\n", pair, tool, $1, $5, $6
+			else
+				printf "# perftest-result pair=%s tool=%s size=%s bw_avg=%s msg_rate=%s\n", pair, tool, $1, $4, $5
+			exit
+		}' "$2"
+}
+
+# pt NAME TOOL ARGS...: one perftest case; -R cases listen through rdma_cm.
+# iWARP (siw) connects through rdma_cm only and has no atomics.
+pt() {
+	local name=$1 tool=$2 check log res
+	shift 2
+	if [ "$kind" = siw ]; then
+		case $tool in ib_atomic_*) return 0 ;; esac
+		case " $* " in *" -R "*) ;; *) set -- -R "$@" ;; esac
+	fi
+	port=$((port + 1))
+	check="tcp_listening $port"
+	case " $* " in *" -R "*) check="cm_listening $port" ;; esac
+	pair_case "$name" 150 "$check" \
+		"$tool -d $dev -i 1 $gidopt -F -p $port $*" \
+		"$tool -d $dev -i 1 $gidopt -F -p $port $* $srv" || return
+	[ "$gi" = 1 ] || return 0
+	log=$(uverbs_log "$name")
+	res=$(perftest_result "$name" "$log")
+	if [ -n "$res" ]; then
+		ktap_line "$res"
+		ktap_line "ok $name reports its figures"
+	else
+		ktap_fail=1
+		ktap_line "not ok $name reports its figures"
+	fi
+}
+
+if [ "$mode" = demo ]; then
+	pt "ib_write_bw 64KiB" ib_write_bw -s 65536 -n 1000
+elif [ "$mode" = bench ]; then
+	pt "ib_write_bw 64KiB" ib_write_bw -s 65536 -n 2000
+	pt "ib_write_bw 64B" ib_write_bw -s 64 -n 20000
+	pt "ib_send_lat 64B" ib_send_lat -s 64 -n 1000
+	pt "ib_read_bw 64KiB" ib_read_bw -s 65536 -n 2000
+	pt "ib_atomic_bw" ib_atomic_bw -n 5000
+else
+	pt "ib_send_bw 64KiB" ib_send_bw -s 65536 -n 200
+	pt "ib_send_lat 64B" ib_send_lat -s 64 -n 200
+	pt "ib_write_bw 64KiB" ib_write_bw -s 65536 -n 200
+	pt "ib_write_lat 64B" ib_write_lat -s 64 -n 200
+	pt "ib_read_bw 64KiB" ib_read_bw -s 65536 -n 200
+	pt "ib_read_lat 64B" ib_read_lat -s 64 -n 200
+	pt "ib_atomic_bw" ib_atomic_bw -n 200
+	pt "ib_atomic_lat" ib_atomic_lat -n 200
+	pt "ib_send_bw -c UD 512B" ib_send_bw -c UD -s 512 -n 200
+	pt "ib_send_bw -R 64KiB" ib_send_bw -R -s 65536 -n 200
+	pt "ib_write_lat -R 64B" ib_write_lat -R -s 64 -n 200
+	pt "ib_read_bw -R 64KiB" ib_read_bw -R -s 65536 -n 200
+	pt "ib_atomic_lat -R" ib_atomic_lat -R -n 200
+fi
+
+barrier perftest-done 300
+rdma_down "$kind"
+ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'"
+ktap_done

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One guest: rdma-core's pyverbs test suite (shipped by python3-pyverbs,
+# gzipped, under /usr/share/doc/rdma-core/tests) on orca_0.  Every test the
+# suite runs becomes a KTAP case: passed, failed (a failure or an error)
+# or skipped with the suite's reason (a feature ORCA does not advertise).
+# Then, as a reference, the same suite on Soft-RoCE (rxe0 on the same
+# netdev): its summary is reported, not judged.
+# Usage: pyverbs.sh [DEV_KIND...]   default: orca rxe-reference
+. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+
+kinds=${*:-orca rxe-reference}
+tests=/tmp/pyverbs-tests
+rm -rf "$tests" && mkdir -p "$tests"
+cp -r /usr/share/doc/rdma-core/tests "$tests/" && gunzip -f "$tests"/tests/*.gz
+ok_if "pyverbs suite unpacked" test -f "$tests/tests/test_qp.py" || ktap_done
+
+# run_suite DEV LOG: the suite on DEV, verbose, into LOG, one process per
+# test module.  pyverbs itself sometimes segfaults while it tears down the
+# objects of a test that skipped half way (it closes the device context
+# before the CQs of it: "Failed to close CQ. Errno: 9"), at random and on
+# every device (rxe too); a module whose process crashes is run once more
+# and only a second crash counts, as MODULE-CRASH.
+run_suite() {
+	local dev=$1 log=$2 gid m rc try
+	gid=$(wait_gid "$dev" v4) || { echo "no RoCE v2 GID on $dev" >"$log"; return 1; }
+	: >"$log"
+	for m in "$tests"/tests/test_*.py; do
+		m=$(basename "$m" .py)
+		for try in 1 2; do
+			(cd "$tests" && timeout 600 python3 tests/run_tests.py \
+				--dev "$dev" --port 1 --gid "$gid" -v -k "tests.$m.") \
+				>"$log.module" 2>&1
+			rc=$?
+			[ $rc -lt 124 ] && break
+			echo "MODULE-RETRY $m: exit $rc" >>"$log"
+		done
+		cat "$log.module" >>"$log"
+		[ $rc -ge 124 ] && echo "MODULE-CRASH $m: exit $rc" >>"$log"
+	done
+	rm -f "$log.module"
+	return 0
+}
+
+# One KTAP line per test: "name (module.Class.name) ... ok|skipped 'why'|
+# FAIL|ERROR"; a test's verdict may follow its own output lines.
+report_suite() {
+	local prefix=$1 log=$2
+	python3 - "$prefix" "$log" >>"$ktap_out" <<'PY'
+import re, sys
+prefix, log = sys.argv[1], sys.argv[2]
+pat = re.compile(r"^(test\w+) \(([\w.]+)\)(?:\n.*?)*? \.\.\. (ok|skipped .*|FAIL|ERROR|expected failure|unexpected success)$", re.M)
+text = open(log, errors="replace").read()
+seen = 0
+for m in pat.finditer(text):
+    name, where, verdict = m.group(1), m.group(2), m.group(3)
+    case = f"{prefix}: {where.split('.')[-2]}.{name}"
+    seen += 1
+    if verdict in ("ok", "expected failure"):
+        print(f"ok {case}")
+    elif verdict.startswith("skipped"):
+        why = verdict[len("skipped "):].strip("'\"")
+        print(f"ok {case} # SKIP {why}")
+    else:
+        print(f"not ok {case} ({verdict})")
+print(f"# {prefix}: {seen} tests reported")
+PY
+}
+
+# "ran N, failures F, errors E, skipped S" over all modules.
+suite_summary() {
+	awk '/^Ran [0-9]+ test/ { ran += $2 }
+	     /^(OK|FAILED)/ {
+		while (match($0, /(failures|errors|skipped)=[0-9]+/)) {
+			split(substr($0, RSTART, RLENGTH), kv, "=")
+			n[kv[1]] += kv[2]
+			$0 = substr($0, RSTART + RLENGTH)
+		}
+	     }
+	     /^MODULE-CRASH/ { crash++ }
+	     /^MODULE-RETRY/ { retry++ }
+	     END { printf "ran %d, failures %d, errors %d, skipped %d, crashed modules %d, crashes retried %d\n",
+		   ran, n["failures"], n["errors"], n["skipped"], crash, retry }' "$1"
+}
+
+for kind in $kinds; do
+	case $kind in
+	orca)
+		rdma_up orca || continue
+		log=$ORCA_RUN_DIR/pyverbs-orca.log
+		run_suite orca_0 "$log"
+		report_suite "pyverbs orca_0" "$log"
+		ktap_line "# pyverbs orca_0: $(suite_summary "$log")"
+		grep MODULE-RETRY "$log" | sed 's/^/# pyverbs orca_0: /' >>"$ktap_out"
+		ok_if "pyverbs on orca_0: no module crashed" sh -c "! grep MODULE-CRASH '$log'"
+		;;
+	rxe-reference)
+		rdma_up rxe || continue
+		log=$ORCA_RUN_DIR/pyverbs-rxe.log
+		run_suite rxe0 "$log"
+		ktap_line "# reference, pyverbs rxe0: $(suite_summary "$log")"
+		grep -E '^(FAIL|ERROR):|MODULE-(CRASH|RETRY)' "$log" |
+			sed 's/^/# reference rxe0: /' >>"$ktap_out"
+		rdma_down rxe
+		;;
+	esac
+done
+ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'"
+ktap_done

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# UCX's own benchmark, ucx_perftest, between two guests over UCX's generic
+# verbs transports: rc_verbs (put bandwidth and latency, active messages)
+# and ud_verbs (active messages).  guest 0 the server on SERVER_KIND,
+# guest 1 the client on CLIENT_KIND.  A case passes when both sides exit 0
+# and the client printed its final result line.  (-P 0: the Debian
+# build links Open MPI, and without it the tool expects to run under MPI.)
+# Usage: ucx.sh SERVER_KIND CLIENT_KIND
+. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+
+kind=${1:?server kind}
+[ "$gi" = 1 ] && kind=${2:?client kind}
+rdma_up "$kind" || ktap_done
+dev=$rdma_dev
+gid=$(wait_gid "$dev" v4)
+ok_if "$dev: RoCE v2 IPv4 GID" test -n "$gid" || ktap_done
+srv=
+[ "$gi" = 1 ] && srv=$uverbs_srv_ip
+export UCX_IB_GID_INDEX=$gid UCX_WARN_UNUSED_ENV_VARS=n
+ucx_info -d 2>&1 | grep -E 'Transport|Device' | grep -B1 "$dev" |
+	sed 's/^/# ucx_info: /' >>"$ktap_out"
+port=13400
+
+uc() {	# uc NAME TRANSPORT TEST ARGS...
+	local name=$1 tl=$2 test=$3 log
+	shift 3
+	port=$((port + 1))
+	pair_case "$name" 150 "tcp_listening $port" \
+		"ucx_perftest -P 0 -d $dev:1 -x $tl -p $port" \
+		"ucx_perftest $srv -P 0 -d $dev:1 -x $tl -p $port -t $test $*" || return
+	[ "$gi" = 1 ] || return 0
+	log=$(uverbs_log "$name")
+	ok_if "$name: final result line" grep -q 'Final:' "$log"
+	grep 'Final:' "$log" | sed "s/^/# $name /" >>"$ktap_out"
+}
+uc "ucx rc_verbs put_bw zcopy 64KiB" rc_verbs put_bw -D zcopy -s 65536 -n 500
+uc "ucx rc_verbs put_lat" rc_verbs put_lat -s 8 -n 500
+uc "ucx rc_verbs am_lat" rc_verbs am_lat -s 64 -n 500
+uc "ucx ud_verbs am_lat" ud_verbs am_lat -s 64 -n 500
+uc "ucx ud_verbs am_bw bcopy 512B" ud_verbs am_bw -D bcopy -s 512 -n 500
+
+barrier ucx-done 200
+rdma_down "$kind"
+ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'"
+ktap_done

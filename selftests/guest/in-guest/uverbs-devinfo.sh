@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One guest: what a user sees of orca_0 through libibverbs and the ORCA
+# provider.  ibv_devices lists it; ibv_devinfo -v shows the port ACTIVE on
+# an Ethernet link layer with the active MTU of the netdev, a firmware
+# version, the RoCE v2 GIDs of the netdev's addresses, and the very
+# capabilities the kernel holds for the device (the orca_ktest observer
+# prints the core's ib_device attributes under the names ibv_devinfo uses).
+. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+
+rdma_up orca || ktap_done
+wait_gid orca_0 v6 >/dev/null
+ok_if "ibv_devices lists orca_0" sh -c "ibv_devices | grep -qw orca_0"
+info=$(ibv_devinfo -d orca_0 -v 2>&1)
+ok_if "ibv_devinfo -d orca_0 -v" test $? = 0 || ktap_done
+echo "$info" | sed 's/^/# /' >>"$ktap_out"
+# The value of "key:" in ibv_devinfo's output (first occurrence).
+field() { echo "$info" | awk -F':[ \t]*' -v k="$1" '$1 ~ "^[ \t]*" k "$" { print $2; exit }'; }
+
+expect_eq "hca_id" "$(echo "$info" | sed -n 's/^hca_id:[ \t]*//p')" orca_0
+expect_eq "transport" "$(field transport)" "InfiniBand (0)"
+expect_eq "port state" "$(field state)" "PORT_ACTIVE (4)"
+expect_eq "link_layer" "$(field link_layer)" Ethernet
+expect_eq "active_mtu (netdev MTU 1500)" "$(field active_mtu)" "1024 (3)"
+expect_eq "max_mtu" "$(field max_mtu)" "4096 (5)"
+expect_eq "phys_port_cnt" "$(field phys_port_cnt)" 1
+fw=$(field fw_ver)
+ok_if "fw_ver reported ($fw)" sh -c "[ -n '$fw' ] && [ '$fw' != 0.0.000 ]"
+sysfs_fw=$(cat /sys/class/infiniband/orca_0/fw_ver)
+expect_eq "fw_ver as in sysfs" "$fw" "$sysfs_fw"
+ok_if "GID table: RoCE v2 10.0.0.$((gi + 1))" sh -c \
+	"echo '$info' | grep -qE 'GID\[ *[0-9]+\]:[[:space:]]+::ffff:10\.0\.0\.$((gi + 1)), RoCE v2'"
+ok_if "GID table: RoCE v2 fd00::$((gi + 1))" sh -c \
+	"echo '$info' | grep -qE 'GID\[ *[0-9]+\]:[[:space:]]+fd00::$((gi + 1)), RoCE v2'"
+
+kdev=$ktest_dir/device
+ok_if "the kernel's device attributes (orca_ktest)" grep -q max_qp "$kdev" || ktap_done
+while read -r key want; do
+	got=$(field "$key")
+	case $key in
+	atomic_cap) got=${got##*(}; got=${got%)} ;;
+	vendor_part_id | max_mr_size) ;;
+	esac
+	expect_eq "$key as the kernel reports it" "$got" "$want"
+done <"$kdev"
+ok_if "atomics advertised (ATOMIC_HCA)" sh -c "echo '$info' | grep -q 'atomic_cap:.*ATOMIC_HCA'"
+rdma_down orca
+ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'"
+ktap_done

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Untrusted driver data against the orca kernel driver, without the
+# provider (selftests/user/orca_udata_hostile.c):
+# 1. orca_0 has a uverbs device (ABI version 1) and an Ethernet port.
+# 2. Legacy uverbs commands with short, long, non-zero, absurd, unaligned
+#    or unmapped requests fail with the expected errno, correct ones still
+#    succeed; the adapter's live object counts (the emulator logs them on
+#    "counts") are back to where they were once the program exits.
+# 3. rmmod orca while a process holds a context, queues and the UAR
+#    mapping: rmmod completes, the process gets IB_EVENT_DEVICE_FATAL.
+# No warning in dmesg at any point.
+. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+
+prog=$top/selftests/user/build/orca_udata_hostile
+emu_log=${ORCA_RUN_DIR:?}/g$gi/emu.log
+
+# The adapter's live objects, "pd N cq N mr N qp N ah N srq N gsi N uar N".
+emu_counts() {
+	local before
+	before=$(grep -c 'engine: objects:' "$emu_log")
+	echo counts >>"${ORCA_CTL:?}"
+	wait_for 10 sh -c "[ \$(grep -c 'engine: objects:' '$emu_log') -gt $before ]" ||
+		return 1
+	grep 'engine: objects:' "$emu_log" | tail -n 1 | sed 's/.*objects: //'
+}
+no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'; }
+uverbs_dev() {
+	local d
+	for d in /sys/class/infiniband_verbs/uverbs*; do
+		[ "$(cat "$d/ibdev" 2>/dev/null)" = orca_0 ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+rdma_up orca || ktap_done
+expect_eq "orca_0: port link_layer" \
+	"$(cat /sys/class/infiniband/orca_0/ports/1/link_layer)" Ethernet
+ok_if "orca_0 has a uverbs device" wait_for 10 uverbs_dev || ktap_done
+expect_eq "orca_0: uverbs ABI version" "$(cat "$(uverbs_dev)/abi_version")" 1
+gid=$(wait_gid orca_0 v4)
+ok_if "orca_0: RoCE v2 IPv4 GID" test -n "$gid"
+
+base=$(emu_counts)
+ok_if "adapter reports its object counts" test -n "$base" || ktap_done
+echo "# before: $base" >>"$ktap_out"
+out=$("$prog" $gid 2>&1)
+rc=$?
+printf '%s\n' "$out" | sed 's/^/# /' >>"$ktap_out"
+echo "# $(printf '%s\n' "$out" | grep -c '^ok ') cases passed"
+printf '%s\n' "$out" | grep '^not ok' | sed 's/^/# /'
+expect_eq "orca_udata_hostile: every case as expected" "$rc" 0
+settled() { [ "$(emu_counts)" = "$base" ]; }
+ok_if "the adapter's objects return to $base" wait_for 20 settled
+echo "# after: $(emu_counts)" >>"$ktap_out"
+ok_if "no warnings in dmesg after the hostile requests" no_warnings
+
+hold_out=/tmp/hostile-hold.out
+"$prog" hold >"$hold_out" 2>&1 &
+pid=$!
+ok_if "a process holds a context, queues and the UAR page" \
+	wait_for 60 grep -q ready "$hold_out"
+ok_if "rmmod orca while the process holds orca_0" timeout 60 rmmod orca
+ok_if "orca_0 gone" wait_for 10 rdma_gone orca_0
+wait "$pid"
+rc=$?
+sed 's/^/# hold: /' "$hold_out" >>"$ktap_out"
+ok_if "the process saw IB_EVENT_DEVICE_FATAL" grep -q DEVICE_FATAL "$hold_out"
+expect_eq "the process's commands fail after removal; it exits 0" "$rc" 0
+ok_if "no warnings in dmesg" no_warnings
+ktap_done
