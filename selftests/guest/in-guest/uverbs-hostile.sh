@@ -14,17 +14,7 @@
 . "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
 
 prog=$top/selftests/user/build/orca_udata_hostile
-emu_log=${ORCA_RUN_DIR:?}/g$gi/emu.log
 
-# The adapter's live objects, "pd N cq N mr N qp N ah N srq N gsi N uar N".
-emu_counts() {
-	local before
-	before=$(grep -c 'engine: objects:' "$emu_log")
-	echo counts >>"${ORCA_CTL:?}"
-	wait_for 10 sh -c "[ \$(grep -c 'engine: objects:' '$emu_log') -gt $before ]" ||
-		return 1
-	grep 'engine: objects:' "$emu_log" | tail -n 1 | sed 's/.*objects: //'
-}
 no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'; }
 uverbs_dev() {
 	local d

@@ -13,18 +13,7 @@
 . "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
 
 holder=$top/selftests/user/build/uverbs_holder
-emu_log=${ORCA_RUN_DIR:?}/g$gi/emu.log
 
-# The adapter's live objects, "pd N cq N mr N qp N ah N srq N gsi N uar N".
-emu_counts() {
-	local before
-	before=$(grep -c 'engine: objects:' "$emu_log")
-	echo counts >>"${ORCA_CTL:?}"
-	wait_for 10 sh -c "[ \$(grep -c 'engine: objects:' '$emu_log') -gt $before ]" ||
-		return 1
-	grep 'engine: objects:' "$emu_log" | tail -n 1 | sed 's/.*objects: //'
-}
-count_of() { echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
 rdma_up orca || ktap_done
 gid=$(wait_gid orca_0 v4)

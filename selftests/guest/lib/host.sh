@@ -11,6 +11,8 @@
 #
 #   host_result OK|FAIL NAME   a test case checked on the host side
 #   host_done RC               print the plan and exit (RC or 1 if a case failed)
+#   host_final_reset_empty     a case: the adapter of guest 0 held no object
+#                              when the driver reset it last (on unload)
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$top" || exit 1
@@ -62,4 +64,15 @@ run_guests() {
 		done <"$out/g$i.tap"
 	done
 	return $rc
+}
+
+host_final_reset_empty() {
+	local last
+	last=$(grep 'engine: freeing objects:' "$out/run/g0/emu.log" 2>/dev/null | tail -n 1)
+	echo "# adapter at the driver's final reset: ${last#*objects: }"
+	if echo "$last" | grep -q 'pd 0 cq 0 mr 0 qp 0 ah 0 srq 0 gsi 0 eq 0 uar 0$'; then
+		host_result OK "adapter holds no objects after rmmod under a process"
+	else
+		host_result FAIL "adapter holds no objects after rmmod under a process"
+	fi
 }

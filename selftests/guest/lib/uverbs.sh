@@ -19,6 +19,11 @@
 #                           both: this guest's half of case NAME; the
 #                           commands are strings (word-split here)
 #
+#   emu_counts              the adapter's live objects ("pd N cq N mr N qp N
+#                           ah N srq N gsi N uar N"), which the emulator
+#                           logs on its "counts" control word
+#   count_of COUNTS KIND    one number of that line
+#
 # A tool's output is kept in $ORCA_RUN_DIR/uverbs-g<I>-<NAME>.log.  A case
 # fails on a non-zero exit, on a timeout, and on output that reports bad
 # data (the pingpongs' -c only prints "invalid data").
@@ -110,4 +115,17 @@ pair_case() {
 		# shellcheck disable=SC2086
 		ok_if "$name (client)" pair_client "$name" "$secs" $cli
 	fi
+}
+
+emu_counts() {
+	local log=${ORCA_RUN_DIR:?}/g$gi/emu.log before
+	before=$(grep -c 'engine: objects:' "$log")
+	echo counts >>"${ORCA_CTL:?}"
+	wait_for 10 sh -c "[ \$(grep -c 'engine: objects:' '$log') -gt $before ]" ||
+		return 1
+	grep 'engine: objects:' "$log" | tail -n 1 | sed 's/.*objects: //'
+}
+
+count_of() {
+	echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
 }
