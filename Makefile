@@ -19,7 +19,7 @@ TOOLROOT := scripts/toolroot.sh
 IN_TOOLROOT := $(TOOLROOT) --run env ORCA_IN_TOOLROOT=1
 
 # Goals that run inside the toolroot.
-TR_GOALS := all module emulator provider usertests lint
+TR_GOALS := all module emulator provider usertests smb lint
 
 ifndef ORCA_IN_TOOLROOT
 
@@ -53,7 +53,7 @@ else # inside the toolroot
 KDIR ?= $(firstword $(wildcard /usr/src/linux-headers-*-amd64))
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_ORCA=m
 
-all: module emulator provider usertests
+all: module emulator provider usertests smb
 
 # Warnings are errors for our code.
 module:
@@ -67,6 +67,11 @@ emulator:
 provider:
 	scripts/provider-build.sh
 
+# SMB Direct's ksmbd, cifs and smbdirect modules for the guests (Debian's
+# kernel is built without it), in the toolroot under /opt/orca-smb.
+smb:
+	scripts/smb-build.sh >/dev/null
+
 # Userspace test programs the guest tests run (selftests/user).
 usertests:
 	$(MAKE) -C selftests/user
@@ -74,6 +79,6 @@ usertests:
 lint:
 	selftests/lint.sh
 
-.PHONY: all module emulator provider usertests lint
+.PHONY: all module emulator provider usertests smb lint
 
 endif

@@ -11,10 +11,7 @@
 #   target_down           configfs removed, nvmet modules unloaded
 #   host_connect ADDR     nvme connect -t rdma, with retries; sets $nvme_blk
 #   host_disconnect
-#   fio_job NAME ARGS...  one short fio run on $nvme_blk (JSON), checked:
-#                         no error, and for a verify job every block written
-#                         read back; adds a "# nvmeof-result" line
-#   dmesg_clean           no kernel warning or splat since boot
+# fio_job and dmesg_clean come from lib/fio.sh (fio runs on $nvme_blk).
 
 nvmeof_nqn=nqn.2026-11.org.orca:nvmeof-test
 nvmeof_port=4420
@@ -22,12 +19,14 @@ nvmeof_port=4420
 nvmeof_hostnqn=nqn.2014-08.org.nvmexpress:uuid:0dca0000-0000-4000-8000-00000000000$gi
 nvmeof_hostid=0dca0000-0000-4000-8000-00000000000$gi
 nvmet_cfg=/sys/kernel/config/nvmet
-fio_result_py=$top/selftests/guest/lib/fio_result.py
 nvme_blk=
 
 # "# key=value ..." line a benchmark script can collect from the KTAP file;
 # $nvmeof_tag says which pairing it was measured on.
 nvmeof_tag=${nvmeof_tag:-}
+fio_tag=$nvmeof_tag
+fio_result_name=nvmeof-result
+. "$top/selftests/guest/lib/fio.sh"
 
 # --- target ------------------------------------------------------------
 
@@ -129,6 +128,7 @@ host_connect() {
 	ok_if "host: namespace block device appears" wait_for 20 nvme_find_blk ||
 		return 1
 	nvme_blk=$(nvme_find_blk)
+	fio_file=$nvme_blk
 	local ctrl
 	for ctrl in /sys/class/nvme/nvme*; do
 		[ "$(cat "$ctrl/subsysnqn" 2>/dev/null)" = "$nvmeof_nqn" ] || continue
@@ -150,46 +150,3 @@ host_disconnect() {
 	ok_if "host: nvme-rdma unloads" modprobe -r nvme-rdma
 }
 
-# --- fio ---------------------------------------------------------------
-
-# fio_job NAME FIO-ARGS...: a job on $nvme_blk with direct I/O through
-# libaio, its JSON result checked.  A job with --verify checks every block
-# it wrote: as many reads as writes, and no error (a mismatch is EILSEQ).
-fio_job() {
-	local name=$1 json=/tmp/fio-$1.json rc verify=0 a
-	shift
-	for a in "$@"; do
-		case $a in --verify=*) verify=1 ;; esac
-	done
-	# timeout: an I/O stuck in a broken transport must not stall the run;
-	# nvme-rdma's own timeout (30 s) and ctrl-loss-tmo end it before this.
-	# From /tmp, and no verify state files: fio writes those into its
-	# working directory, here the repo share.
-	(cd /tmp && timeout 150 fio --name="$name" --filename="$nvme_blk" \
-		--direct=1 --ioengine=libaio --verify_state_save=0 \
-		--output-format=json --output="$json" \
-		"$@" >/tmp/fio-"$name".log 2>&1)
-	rc=$?
-	local fio_ok=0 fio_reason='' fio_error=-1 r_ios=0 r_iops=0 r_mibs=0
-	local w_ios=0 w_iops=0 w_mibs=0
-	eval "$(python3 "$fio_result_py" "$json")"
-	if [ "$rc" != 0 ] || [ "$fio_ok" != 1 ]; then
-		sed 's/^/# /' /tmp/fio-"$name".log | tail -n 10 >>"$ktap_out"
-		ktap_line "# fio exit $rc ${fio_reason:+($fio_reason)}"
-	fi
-	expect_eq "fio $name: exit status" "$rc" 0
-	expect_eq "fio $name: no I/O or verify error" "$fio_error" 0
-	if [ "$verify" = 1 ]; then
-		ok_if "fio $name: wrote data" test "$w_ios" -gt 0
-		expect_eq "fio $name: read back every block written" "$r_ios" "$w_ios"
-	else
-		ok_if "fio $name: did I/O" test $((r_ios + w_ios)) -gt 0
-	fi
-	ktap_line "# nvmeof-result ${nvmeof_tag}job=$name read_iops=$r_iops read_mibs=$r_mibs write_iops=$w_iops write_mibs=$w_mibs"
-	[ "$rc" = 0 ] && [ "$fio_error" = 0 ]
-}
-
-dmesg_clean() {
-	ok_if "no kernel warnings in dmesg" sh -c \
-		"! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak|blocked for more than'"
-}

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced, after lib/host.sh, by the kernel ULP guest tests (8N-ulp-*.sh).
+#
+#   ulp_guest_test SERVER_KIND CLIENT_KIND TIMEOUT PROTO...
+#
+# boots two guests (guest 0 the server on SERVER_KIND, guest 1 the client on
+# CLIENT_KIND; an rxe guest gets no ORCA adapter) with the wire captured,
+# runs in-guest/ulp.sh for the protocols, then checks the capture: each
+# protocol's connection was made over RoCE (an rdma_cm REQ to its port on
+# QP1) and carried that protocol's traffic on the QPs the CM exchange
+# named, so a silent fallback to TCP cannot pass.  Exits through host_done.
+ulp_guest_test() {
+	local skind=$1 ckind=$2 timeout=$3 opts=() rc pcap p line
+	shift 3
+	[ "$skind" = rxe ] && opts+=(--guest-opts 0:no-orca)
+	[ "$ckind" = rxe ] && opts+=(--guest-opts 1:no-orca)
+	pcap=$out/wire.pcap
+	run_guests 2 "$timeout" --pcap "$pcap" "${opts[@]}" -- \
+		selftests/guest/in-guest/ulp.sh "$skind" "$ckind" "$@"
+	rc=$?
+	for p in "$@"; do
+		while read -r line; do
+			case $line in
+			ok*) host_result OK "${line#ok }" ;;
+			fail*) host_result FAIL "${line#fail }" ;;
+			*) echo "# $line" ;;
+			esac
+		done < <(python3 "$(dirname "${BASH_SOURCE[0]}")/ulp_pcap.py" "$pcap" "$p")
+	done
+	host_done "$rc"
+}
