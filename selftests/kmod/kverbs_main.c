@@ -437,6 +437,7 @@ static const struct kv_suite *kv_suites[] = {
 	&kv_objects_suite,
 	&kv_datapath_suite,
 	&kv_remote_suite,
+	&kv_limits_suite,
 };
 
 static void kv_run_suite(struct ib_device *ibdev, const struct kv_suite *s,

@@ -214,20 +214,36 @@ struct orca_pd {
 };
 
 /**
- * struct orca_qbuf - a queue ring in DMA-coherent memory
- * @buf: CPU address
- * @dma: bus address of the first page
+ * struct orca_qbuf - a queue ring the device reads or writes
+ * @pages: CPU address of each page; NULL when the ring has none (a user
+ *	   ring lives in its umem)
+ * @dma: bus address of each page
  * @size: bytes, a multiple of 1 << @page_shift
  * @page_shift: page size the device is told
  * @npages: pages in the page list
+ *
+ * Kernel rings are built from single coherent pages, not one contiguous
+ * block: a ring at the advertised maximum depth and SGE count is 8 MiB,
+ * which the page allocator cannot be relied on to provide in one piece.
+ * Entries are powers of two no larger than a page, so none straddles
+ * two pages; orca_qbuf_entry() finds one.
  */
 struct orca_qbuf {
-	void *buf;
-	dma_addr_t dma;
+	void **pages;
+	dma_addr_t *dma;
 	size_t size;
 	u8 page_shift;
 	u32 npages;
 };
+
+/* Entry @idx of a kernel ring of @stride-byte entries. */
+static inline void *orca_qbuf_entry(const struct orca_qbuf *q, u32 idx,
+				    u32 stride)
+{
+	size_t off = (size_t)idx * stride;
+
+	return q->pages[off >> PAGE_SHIFT] + (off & ~PAGE_MASK);
+}
 
 /**
  * struct orca_pgl - a page list a command reads at in_addr

@@ -241,7 +241,7 @@ int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
 	if (pgl)
 		orca_cmd_set_in_pgl(&cmd, pgl);
 	else
-		in->page_addr = cpu_to_le64(cq->buf.dma);
+		in->page_addr = cpu_to_le64(cq->buf.dma[0]);
 	in->db_rec_addr = cpu_to_le64(cq->db_dma);
 	in->uar = cpu_to_le32(cq->uar);
 	err = orca_cmdq_exec(odev, &cmd, &res);
@@ -385,7 +385,7 @@ int orca_cmd_create_srq(struct orca_dev *odev, struct orca_srq *srq,
 	if (pgl)
 		orca_cmd_set_in_pgl(&cmd, pgl);
 	else
-		in->page_addr = cpu_to_le64(srq->buf.dma);
+		in->page_addr = cpu_to_le64(srq->buf.dma[0]);
 	in->db_rec_addr = cpu_to_le64(srq->db_dma);
 	err = orca_cmdq_exec(odev, &cmd, &res);
 	if (!err)

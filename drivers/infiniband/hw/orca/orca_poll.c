@@ -21,10 +21,11 @@ static_assert(ORCA_CQE_ST_GENERAL_ERR == IB_WC_GENERAL_ERR);
 /* The CQE at index @idx if the device has written it, else NULL. */
 static struct orca_cqe *orca_cqe_at(struct orca_cq *cq, u32 idx)
 {
-	struct orca_cqe *cqe = cq->buf.buf;
 	u8 phase = ((idx >> cq->log_depth) & 1) ^ 1;
+	struct orca_cqe *cqe;
 
-	cqe += idx & ((1U << cq->log_depth) - 1);
+	cqe = orca_qbuf_entry(&cq->buf, idx & ((1U << cq->log_depth) - 1),
+			      sizeof(*cqe));
 	if ((READ_ONCE(cqe->flags) & ORCA_CQE_F_PHASE) != phase)
 		return NULL;
 	/* The device writes flags last: read the body only after it. */

@@ -271,8 +271,8 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		wqe = qp->sq.buf + (size_t)(qp->sq_pi & (depth - 1)) *
-				   qp->sq_stride;
+		wqe = orca_qbuf_entry(&qp->sq, qp->sq_pi & (depth - 1),
+				      qp->sq_stride);
 		err = orca_build_send_wqe(qp, wr, wqe);
 		if (err)
 			break;
@@ -320,7 +320,7 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	/* Receives of a QP on an SRQ go to the SRQ. */
-	if (!qp->rq.buf || READ_ONCE(qp->state) == IB_QPS_RESET) {
+	if (!qp->rq.pages || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -335,9 +335,9 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		orca_write_recv_wqe(qp->rq.buf +
-				    (size_t)(qp->rq_pi & (depth - 1)) *
-				    qp->rq_stride, wr);
+		orca_write_recv_wqe(orca_qbuf_entry(&qp->rq,
+						    qp->rq_pi & (depth - 1),
+						    qp->rq_stride), wr);
 		WRITE_ONCE(qp->rq_pi, qp->rq_pi + 1);
 	}
 	if (qp->rq_pi != old)
@@ -375,9 +375,9 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		orca_write_recv_wqe(srq->buf.buf +
-				    (size_t)(srq->pi & (depth - 1)) *
-				    srq->stride, wr);
+		orca_write_recv_wqe(orca_qbuf_entry(&srq->buf,
+						    srq->pi & (depth - 1),
+						    srq->stride), wr);
 		srq->pi++;
 	}
 	if (srq->pi != old)

@@ -264,7 +264,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_rings;
 	orca_pgl_add_qbuf(&pgl, &qp->sq);
-	if (qp->rq.buf)
+	if (qp->rq.pages)
 		orca_pgl_add_qbuf(&pgl, &qp->rq);
 
 	p.page_shift = PAGE_SHIFT;

@@ -7,6 +7,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
 #include <linux/overflow.h>
+#include <linux/slab.h>
 
 #include "orca.h"
 
@@ -29,33 +30,64 @@ int orca_queue_log_depth(u32 entries, u32 max, u8 *log_depth)
 	return 0;
 }
 
+/* orca_qbuf_entry(): no WQE straddles a page of a kernel ring. */
+static_assert(sizeof(struct orca_send_wqe_hdr) +
+	      ORCA_MAX_SGE * sizeof(struct orca_sge) <= PAGE_SIZE);
+static_assert(sizeof(struct orca_recv_wqe_hdr) +
+	      ORCA_MAX_SGE * sizeof(struct orca_sge) <= PAGE_SIZE);
+
 /**
- * orca_qbuf_alloc() - allocate a zeroed queue ring
+ * orca_qbuf_alloc() - allocate a zeroed kernel queue ring
  * @odev: device
  * @q: ring to fill in
  * @size: bytes needed
  *
- * The ring is one coherent block described to the device as PAGE_SIZE
- * pages, so it can be given as a page list whatever its size.
+ * The ring is made of PAGE_SIZE coherent pages described to the device in
+ * a page list, so its size is limited by the device's caps, not by what
+ * the page allocator has contiguous.
  *
  * Return: 0 or -ENOMEM.
  */
 int orca_qbuf_alloc(struct orca_dev *odev, struct orca_qbuf *q, size_t size)
 {
+	u32 i;
+
 	q->size = PAGE_ALIGN(size);
 	q->page_shift = PAGE_SHIFT;
 	q->npages = q->size >> PAGE_SHIFT;
-	q->buf = dma_alloc_coherent(&odev->pdev->dev, q->size, &q->dma,
-				    GFP_KERNEL);
-	return q->buf ? 0 : -ENOMEM;
+	q->pages = kvcalloc(q->npages, sizeof(*q->pages), GFP_KERNEL);
+	q->dma = kvcalloc(q->npages, sizeof(*q->dma), GFP_KERNEL);
+	if (!q->pages || !q->dma)
+		goto err;
+	for (i = 0; i < q->npages; i++) {
+		q->pages[i] = dma_alloc_coherent(&odev->pdev->dev, PAGE_SIZE,
+						 &q->dma[i], GFP_KERNEL);
+		if (!q->pages[i])
+			goto err;
+	}
+	return 0;
+
+err:
+	orca_qbuf_free(odev, q);
+	return -ENOMEM;
 }
 
 void orca_qbuf_free(struct orca_dev *odev, struct orca_qbuf *q)
 {
-	if (!q->buf)
+	u32 i;
+
+	if (!q->pages) {
+		kvfree(q->dma);
+		q->dma = NULL;
 		return;
-	dma_free_coherent(&odev->pdev->dev, q->size, q->buf, q->dma);
-	q->buf = NULL;
+	}
+	for (i = 0; i < q->npages && q->pages[i]; i++)
+		dma_free_coherent(&odev->pdev->dev, PAGE_SIZE, q->pages[i],
+				  q->dma[i]);
+	kvfree(q->pages);
+	kvfree(q->dma);
+	q->pages = NULL;
+	q->dma = NULL;
 }
 
 int orca_pgl_alloc(struct orca_dev *odev, struct orca_pgl *pgl, u32 npages)
@@ -77,8 +109,7 @@ void orca_pgl_add_qbuf(struct orca_pgl *pgl, const struct orca_qbuf *q)
 	u32 i;
 
 	for (i = 0; i < q->npages && pgl->used < pgl->npages; i++)
-		pgl->pages[pgl->used++] =
-			cpu_to_le64(q->dma + ((u64)i << q->page_shift));
+		pgl->pages[pgl->used++] = cpu_to_le64(q->dma[i]);
 	WARN_ON_ONCE(i != q->npages);
 }
 
