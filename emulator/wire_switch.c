@@ -8,10 +8,15 @@
  * unicast, broadcast and multicast to every known port but the sender.
  *
  * It can record every frame it forwards in a classic pcap file, and inject
- * faults (drop, reorder) to exercise the RoCE transport's recovery.
+ * faults (drop, reorder) to exercise the RoCE transport's recovery.  With
+ * --faults-rc-only the faults hit only RoCEv2 packets of the reliable
+ * connected transport: a test of RC recovery then keeps ARP, neighbour
+ * discovery and datagrams (UD, and the CM's MADs on QP1), which no transport
+ * retransmits, intact.
  *
  * Usage: orca-wire --socket PATH [--pcap FILE] [--drop-pct N]
- *                  [--reorder-pct N] [--seed S] [--log FILE]
+ *                  [--reorder-pct N] [--faults-rc-only] [--seed S]
+ *                  [--log FILE]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +43,8 @@
 #define SEND_TIMEOUT_MS		10	/* wait this long for a full port */
 #define STALL_MS		200	/* then do not wait for it again */
 #define HOLD_MS			100	/* a reordered frame waits at most */
+#define ROCEV2_UDP_PORT		4791
+#define BTH_OPCODE_TRANSPORT	0xe0	/* top three bits: RC is 000 */
 
 struct wire_port {
 	struct sockaddr_un addr;
@@ -75,6 +82,7 @@ struct wire {
 	FILE *log;
 	unsigned int drop_pct;
 	unsigned int reorder_pct;
+	bool faults_rc_only;
 	uint64_t rng;
 	struct wire_port ports[MAX_PORTS];
 	struct mac_entry macs[MAX_MACS];
@@ -291,9 +299,42 @@ static void flush_held(struct wire *w)
 	forward(w, &w->held);
 }
 
+/*
+ * True if @f is a RoCEv2 packet of an RC QP: Ethernet II, IPv4 or IPv6,
+ * UDP to port 4791, and a BTH whose opcode has the RC transport bits.
+ */
+static bool frame_is_roce_rc(const struct frame *f)
+{
+	const uint8_t *d = f->data;
+	size_t udp, ihl;
+
+	if (f->len < 14)
+		return false;
+	if (d[12] == 0x08 && d[13] == 0x00) {
+		ihl = (size_t)(d[14] & 0x0f) * 4;
+		if (f->len < 14 + 20 || ihl < 20 || d[14 + 9] != 17)
+			return false;
+		udp = 14 + ihl;
+	} else if (d[12] == 0x86 && d[13] == 0xdd) {
+		if (f->len < 14 + 40 || d[14 + 6] != 17)
+			return false;
+		udp = 14 + 40;
+	} else {
+		return false;
+	}
+	if (f->len < udp + 8 + 12 ||
+	    ((d[udp + 2] << 8) | d[udp + 3]) != ROCEV2_UDP_PORT)
+		return false;
+	return !(d[udp + 8] & BTH_OPCODE_TRANSPORT);
+}
+
 /* Fault injection, then forwarding: drop, hold for reorder, or send. */
 static void handle_frame(struct wire *w, struct frame *f)
 {
+	if (w->faults_rc_only && !frame_is_roce_rc(f)) {
+		forward(w, f);
+		return;
+	}
 	if (w->drop_pct && rand_pct(w) < w->drop_pct) {
 		w->st.fault_dropped++;
 		return;
@@ -361,7 +402,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: orca-wire --socket PATH [--pcap FILE] [--drop-pct N]\n"
-		"                 [--reorder-pct N] [--seed S] [--log FILE]\n");
+		"                 [--reorder-pct N] [--faults-rc-only] [--seed S]\n"
+		"                 [--log FILE]\n");
 	exit(2);
 }
 
@@ -383,6 +425,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "pcap", required_argument, NULL, 'p' },
 		{ "drop-pct", required_argument, NULL, 'd' },
 		{ "reorder-pct", required_argument, NULL, 'r' },
+		{ "faults-rc-only", no_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -403,6 +446,9 @@ static void parse_args(struct wire *w, int argc, char **argv,
 			break;
 		case 'r':
 			w->reorder_pct = parse_pct(optarg);
+			break;
+		case 'R':
+			w->faults_rc_only = true;
 			break;
 		case 'S':
 			w->rng = strtoull(optarg, NULL, 0);
@@ -455,8 +501,9 @@ int main(int argc, char **argv)
 		unlink(w->path);
 		return 1;
 	}
-	wlog(w, "listening on %s (drop %u%%, reorder %u%%)", w->path,
-	     w->drop_pct, w->reorder_pct);
+	wlog(w, "listening on %s (drop %u%%, reorder %u%%%s)", w->path,
+	     w->drop_pct, w->reorder_pct,
+	     w->faults_rc_only ? ", RoCE RC packets only" : "");
 
 	pfd[0] = (struct pollfd){ .fd = w->fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };

@@ -86,7 +86,8 @@ static int bind_dgram(const char *path)
 }
 
 /* Start the switch with extra options; wait for its socket to appear. */
-static bool start_switch(const char *opt1, const char *opt2)
+static bool start_switch3(const char *opt1, const char *opt2,
+			  const char *opt3)
 {
 	struct stat st;
 	int i;
@@ -95,7 +96,7 @@ static bool start_switch(const char *opt1, const char *opt2)
 	if (sw_pid == 0) {
 		execl(wire_bin, wire_bin, "--socket", sw_path, "--pcap",
 		      pcap_path, "--log", log_path, "--seed", "7",
-		      opt1, opt2, (char *)NULL);
+		      opt1, opt2, opt3, (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 200; i++) {
@@ -104,6 +105,11 @@ static bool start_switch(const char *opt1, const char *opt2)
 		usleep(10000);
 	}
 	return false;
+}
+
+static bool start_switch(const char *opt1, const char *opt2)
+{
+	return start_switch3(opt1, opt2, NULL);
 }
 
 /* SIGTERM; true if it exited 0 and removed its socket. */
@@ -140,6 +146,44 @@ static void send_frame(int c, const uint8_t *dst, bool expect_forward)
 		memcpy(sent_log[nr_sent], f, sizeof(f));
 		sent_len[nr_sent++] = sizeof(f);
 	}
+}
+
+/*
+ * Send a RoCEv2 packet (IPv4, UDP 4791, BTH @opcode) from client @c to
+ * @dst; its sequence number is the last byte of the BTH's PSN.
+ */
+static void send_roce(int c, const uint8_t *dst, uint8_t opcode)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint8_t f[64] = { 0 };
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, mac[c], 6);
+	f[12] = 0x08;			/* IPv4 */
+	f[14] = 0x45;
+	f[14 + 9] = 17;			/* UDP */
+	f[34 + 2] = 4791 >> 8;		/* destination port */
+	f[34 + 3] = 4791 & 0xff;
+	f[42] = opcode;			/* BTH */
+	seq++;
+	f[42 + 11] = (uint8_t)seq;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sw_path);
+	if (sendto(cl_fd[c], f, sizeof(f), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) != sizeof(f))
+		CHECK(!"sendto switch");
+}
+
+/* The PSN byte of the next RoCE packet client @c receives, or -1. */
+static int recv_roce_seq(int c, int ms)
+{
+	struct pollfd pfd = { .fd = cl_fd[c], .events = POLLIN };
+	uint8_t f[9100];
+	ssize_t n;
+
+	if (poll(&pfd, 1, ms) != 1 || !(pfd.revents & POLLIN))
+		return -1;
+	n = recv(cl_fd[c], f, sizeof(f), 0);
+	return n >= 54 && f[12] == 0x08 ? f[42 + 11] : -1;
 }
 
 /* The sequence number of the next frame client @c receives, or -1. */
@@ -366,6 +410,25 @@ static void test_reorder(void)
 	ktap_case_end("reorder_pct_100_swaps_neighbours");
 }
 
+/* --faults-rc-only: RC packets are dropped, UD and non-RoCE frames pass. */
+static void test_faults_rc_only(void)
+{
+	unlink(log_path);
+	CHECK(start_switch3("--drop-pct", "100", "--faults-rc-only"));
+	hello_all();
+	send_roce(0, mac[1], 0x04);	/* RC SEND Only */
+	CHECK(recv_roce_seq(1, QUIET_MS * 2) == -1);
+	send_roce(0, mac[1], 0x0a);	/* RC RDMA WRITE Only */
+	CHECK(recv_roce_seq(1, QUIET_MS * 2) == -1);
+	send_roce(0, mac[1], 0x64);	/* UD SEND Only */
+	CHECK(recv_roce_seq(1, WAIT_MS) == seq);
+	send_frame(0, mac[1], false);
+	CHECK(recv_seq(1, WAIT_MS) == seq);
+	CHECK(stop_switch());
+	CHECK(log_contains("fault_dropped 2 "));
+	ktap_case_end("faults_rc_only_spare_ud_and_other_frames");
+}
+
 static void test_bad_args(void)
 {
 	int status;
@@ -389,10 +452,10 @@ int main(void)
 	int c;
 
 	find_binary();
-	ktap_plan(10);
+	ktap_plan(11);
 	if (access(wire_bin, X_OK)) {
 		printf("# %s: not built\n", wire_bin);
-		for (c = 0; c < 10; c++)
+		for (c = 0; c < 11; c++)
 			ktap_skip("orca-wire", "binary missing");
 		ktap_finish();
 		return 4;
@@ -421,6 +484,7 @@ int main(void)
 	test_pcap();
 	test_drop();
 	test_reorder();
+	test_faults_rc_only();
 	test_bad_args();
 
 	for (c = 0; c < NCLIENTS; c++) {
