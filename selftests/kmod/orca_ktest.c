@@ -11,14 +11,20 @@
  *                                                core caches (named as
  *                                                ibv_devinfo -v names them)
  *   /sys/kernel/debug/orca_ktest/<ibdev>/events  count of each ib_event type
+ *   /sys/kernel/debug/orca_ktest/<ibdev>/at_add  what a ULP's add callback
+ *                                                saw: GID 0 of port 1 and
+ *                                                the port's netdev (ib_srpt,
+ *                                                for one, reads GID 0 there)
  *
  * Writing anything to "events" clears the counters.  The module is only
  * built for tests and never loaded otherwise.
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #define KTEST_NUM_EVENTS (IB_EVENT_DEVICE_SPEED_CHANGE + 1)
@@ -28,6 +34,9 @@ struct ktest_dev {
 	struct ib_event_handler handler;
 	struct dentry *dir;
 	atomic_t events[KTEST_NUM_EVENTS];
+	int gid0_err;
+	union ib_gid gid0;
+	char netdev[IFNAMSIZ];
 };
 
 static struct dentry *ktest_root;
@@ -82,6 +91,19 @@ static int ktest_device_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ktest_device);
 
+static int ktest_at_add_show(struct seq_file *s, void *unused)
+{
+	struct ktest_dev *kd = s->private;
+
+	if (kd->gid0_err)
+		seq_printf(s, "gid0 error %d\n", kd->gid0_err);
+	else
+		seq_printf(s, "gid0 %pI6\n", kd->gid0.raw);
+	seq_printf(s, "netdev %s\n", kd->netdev[0] ? kd->netdev : "none");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ktest_at_add);
+
 static int ktest_events_show(struct seq_file *s, void *unused)
 {
 	struct ktest_dev *kd = s->private;
@@ -120,16 +142,24 @@ static const struct file_operations ktest_events_fops = {
 
 static int ktest_add(struct ib_device *ibdev)
 {
+	struct net_device *ndev;
 	struct ktest_dev *kd;
 
 	kd = kzalloc_obj(*kd);
 	if (!kd)
 		return -ENOMEM;
 	kd->ibdev = ibdev;
+	kd->gid0_err = rdma_query_gid(ibdev, 1, 0, &kd->gid0);
+	ndev = ib_device_get_netdev(ibdev, 1);
+	if (ndev) {
+		strscpy(kd->netdev, netdev_name(ndev));
+		dev_put(ndev);
+	}
 	kd->dir = debugfs_create_dir(dev_name(&ibdev->dev), ktest_root);
 	debugfs_create_file("port", 0400, kd->dir, kd, &ktest_port_fops);
 	debugfs_create_file("device", 0400, kd->dir, kd, &ktest_device_fops);
 	debugfs_create_file("events", 0600, kd->dir, kd, &ktest_events_fops);
+	debugfs_create_file("at_add", 0400, kd->dir, kd, &ktest_at_add_fops);
 	INIT_IB_EVENT_HANDLER(&kd->handler, ibdev, ktest_event);
 	ib_register_event_handler(&kd->handler);
 	ib_set_client_data(ibdev, &ktest_client, kd);

@@ -7,6 +7,14 @@
 
 ok_if "orca module loads" orca_load || ktap_done
 nd=$(orca_netdev)
+# orca_ktest was loaded first: its add callback ran inside the device's
+# registration, where a ULP such as ib_srpt reads GID 0 and gives up on
+# the port without it.
+ok_if "registration: the netdev is paired before the ULPs' add callbacks run" \
+	grep -qx "netdev $nd" "$ktest_dir/at_add"
+ok_if "registration: GID 0 is the link-local GID" \
+	grep -q "^gid0 fe80:" "$ktest_dir/at_add"
+sed 's/^/# at_add: /' "$ktest_dir/at_add" >>"$ktap_out"
 ok_if "port ACTIVE at start" wait_for 10 sh -c "[ \$(awk '\$1==\"state\"{print \$2}' $ktest_dir/port) = 4 ]"
 echo > "$ktest_dir/events"
 

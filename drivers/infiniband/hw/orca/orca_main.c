@@ -262,10 +262,10 @@ static const struct ib_device_ops orca_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, orca_ucontext, ibuctx),
 };
 
-static int orca_ib_register(struct orca_dev *odev)
+/* What the netdev pairing (ib_device_set_netdev) already needs. */
+static int orca_ib_setup(struct orca_dev *odev)
 {
 	struct ib_device *ibdev = &odev->ibdev;
-	int err;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
@@ -273,21 +273,29 @@ static int orca_ib_register(struct orca_dev *odev)
 	ibdev->dev.parent = &odev->pdev->dev;
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, odev->port.mac);
 	ib_set_device_ops(ibdev, &orca_dev_ops);
+	return 0;
+}
 
-	err = ib_register_device(ibdev, "orca_%d", &odev->pdev->dev);
+static int orca_ib_register(struct orca_dev *odev)
+{
+	int err;
+
+	err = ib_register_device(&odev->ibdev, "orca_%d", &odev->pdev->dev);
 	if (err) {
 		dev_err(&odev->pdev->dev, "ib_register_device failed (%d)\n",
 			err);
 		return err;
 	}
 	set_bit(ORCA_DEV_REGISTERED, &odev->flags);
+	/* Port state, MTU and events, also for a pairing made meanwhile. */
+	schedule_work(&odev->port.work);
 	return 0;
 }
 
 static void orca_ib_unregister(struct orca_dev *odev)
 {
 	clear_bit(ORCA_DEV_REGISTERED, &odev->flags);
-	/* Even if the netdev stage never ran, no port work may outlive us. */
+	/* The port work calls into the core: none may run past this. */
 	disable_work_sync(&odev->port.work);
 	ib_unregister_device(&odev->ibdev);
 }
@@ -318,8 +326,9 @@ static const struct orca_stage orca_stages[] = {
 	{ "uar", orca_uar_init, orca_uar_cleanup },
 	{ "comp_eqs", orca_comp_eqs_init, orca_comp_eqs_cleanup },
 	{ "port", orca_port_init_hw, NULL },
-	{ "ib", orca_ib_register, orca_ib_unregister },
+	{ "ib_setup", orca_ib_setup, NULL },
 	{ "netdev", orca_port_init, orca_port_cleanup },
+	{ "ib", orca_ib_register, orca_ib_unregister },
 };
 
 static void orca_stages_cleanup(struct orca_dev *odev, int n)

@@ -151,6 +151,7 @@ static void orca_port_work(struct work_struct *work)
  */
 void orca_port_changed(struct orca_dev *odev)
 {
+	/* Before registration, orca_ib_register() runs the work once. */
 	if (test_bit(ORCA_DEV_REGISTERED, &odev->flags))
 		schedule_work(&odev->port.work);
 }
@@ -188,20 +189,20 @@ static int orca_netdev_event(struct notifier_block *nb, unsigned long event,
 		mutex_lock(&port->lock);
 		port->need_rescan = true;
 		mutex_unlock(&port->lock);
-		schedule_work(&port->work);
+		orca_port_changed(odev);
 		break;
 	case NETDEV_UNREGISTER:
 		if (port->netdev != ndev)
 			break;
 		ib_device_set_netdev(&odev->ibdev, NULL, ORCA_PORT);
 		port->netdev = NULL;
-		schedule_work(&port->work);
+		orca_port_changed(odev);
 		break;
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 	case NETDEV_CHANGEMTU:
 		if (port->netdev == ndev)
-			schedule_work(&port->work);
+			orca_port_changed(odev);
 		break;
 	default:
 		break;
@@ -211,11 +212,14 @@ static int orca_netdev_event(struct notifier_block *nb, unsigned long event,
 
 /**
  * orca_port_init() - start pairing the port with its netdev
- * @odev: registered device
+ * @odev: device, not yet registered with the RDMA core
  *
  * Registering the notifier replays NETDEV_REGISTER and NETDEV_UP for every
  * existing netdev, so a netdev that appeared before us is found the same
- * way as one that appears later.
+ * way as one that appears later.  One that exists now is the ib_device's
+ * before ib_register_device(): the core then fills the GID table while
+ * registering, before it calls the clients, so a ULP that reads GID 0 in
+ * its add callback (ib_srpt) finds it, as on rxe and mlx5.
  *
  * Return: 0 or a negative errno.
  */
