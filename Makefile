@@ -8,9 +8,10 @@
 #                   provider (installed into the toolroot) and the test
 #                   programs that run in guests
 #   make demo       two guests with ORCA adapters (README)
-#   make bench      NVMe-oF and perftest, rxe and ORCA pairings side by side
+#   make bench      NVMe-oF, perftest and the kernel ULPs, rxe and ORCA
+#                   pairings side by side
 #                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings,
-#                   ORCA_BENCH="nvmeof perftest" the workloads)
+#                   ORCA_BENCH="nvmeof perftest ulp" the workloads)
 #   make check      all tests: unit, lint, guest (README)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #   make clean

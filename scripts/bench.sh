@@ -10,7 +10,13 @@
 # - perftest through the userspace verbs: ib_write_bw 64 KiB MiB/s and 64 B
 #   messages/s, ib_send_lat 64 B typical latency, ib_read_bw 64 KiB MiB/s,
 #   ib_atomic_bw operations/s; guest 0 the server, guest 1 the client
-#   (selftests/guest/in-guest/perftest.sh in bench mode).
+#   (selftests/guest/in-guest/perftest.sh in bench mode);
+# - the kernel ULPs (RDS, NFS over RDMA v4.2, SRP, iSER, SMB Direct), one
+#   row per protocol with each pairing's 4k random read IOPS and 128k
+#   sequential read MiB/s (fio direct I/O, 10 s each, after the verify
+#   jobs), for RDS 4 KiB messages/s and 128 KiB-message MiB/s (rds_check
+#   bench, every reply checked); guest 0 the server, guest 1 the client
+#   (selftests/guest/in-guest/ulp.sh in bench mode; siw-siw is not run).
 # Each pairing boots its own two guests; one that does not work gets a
 # line saying what failed instead of numbers.
 #
@@ -18,7 +24,7 @@
 #                                            orca-orca rxe-orca orca-rxe
 # (siw is Soft-iWARP, built from the kernel source by scripts/siw-build.sh
 # since Debian's kernel lacks it; it only pairs with itself.)
-# ORCA_BENCH="nvmeof perftest" picks the workloads (default both).
+# ORCA_BENCH="nvmeof perftest ulp" picks the workloads (default all three).
 #
 # Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
 # rows of one run with each other, not with hardware or with other runs.
@@ -125,10 +131,50 @@ run_perftest() {
 	echo "${prow[$s-$c]}"
 }
 
-benches=${ORCA_BENCH:-nvmeof perftest}
+# run_ulp SERVER CLIENT: one two-guest run of every kernel ULP; fills
+# ulp[PROTO,S-C] with "4K 128K" figures, and ulp_note[S-C].
+declare -A ulp=() ulp_note=()
+ulp_protos=(rds nfs srp iser smb)
+run_ulp() {
+	local s=$1 c=$2 pc=$1-$2 dir=$out/ulp-$1-$2 opts=() rc start p a b
+	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)
+	[ "$c" != orca ] && opts+=(--guest-opts 1:no-orca)
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== kernel ULPs: $s server, $c client"
+	start=$SECONDS
+	ORCA_NO_BUILD=1 scripts/run-guests.sh -n 2 -t 1200 --out "$dir/run" \
+		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		selftests/guest/in-guest/ulp.sh "$s" "$c" bench "${ulp_protos[@]}" \
+		>"$dir/run.log" 2>&1
+	rc=$?
+	ures() {	# ures JOB FIELD: FIELD of fio job JOB's result line
+		sed -n "s/^# ulp-result .*job=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g1.tap 2>/dev/null | tail -n 1
+	}
+	rres() {	# rres SIZE FIELD: FIELD of rds_check bench's line
+		sed -n "s/^# rds-bench size=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g1.tap 2>/dev/null | tail -n 1
+	}
+	for p in "${ulp_protos[@]}"; do
+		if [ "$p" = rds ]; then
+			a=$(rres 4096 msg_rate) b=$(rres 131072 mibs)
+		else
+			a=$(ures "$p-randread-4k" read_iops)
+			b=$(ures "$p-seqread-128k" read_mibs)
+		fi
+		ulp[$p,$pc]="${a:--} ${b:--}"
+		echo "   $p: ${a:--} ${b:--}"
+	done
+	ulp_note[$pc]="$pc: $(cat "$dir"/g*.tap 2>/dev/null | grep -c '^not ok') failed checks, $((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", exit $rc")"
+}
+
+benches=${ORCA_BENCH:-nvmeof perftest ulp}
 for p in "${pairs[@]}"; do
 	case " $benches " in *" nvmeof "*) run_pair "${p%-*}" "${p#*-}" ;; esac
 	case " $benches " in *" perftest "*) run_perftest "${p%-*}" "${p#*-}" ;; esac
+	case " $benches " in *" ulp "*)
+		[ "$p" != siw-siw ] && run_ulp "${p%-*}" "${p#*-}" ;;
+	esac
 done
 
 # ratio NUM DEN: NUM/DEN to one decimal, or "-".
@@ -161,6 +207,28 @@ if [ ${#prow[@]} -gt 0 ]; then
 			"$(ratio "$(col orca-orca 7)" "$(col rxe-rxe 7)")" \
 			"(latency: rxe/orca)"
 	fi
+	echo
+fi
+if [ ${#ulp[@]} -gt 0 ]; then
+	echo "kernel ULPs, server-client pairings; per pairing: 4k random read IOPS / 128k sequential read MiB/s"
+	echo "(RDS: 4 KiB messages/s / MiB/s of 128 KiB messages), 1 vCPU guests under TCG"
+	printf '%-6s' proto
+	for p in "${pairs[@]}"; do
+		[ "$p" != siw-siw ] && printf ' %20s' "$p"
+	done
+	echo
+	for u in "${ulp_protos[@]}"; do
+		printf '%-6s' "$u"
+		for p in "${pairs[@]}"; do
+			[ "$p" = siw-siw ] && continue
+			read -r a b <<<"${ulp[$u,$p]:-- -}"
+			printf ' %20s' "$a / $b"
+		done
+		echo
+	done
+	for p in "${pairs[@]}"; do
+		[ -n "${ulp_note[$p]:-}" ] && echo "  ${ulp_note[$p]}"
+	done
 	echo
 fi
 echo "logs: $out"

@@ -3,23 +3,34 @@
  * RDS over RDMA (rds_rdma) between two hosts, every byte checked.  Debian
  * ships no rds-tools, so this is the test's own sender and receiver.
  *
- *   rds_check recv LOCAL_IP PORT [ROUNDS]
- *   rds_check send LOCAL_IP PEER_IP PORT [ROUNDS]
+ *   rds_check serve LOCAL_IP PORT
+ *   rds_check send LOCAL_IP PEER_IP PORT
+ *   rds_check bench LOCAL_IP PEER_IP PORT SIZE SECONDS
  *
  * Both sockets are pinned to the InfiniBand transport (SO_RDS_TRANSPORT)
  * before bind, so a silent fallback to rds_tcp is impossible.  The sender
  * sends messages of 1 B up to RDS's maximum of 1 MiB, sizes around the MTU
- * and page boundaries, in a schedule both sides know (RDS delivers in order
- * on a connection); each body is a pattern derived from its sequence number
- * and length, which the receiver regenerates and compares byte for byte.
- * The receiver answers each message with a reply of another length and its
- * own pattern, which the sender checks in turn, so both directions carry
- * data and neither runs ahead of the other.  At the end the sender reads
+ * and page boundaries, each size once; each body is a pattern derived from
+ * its sequence number and length, which the receiver regenerates and
+ * compares byte for byte (the length tells it which message of the run it
+ * holds, so it keeps no state and serves any number of sender runs, also
+ * ones cut short by a device removal).  The receiver answers each message
+ * with a reply of another length and its own pattern, which the sender
+ * checks in turn, so both directions carry data and neither runs ahead of
+ * the other.  The receiver runs until killed and prints "rds_check: run
+ * complete" for each run it answered in full and "rds_check: CORRUPT" for
+ * any message that did not match.  At the end the sender reads
  * RDS_INFO_CONNECTIONS and prints the transport of the connection to the
  * peer: it must be "infiniband".
  *
  * Output: one "# " line per message and a final "rds_check: ok" line; the
  * exit status is 0 only if every message arrived intact.
+ *
+ * bench (make bench) keeps a window of messages of SIZE (one of the run's
+ * sizes, so serve checks them) in flight for SECONDS, checks every reply,
+ * and prints "# rds-bench size=N msgs=N secs=S msg_rate=R mibs=M": the
+ * rate of messages sent and the MiB/s they carried one way (the replies,
+ * a third of their size, flow back at the same rate).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef AF_RDS
@@ -43,6 +55,7 @@
 #define RDS_MAX_MSG		(1u << 20)
 #define REPLY_SEQ		0x80000000u
 #define WAIT_MS			60000
+#define BENCH_WINDOW		8
 
 static const uint32_t sizes[] = {
 	1, 2, 17, 100, 1000, 1024, 1500, 4095, 4096, 4097, 8192, 9000,
@@ -147,35 +160,57 @@ static ssize_t recv_wait(int fd, uint8_t *buf, struct sockaddr_in *from)
 			(struct sockaddr *)from, &flen);
 }
 
-static int do_recv(const char *ip, int port, uint32_t count)
+/* Index in sizes[] of a message of @len bytes, or -1. */
+static int size_index(ssize_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < NSIZES; i++)
+		if ((ssize_t)sizes[i] == len)
+			return i;
+	return -1;
+}
+
+static int do_serve(const char *ip, int port)
 {
 	uint8_t *buf = malloc(RDS_MAX_MSG + 1), *out = malloc(RDS_MAX_MSG);
 	uint8_t *want = malloc(RDS_MAX_MSG);
+	struct pollfd p;
 	struct sockaddr_in me, from;
-	uint32_t seq, len;
+	socklen_t flen;
+	uint32_t len, seq;
 	ssize_t got;
-	int fd;
+	int fd, k;
 
 	fd = rds_socket(ip, port, &me);
 	if (fd < 0 || !buf || !out || !want)
 		return 1;
 	printf("# listening on %s:%d\n", ip, port);
-	for (seq = 0; seq < count; seq++) {
-		got = recv_wait(fd, buf, &from);
-		if (got < 0 || check(buf, got, seq, msg_len(seq), want))
-			return 1;
+	for (;;) {
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, -1) < 0)
+			continue;
+		flen = sizeof(from);
+		got = recvfrom(fd, buf, RDS_MAX_MSG + 1, MSG_TRUNC,
+			       (struct sockaddr *)&from, &flen);
+		if (got < 0) {
+			printf("# recv: %s\n", strerror(errno));
+			continue;
+		}
+		k = size_index(got);
+		if (k < 0 || check(buf, got, k, got, want)) {
+			printf("rds_check: CORRUPT %zd-byte message\n", got);
+			continue;
+		}
+		seq = k;
 		len = reply_len(seq);
 		fill(out, seq | REPLY_SEQ, len);
 		if (sendto(fd, out, len, 0, (struct sockaddr *)&from,
-			   sizeof(from)) != (ssize_t)len) {
-			perror("sendto reply");
-			return 1;
-		}
+			   sizeof(from)) != (ssize_t)len)
+			printf("# reply to %zd bytes: %s\n", got, strerror(errno));
+		if (k == NSIZES - 1)
+			printf("rds_check: run complete\n");
 	}
-	printf("# received and answered %u messages\n", count);
-	printf("rds_check: ok\n");
-	/* Let the last reply leave before the socket goes. */
-	sleep(2);
 	return 0;
 }
 
@@ -250,21 +285,79 @@ static int do_send(const char *ip, const char *peer_ip, int port,
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int do_bench(const char *ip, const char *peer_ip, int port,
+		    uint32_t size, double secs)
+{
+	uint8_t *buf = malloc(RDS_MAX_MSG), *in = malloc(RDS_MAX_MSG + 1);
+	uint8_t *want = malloc(RDS_MAX_MSG);
+	struct sockaddr_in me, peer, from;
+	uint32_t sent = 0, answered = 0, seq;
+	double start, end;
+	ssize_t got;
+	int fd, k = size_index(size);
+
+	if (k < 0) {
+		fprintf(stderr, "bench: %u is not one of the run's sizes\n",
+			size);
+		return 2;
+	}
+	seq = k;
+	fd = rds_socket(ip, port, &me);
+	if (fd < 0 || !buf || !in || !want)
+		return 1;
+	peer = me;
+	if (inet_pton(AF_INET, peer_ip, &peer.sin_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", peer_ip);
+		return 1;
+	}
+	fill(buf, seq, size);
+	start = now_s();
+	end = start + secs;
+	/* A window in flight; each reply, checked, lets one more go. */
+	while (answered < sent || now_s() < end) {
+		while (sent - answered < BENCH_WINDOW && now_s() < end) {
+			if (sendto(fd, buf, size, 0, (struct sockaddr *)&peer,
+				   sizeof(peer)) != (ssize_t)size) {
+				printf("# send %u: %s\n", sent, strerror(errno));
+				return 1;
+			}
+			sent++;
+		}
+		if (answered == sent)
+			break;
+		got = recv_wait(fd, in, &from);
+		if (got < 0 ||
+		    check(in, got, seq | REPLY_SEQ, reply_len(seq), want))
+			return 1;
+		answered++;
+	}
+	end = now_s() - start;
+	printf("# rds-bench size=%u msgs=%u secs=%.2f msg_rate=%.0f mibs=%.2f\n",
+	       size, answered, end, answered / end,
+	       (double)answered * size / end / (1 << 20));
+	return answered ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-	uint32_t count;
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "recv")) {
-		count = (argc == 5 ? atoi(argv[4]) : 1) * NSIZES;
-		return do_recv(argv[2], atoi(argv[3]), count);
-	}
-	if (argc >= 5 && argc <= 6 && !strcmp(argv[1], "send")) {
-		count = (argc == 6 ? atoi(argv[5]) : 1) * NSIZES;
-		return do_send(argv[2], argv[3], atoi(argv[4]), count);
-	}
+	if (argc == 4 && !strcmp(argv[1], "serve"))
+		return do_serve(argv[2], atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "send"))
+		return do_send(argv[2], argv[3], atoi(argv[4]), NSIZES);
+	if (argc == 7 && !strcmp(argv[1], "bench"))
+		return do_bench(argv[2], argv[3], atoi(argv[4]),
+				strtoul(argv[5], NULL, 0), atof(argv[6]));
 	fprintf(stderr,
-		"usage: %s recv LOCAL_IP PORT [ROUNDS] | send LOCAL_IP PEER_IP PORT [ROUNDS]\n",
-		argv[0]);
+		"usage: %s serve LOCAL_IP PORT | send LOCAL_IP PEER_IP PORT |\n"
+		"       bench LOCAL_IP PEER_IP PORT SIZE SECONDS\n", argv[0]);
 	return 2;
 }

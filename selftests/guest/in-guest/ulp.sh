@@ -8,12 +8,20 @@
 # protocol's steps live in lib/ulp-PROTO.sh (PROTO_server_up ADDR,
 # PROTO_server_down, PROTO_client_test ADDR).
 #
-# Usage: ulp.sh SERVER_KIND CLIENT_KIND PROTO...   (rds nfs srp iser smb)
+# Usage: ulp.sh SERVER_KIND CLIENT_KIND [removal|bench] PROTO...
+#   PROTO: rds nfs srp iser smb
+#   removal: instead of one connection per protocol, the device-removal
+#   phases of lib/ulp-removal.sh (orca on both sides)
+#   bench: after each protocol's verify jobs, throughput runs whose
+#   "# ulp-result" and "# rds-bench" lines scripts/bench.sh reads
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 . "$ORCA_TOP/selftests/guest/lib/fio.sh"
+. "$ORCA_TOP/selftests/guest/lib/ulp-removal.sh"
 server_kind=${1:?server kind}
 client_kind=${2:?client kind}
 shift 2
+mode=verify
+case ${1:-} in removal|bench) mode=$1; shift ;; esac
 protos=("$@")
 server_addr=10.0.0.1
 client_addr=10.0.0.2
@@ -22,6 +30,16 @@ fio_result_name=ulp-result
 for p in "${protos[@]}"; do
 	. "$ORCA_TOP/selftests/guest/lib/ulp-$p.sh"
 done
+
+# ulp_bench_jobs PROTO: in bench mode, 4k random and 128k sequential reads
+# of what the verify jobs wrote on $fio_file, 10 s each.
+ulp_bench_jobs() {
+	[ "$mode" = bench ] || return 0
+	fio_job "$1-randread-4k" --rw=randread --bs=4k --size=16M \
+		--iodepth=16 --time_based --runtime=10
+	fio_job "$1-seqread-128k" --rw=read --bs=128k --size=16M \
+		--iodepth=4 --time_based --runtime=10
+}
 
 run_server() {
 	local p
@@ -35,7 +53,11 @@ run_server() {
 		else
 			flag_set "$p-failed"
 		fi
-		ok_if "$p: server: client finished" flag_wait 600 "$p-done"
+		if [ "$mode" = removal ]; then
+			ulp_removal_server "$p"
+		else
+			ok_if "$p: server: client finished" flag_wait 600 "$p-done"
+		fi
 		"${p}_server_down"
 	done
 	rdma_down "$server_kind"
@@ -52,12 +74,17 @@ run_client() {
 	for p in "${protos[@]}"; do
 		if [ "${ready:-}" != no ] && flag_wait 300 "$p-ready" "$p-failed"; then
 			ktap_line "# $p: client starts at ${SECONDS}s"
-			"${p}_client_test" "$server_addr"
+			if [ "$mode" = removal ]; then
+				ulp_removal_client "$p" "$server_addr"
+			else
+				"${p}_client_test" "$server_addr"
+			fi
 			ktap_line "# $p: client done at ${SECONDS}s"
 		else
 			expect_eq "$p: client: server ready" no yes
 		fi
 		flag_set "$p-done"
+		flag_set "$p-b-done"
 	done
 	[ "${ready:-}" != no ] && rdma_down "$client_kind"
 }

@@ -120,6 +120,7 @@ iser_client_test() {
 		--iodepth=16 --verify=crc32c --verify_fatal=1
 	fio_job iser-seqwrite-1m-verify --rw=write --bs=1M --size=32M --offset=64M \
 		--iodepth=4 --verify=crc32c --verify_fatal=1
+	ulp_bench_jobs iser
 	# shellcheck disable=SC2086
 	ok_if "iser: client: logout" timeout 60 iscsiadm $n --logout
 	ok_if "iser: client: disk gone" wait_for 20 iser_no_disk
@@ -127,4 +128,61 @@ iser_client_test() {
 	iscsiadm $n -o delete
 	pkill -x iscsid
 	ok_if "iser: client: ib_iser unloads" wait_for 20 modprobe -r ib_iser
+}
+
+# --- device removal (in-guest/ulp.sh removal) ---------------------------
+
+iser_client_connect() {
+	ok_if "iser: client: ib_iser and sd_mod load" modprobe -a ib_iser sd_mod &&
+	{ pgrep -x iscsid >/dev/null || ok_if "iser: client: iscsid starts" iser_iscsid; } &&
+	ok_if "iser: client: login over iface iser" iser_login "$1" &&
+	ok_if "iser: client: SCSI disk appears" wait_for 30 iser_find_disk
+}
+
+iser_client_busy() {
+	local disk
+	disk=$(iser_find_disk) || return 1
+	echo 180 >"/sys/block/${disk#/dev/}/device/timeout"
+	ulp_busy_fio "$disk" --size=32M
+}
+
+# The iSCSI layer sees the connection fail and starts recovery; with the
+# client's device gone it cannot recover, and after the node's 20 s
+# replacement_timeout the I/O in flight fails.
+iser_client_loss() {
+	ok_if "iser: client: the iSCSI layer detected the connection error" \
+		wait_for 30 ulp_dmesg_since 'detected conn error'
+	if [ "$1" = client ]; then
+		ok_if "iser: client: the I/O in flight failed after the replacement timeout" \
+			ulp_busy_failed 90
+	else
+		# shellcheck disable=SC2046
+		ok_if "iser: client: the I/O in flight failed, or it resumed and new I/O verifies" \
+			ulp_failed_or_resumed $(iser_client_target)
+	fi
+}
+
+iser_client_cleanup() {
+	local n
+	n=$(iser_node "$server_addr")
+	ulp_busy_stop
+	# shellcheck disable=SC2086
+	timeout 60 iscsiadm $n --logout
+	ok_if "iser: client: session gone" wait_for 30 iser_no_disk
+	# shellcheck disable=SC2086
+	iscsiadm $n -o delete
+}
+
+iser_client_target() { echo "$(iser_find_disk) 64"; }
+
+# A portal bound to the server's address lost its listener with the
+# device (isert_np->cm_id is destroyed, never re-created): re-enable it.
+iser_server_recover() {
+	ok_if "iser: server: iSER portal enabled again" iser_portal_reenable
+}
+
+iser_portal_reenable() {
+	local np=$iser_cfg/iscsi/$iser_iqn/tpgt_1/np/$server_addr:3260
+	echo 0 >"$np/iser"
+	echo 1 >"$np/iser"
 }

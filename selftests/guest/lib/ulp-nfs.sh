@@ -81,8 +81,46 @@ nfs_client_test() {
 			--size=16M --iodepth=8 --verify=crc32c --verify_fatal=1
 		fio_job "nfs-v$v-seqwrite-1m-verify" --rw=write --bs=1M --size=16M \
 			--iodepth=4 --verify=crc32c --verify_fatal=1
+		[ "$v" = 4.2 ] && ulp_bench_jobs nfs
 		rm -f "$fio_file"
 		ok_if "nfs: client: v$v unmount" timeout 60 umount "$dir"
 	done
 	ok_if "nfs: client: rpcrdma unloads" wait_for 20 modprobe -r rpcrdma
 }
+
+# --- device removal (in-guest/ulp.sh removal) ---------------------------
+
+nfs_rm_dir=/mnt/nfs-removal
+
+nfs_client_connect() {
+	ok_if "nfs: client: rpcrdma loads" modprobe rpcrdma &&
+	ok_if "nfs: client: v4.2 mount over rdma" nfs_mount 4.2 "$1" "$nfs_rm_dir"
+}
+
+nfs_client_busy() {
+	ulp_busy_fio "$nfs_rm_dir/busy" --size=8M
+}
+
+# A hard mount rides out the loss: its I/O waits while a device is gone
+# (fio neither fails nor ends) and, once the device (ours or the server's)
+# is back, the same mount carries verified I/O again without a remount.
+nfs_client_loss() {
+	ok_if "nfs: client: the I/O in flight waits, it does not fail" \
+		ulp_busy_running
+	[ "$1" = server ] && nfs_client_back
+}
+
+nfs_client_back() {
+	ok_if "nfs: client: the same mount carries verified I/O again" \
+		ulp_write_read 120 "$nfs_rm_dir/after"
+	ok_if "nfs: client: the I/O in flight resumed, it did not fail" \
+		ulp_busy_running
+}
+
+nfs_client_cleanup() {
+	ulp_busy_stop
+	ok_if "nfs: client: removal mount unmounted" timeout 60 umount "$nfs_rm_dir"
+}
+
+nfs_client_target() { echo "$nfs_rm_dir/fresh"; }
+nfs_server_recover() { :; }

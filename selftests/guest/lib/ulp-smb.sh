@@ -64,7 +64,41 @@ smb_client_test() {
 		--iodepth=8 --verify=crc32c --verify_fatal=1
 	fio_job smb-seqwrite-1m-verify --rw=write --bs=1M --size=16M \
 		--iodepth=4 --verify=crc32c --verify_fatal=1
+	ulp_bench_jobs smb
 	rm -f "$fio_file"
 	ok_if "smb: client: unmount" timeout 60 umount "$dir"
 	ok_if "smb: client: cifs and smbdirect unload" wait_for 20 modprobe -d "$smb_mods" -r cifs smbdirect
 }
+
+# --- device removal (in-guest/ulp.sh removal) ---------------------------
+
+smb_rm_dir=/mnt/smb-removal
+
+smb_client_connect() {
+	{ test -d /sys/module/cifs || ok_if "smb: client: cifs with SMB Direct loads" smb_modprobe cifs; } &&
+	mkdir -p "$smb_rm_dir" &&
+	ok_if "smb: client: mount -o rdma" timeout 120 mount -t cifs \
+		"//$1/share" "$smb_rm_dir" \
+		-o rdma,vers=3.1.1,username=orca,password=orcapw,cache=none
+}
+
+smb_client_busy() {
+	ulp_busy_fio "$smb_rm_dir/busy" --size=8M
+}
+
+smb_client_loss() {
+	ok_if "smb: client: cifs reported the lost RDMA connection" \
+		wait_for 60 ulp_dmesg_since 'CIFS: VFS: .*(DISCONNECTED|WR flushed|re-established|[Rr]econnect)'
+	if [ "$1" = server ]; then
+		ok_if "smb: client: the I/O in flight failed, or it resumed and new I/O verifies" \
+			ulp_failed_or_resumed "$smb_rm_dir/after"
+	fi
+}
+
+smb_client_cleanup() {
+	ulp_busy_stop
+	ok_if "smb: client: removal mount unmounted" timeout 60 umount -f "$smb_rm_dir"
+}
+
+smb_client_target() { echo "$smb_rm_dir/fresh"; }
+smb_server_recover() { :; }

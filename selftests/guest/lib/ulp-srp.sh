@@ -124,6 +124,60 @@ srp_client_test() {
 		--iodepth=16 --verify=crc32c --verify_fatal=1
 	fio_job srp-seqwrite-1m-verify --rw=write --bs=1M --size=32M --offset=64M \
 		--iodepth=4 --verify=crc32c --verify_fatal=1
+	ulp_bench_jobs srp
 	ok_if "srp: client: remote port deleted, disk gone" srp_logout
 	ok_if "srp: client: ib_srp unloads" wait_for 20 modprobe -r ib_srp
+}
+
+# --- device removal (in-guest/ulp.sh removal) ---------------------------
+
+srp_client_connect() {
+	ok_if "srp: client: ib_srp and sd_mod load" modprobe -a ib_srp sd_mod &&
+	ok_if "srp: client: add_target" srp_login "$1" &&
+	ok_if "srp: client: SCSI disk appears" wait_for 30 srp_find_disk
+}
+
+srp_client_busy() {
+	local disk
+	disk=$(srp_find_disk) || return 1
+	echo 180 >"/sys/block/${disk#/dev/}/device/timeout"
+	ulp_busy_fio "$disk" --size=32M
+}
+
+# The client's device gone: srp_remove_one takes the SCSI host with it and
+# the I/O in flight fails.  The server's gone: the initiator sees its
+# channel fail and reconnects once the target is back, or fails the I/O
+# after fast_io_fail_tmo; either is fine, silence is not.
+srp_client_loss() {
+	if [ "$1" = client ]; then
+		ok_if "srp: client: the disk went away with the device" srp_no_disk
+		ok_if "srp: client: the I/O in flight failed (not hung, not lost silently)" \
+			ulp_busy_failed 90
+		return
+	fi
+	ok_if "srp: client: ib_srp reported the lost channel" wait_for 60 \
+		ulp_dmesg_since 'ib_srp.*(failed .* status|DREQ|reconnect|Connection)'
+	# shellcheck disable=SC2046
+	ok_if "srp: client: the I/O in flight failed, or it resumed and new I/O verifies" \
+		ulp_failed_or_resumed $(srp_client_target)
+}
+
+srp_client_cleanup() {
+	ulp_busy_stop
+	ok_if "srp: client: no remote port or disk left" srp_logout
+}
+
+srp_client_target() { echo "$(srp_find_disk) 64"; }
+
+# srpt's configfs target port belonged to the removed device: make it
+# again (once the initiator let go of the old session, which the teardown
+# waits for).
+srp_server_recover() {
+	ok_if "srp: server: target port made again for the new device" \
+		srp_reconfigure "$client_addr"
+}
+
+srp_reconfigure() {
+	srp_unconfigure "$1"
+	srp_configure "$1"
 }

@@ -1,0 +1,10 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests with ORCA adapters, each kernel ULP connected with I/O in
+# flight: rmmod orca on the client, then on the server; each rmmod ends
+# within 60 s without a kernel warning, the protocol reports the loss, and
+# a fresh connection after reloading orca verifies its data
+# (lib/ulp-removal.sh).
+. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/lib/ulp-host.sh"
+ulp_guest_test orca orca 1200 removal ${ORCA_ULPS:-rds nfs srp iser smb}
