@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <orca/orca_hw.h>
+#include "orca_hw.h"
 
 #include "engine.h"
 #include "log.h"

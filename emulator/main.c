@@ -28,7 +28,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <orca/orca_hw.h>
+#include "orca_hw.h"
 
 #include "engine.h"
 #include "log.h"

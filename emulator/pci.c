@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <orca/orca_hw.h>
+#include "orca_hw.h"
 
 #include "log.h"
 #include "pci.h"

@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <orca/orca_hw.h>
+#include "orca_hw.h"
 
 #include "log.h"
 #include "vfio_user.h"

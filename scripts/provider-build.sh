@@ -13,8 +13,8 @@
 # fetched once with apt-get (the .orig tarball, checked against the
 # Checksums-Sha256 of the Sources index), extracted into a cache inside the
 # toolroot, hooked up (add_subdirectory + the ABI header lists) and
-# configured once; every run then copies the repo's provider sources and
-# the two headers it uses into the tree (only the changed files, so ninja
+# configured once; every run then copies the repo's provider sources, the
+# ABI header and the driver's hardware-layout headers into the tree (only the changed files, so ninja
 # stays incremental) and builds only the provider.  `ninja install` is never
 # run: it would put a second libibverbs.so.1 into /usr/local.
 #
@@ -146,14 +146,19 @@ sync_sources() {
 	# Files removed from the repo leave the tree too.
 	for f in "$src"/providers/orca/*; do
 		name=${f##*/}
-		if [ "$name" != orca_hw.h ] &&
-		   [ ! -e "$repo/providers/orca/$name" ]; then
+		if [ ! -e "$repo/providers/orca/$name" ] &&
+		   [ ! -e "$repo/drivers/infiniband/hw/orca/$name" ]; then
 			rm -f "$f"
 		fi
 	done
 	sync_file "$repo/include/uapi/rdma/orca-abi.h" \
 		"$src/kernel-headers/rdma/orca-abi.h"
-	sync_file "$repo/include/orca/orca_hw.h" "$src/providers/orca/orca_hw.h"
+	# The hardware layouts: the driver's own files, which the provider's
+	# orca_hw.h includes.
+	for name in orca_regs_defs.h orca_io_defs.h; do
+		sync_file "$repo/drivers/infiniband/hw/orca/$name" \
+			"$src/providers/orca/$name"
+	done
 }
 
 configure() {

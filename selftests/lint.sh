@@ -30,7 +30,7 @@ result() { # result OK NAME LOGFILE
 echo "TAP version 13"
 echo "1..3"
 
-files=$(ls $drv/*.[ch] $drv/Kconfig $drv/Makefile selftests/kmod/*.c include/orca/orca_hw.h include/uapi/rdma/orca-abi.h 2>/dev/null |
+files=$(ls $drv/*.[ch] $drv/Kconfig $drv/Makefile selftests/kmod/*.c include/uapi/rdma/orca-abi.h 2>/dev/null |
 	grep -v '\.mod\.c$')
 perl "$scripts_dir/scripts/checkpatch.pl" --strict --no-tree --terse \
 	--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files \

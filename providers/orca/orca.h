@@ -8,7 +8,7 @@
  * doorbell records in user memory, and a trapped 32-bit UAR write is only
  * made when the device's event index says its engine went idle (spec
  * "Doorbell records and event indices").  The layouts are those of
- * orca_hw.h, shared with the kernel driver and the emulator.
+ * the kernel driver's orca_regs_defs.h and orca_io_defs.h (orca_hw.h).
  */
 #ifndef ORCA_PROVIDER_H
 #define ORCA_PROVIDER_H
@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include <infiniband/driver.h>
-#include <util/util.h>		/* BIT/GENMASK/FIELD_*: before orca_hw.h */
+#include <util/util.h>
 #include <ccan/list.h>
 #include <ccan/minmax.h>
 

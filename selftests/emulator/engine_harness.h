@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <orca/orca_hw.h>
+#include "orca_hw.h"
 
 #include "engine.h"
 #include "ktap.h"

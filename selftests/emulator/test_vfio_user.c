@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <orca/orca_hw.h>
+#include "orca_hw.h"
 
 #include "ktap.h"
 #include "vfio_user.h"

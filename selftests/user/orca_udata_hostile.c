@@ -32,7 +32,7 @@
 
 #include <rdma/ib_user_verbs.h>
 #include <rdma/orca-abi.h>
-#include <orca/orca_hw.h>
+#include "orca_hw.h"
 
 #define PG		4096UL
 #define NO_ERR		0

@@ -6,6 +6,7 @@
 #ifndef ORCA_H
 #define ORCA_H
 
+#include <linux/bitfield.h>
 #include <linux/dmapool.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
@@ -15,10 +16,11 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
-#include <orca/orca_hw.h>
 #include <rdma/orca-abi.h>
 
 #include "orca_cmdq.h"
+#include "orca_io_defs.h"
+#include "orca_regs_defs.h"
 
 #define ORCA_PORT			1
 #define ORCA_ASYNC_EQ_LOG_DEPTH		8

@@ -7,12 +7,16 @@
 #ifndef ORCA_CMDQ_H
 #define ORCA_CMDQ_H
 
+#include <linux/bitfield.h>
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/completion.h>
 #include <linux/idr.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <orca/orca_hw.h>
+
+#include "orca_cmds_defs.h"
 
 struct orca_dev;
 

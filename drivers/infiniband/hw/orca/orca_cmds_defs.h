@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ORCA firmware command interface: the command and completion rings and
+ * every command's input and output layout.
+ *
+ * Part of the ORCA adapter programming interface, version 1, the one
+ * definition of its layouts.  The driver includes it directly; the adapter's
+ * emulator and the rdma-core provider include this very file through a
+ * small header of their own that supplies the kernel types and macros it
+ * uses (u8..u64, __le16..__le64, BIT, GENMASK, FIELD_PREP/FIELD_GET,
+ * static_assert), so it includes nothing itself.  Everything the device
+ * reads or writes, and every register, is little endian.
+ */
+#ifndef _ORCA_CMDS_DEFS_H_
+#define _ORCA_CMDS_DEFS_H_
+
+/* ------------------------------------------------------------------------
+ * Firmware command interface
+ *
+ * A ring of struct orca_cmd in host memory (1 << log_depth entries) and a
+ * ring of struct orca_cmd_comp of the same depth.  The driver writes entry
+ * (pi % depth), then writes the new producer index (a free-running 16-bit
+ * counter) to ORCA_REG_CMDQ_DB.  The device executes commands in order and
+ * writes one completion per command into the completion ring, slot
+ * (ci % depth), with the phase bit set to 1 on the first pass and toggled on
+ * each wrap.  With ORCA_CMD_F_EVENT the device also posts an
+ * ORCA_EQE_CMD_DONE event on EQ 0 after writing the completion.
+ * ------------------------------------------------------------------------
+ */
+#define ORCA_CMD_INLINE_BYTES		96
+#define ORCA_CMD_OUT_INLINE_BYTES	24
+
+enum orca_cmd_opcode {
+	ORCA_CMD_NOP			= 0x00,
+	ORCA_CMD_QUERY_DEVICE		= 0x01,
+	ORCA_CMD_QUERY_PORT		= 0x02,
+	ORCA_CMD_SET_PORT		= 0x03,
+	ORCA_CMD_SET_GID		= 0x04,
+	ORCA_CMD_QUERY_STATS		= 0x05,
+	ORCA_CMD_CREATE_EQ		= 0x10,
+	ORCA_CMD_DESTROY_EQ		= 0x11,
+	ORCA_CMD_ALLOC_UAR		= 0x18,
+	ORCA_CMD_DEALLOC_UAR		= 0x19,
+	ORCA_CMD_CREATE_PD		= 0x20,
+	ORCA_CMD_DESTROY_PD		= 0x21,
+	ORCA_CMD_CREATE_CQ		= 0x28,
+	ORCA_CMD_RESIZE_CQ		= 0x29,
+	ORCA_CMD_DESTROY_CQ		= 0x2a,
+	ORCA_CMD_CREATE_MR		= 0x30,
+	ORCA_CMD_DESTROY_MR		= 0x31,
+	ORCA_CMD_CREATE_QP		= 0x38,
+	ORCA_CMD_MODIFY_QP		= 0x39,
+	ORCA_CMD_QUERY_QP		= 0x3a,
+	ORCA_CMD_DESTROY_QP		= 0x3b,
+	ORCA_CMD_CREATE_AH		= 0x40,
+	ORCA_CMD_DESTROY_AH		= 0x41,
+	ORCA_CMD_CREATE_SRQ		= 0x48,
+	ORCA_CMD_MODIFY_SRQ		= 0x49,
+	ORCA_CMD_QUERY_SRQ		= 0x4a,
+	ORCA_CMD_DESTROY_SRQ		= 0x4b,
+	ORCA_CMD_MAX			= 0x4c,
+};
+
+/* Completion status, struct orca_cmd_comp.status. */
+enum orca_cmd_status {
+	ORCA_CMD_ST_OK			= 0x00,
+	ORCA_CMD_ST_BAD_OPCODE		= 0x01,	/* unknown or unsupported */
+	ORCA_CMD_ST_BAD_PARAM		= 0x02,	/* a field is out of range */
+	ORCA_CMD_ST_BAD_HANDLE		= 0x03,	/* no such object */
+	ORCA_CMD_ST_BAD_STATE		= 0x04,	/* not allowed in this state */
+	ORCA_CMD_ST_NO_RESOURCES	= 0x05,	/* table or queue limit */
+	ORCA_CMD_ST_BUSY		= 0x06,	/* object still referenced */
+	ORCA_CMD_ST_DMA_ERROR		= 0x07,	/* address not mapped */
+	ORCA_CMD_ST_BAD_LENGTH		= 0x08,	/* in_len/out_len too short */
+	ORCA_CMD_ST_INTERNAL		= 0x09,
+};
+
+#define ORCA_CMD_F_EVENT		BIT(0)	/* post CMD_DONE on EQ 0 */
+
+/**
+ * struct orca_cmd - one firmware command, 128 bytes
+ * @opcode: enum orca_cmd_opcode
+ * @flags: ORCA_CMD_F_*
+ * @token: echoed in the completion; the driver's slot identifier
+ * @in_len: bytes of indirect input at @in_addr (0: none)
+ * @out_len: bytes the device may write at @out_addr (0: none)
+ * @in_addr: DMA address of indirect input (page lists, large inputs)
+ * @out_addr: DMA address of indirect output (query results)
+ * @in: inline input, the command's struct orca_cmd_* layout
+ */
+struct orca_cmd {
+	__le16 opcode;
+	__le16 flags;
+	__le16 token;
+	__le16 rsvd0;
+	__le32 in_len;
+	__le32 out_len;
+	__le64 in_addr;
+	__le64 out_addr;
+	u8 in[ORCA_CMD_INLINE_BYTES];
+};
+
+#define ORCA_CMD_COMP_PHASE		BIT(0)
+
+/**
+ * struct orca_cmd_comp - a command completion, 32 bytes
+ * @token: the command's token
+ * @status: enum orca_cmd_status
+ * @flags: ORCA_CMD_COMP_PHASE; written last by the device
+ * @syndrome: device-specific detail for a failure (which field was bad)
+ * @out: inline output, the command's struct orca_cmd_*_out layout
+ */
+struct orca_cmd_comp {
+	__le16 token;
+	u8 status;
+	u8 flags;
+	__le32 syndrome;
+	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
+};
+
+/*
+ * Page lists.  A queue or memory region larger than one page is described by
+ * an array of __le64 page addresses at in_addr (in_len = 8 * npages), each
+ * aligned to 1 << page_shift.  A single-page object may instead put its page
+ * address in the inline field and set in_len = 0.
+ */
+#define ORCA_MIN_PAGE_SHIFT		12
+#define ORCA_MAX_PAGE_SHIFT		30
+
+/* QUERY_DEVICE: no input; output struct orca_dev_caps at out_addr. */
+#define ORCA_DEV_CAP_RC			BIT(0)
+#define ORCA_DEV_CAP_UD			BIT(1)
+#define ORCA_DEV_CAP_SRQ		BIT(2)
+#define ORCA_DEV_CAP_ATOMIC		BIT(3)
+#define ORCA_DEV_CAP_FRWR		BIT(4)
+#define ORCA_DEV_CAP_ROCE_V2		BIT(5)
+
+struct orca_dev_caps {
+	__le64 sys_image_guid;
+	__le64 max_mr_size;
+	__le64 page_size_cap;		/* bit n set: page size 1 << n ok */
+	__le32 dev_caps;		/* ORCA_DEV_CAP_* */
+	__le32 vendor_part_id;
+	__le32 hw_rev;
+	__le32 max_qp;
+	__le32 max_qp_wr;
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_inline_data;
+	__le32 max_cq;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_ah;
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_srq_sge;
+	__le32 max_eq;
+	__le32 max_eqe;
+	__le32 max_uar;
+	__le32 max_fast_reg_page_list_len;
+	__le32 max_msg_size;
+	__le32 gid_table_len;
+	u8 max_qp_rd_atom;
+	u8 max_qp_init_rd_atom;
+	u8 num_ports;
+	u8 local_ca_ack_delay;
+	__le32 rsvd[5];
+};
+
+/* QUERY_PORT: inline input port number (1); output struct orca_port_attr. */
+struct orca_cmd_query_port {
+	u8 port;
+	u8 rsvd[7];
+};
+
+#define ORCA_PORT_STATE_DOWN		1
+#define ORCA_PORT_STATE_ACTIVE		4
+
+/* IB MTU encoding as in the IB spec: 1=256 ... 5=4096. */
+struct orca_port_attr {
+	u8 state;			/* ORCA_PORT_STATE_* (wire link) */
+	u8 max_mtu;			/* largest IB MTU the port carries */
+	u8 active_mtu;		/* IB MTU for the current eth MTU */
+	u8 rsvd0;
+	__le32 eth_mtu;			/* Ethernet payload MTU in use */
+	u8 mac[6];
+	__le16 gid_table_len;
+	__le32 speed_mbps;
+	__le32 rsvd1[3];
+};
+
+/* SET_PORT: the driver reports the Ethernet MTU of the paired netdev. */
+struct orca_cmd_set_port {
+	u8 port;
+	u8 rsvd[3];
+	__le32 eth_mtu;			/* 576 .. 9000 */
+};
+
+/*
+ * QUERY_STATS: inline input struct orca_cmd_query_port; output struct
+ * orca_port_stats at out_addr.  Free-running counters of the port's RoCE
+ * engine, cleared only by a reset.
+ */
+struct orca_port_stats {
+	__le64 tx_packets;		/* RoCE frames sent, loopback included */
+	__le64 rx_packets;		/* RoCE frames received */
+	__le64 loopback_packets;	/* of which never left the adapter */
+	__le64 rx_drops;		/* frames dropped on receive, any reason */
+	__le64 rx_bad_packets;		/* malformed, bad ICRC/P_Key/address */
+	__le64 rx_qkey_drops;		/* UD/GSI Q_Key mismatch */
+	__le64 rx_no_recv_wqe;		/* UD/GSI with no receive WQE */
+	__le64 retransmits;		/* request packets sent again */
+	__le64 retry_timeouts;		/* retransmission timer expiries */
+	__le64 rnr_naks_rx;
+	__le64 rnr_naks_tx;
+	__le64 seq_naks_rx;
+	__le64 seq_naks_tx;
+	__le64 err_naks_rx;		/* invalid request/access/operational */
+	__le64 err_naks_tx;
+	__le64 acks_tx;
+	__le64 dup_requests;		/* duplicate requests answered */
+	__le64 cq_overruns;
+	__le64 rsvd[14];
+};
+
+/* SET_GID: write or clear one GID table entry of a port. */
+#define ORCA_GID_TYPE_ROCE_V1		1
+#define ORCA_GID_TYPE_ROCE_V2		2
+
+struct orca_cmd_set_gid {
+	u8 port;
+	u8 type;			/* 0: clear the entry; ORCA_GID_TYPE_* */
+	__le16 index;
+	u8 mac[6];			/* source MAC for this GID */
+	__le16 vlan;			/* 0xffff: untagged */
+	u8 gid[16];
+};
+
+/* CREATE_EQ: output eqn in out[0..3]. */
+struct orca_cmd_create_eq {
+	u8 log_depth;			/* entries = 1 << n */
+	u8 page_shift;
+	__le16 msix_vector;
+	__le32 npages;
+	__le64 page_addr;		/* single page when in_len == 0 */
+};
+
+struct orca_cmd_destroy_obj {
+	__le32 handle;			/* eqn, pdn, cqn, ... */
+	__le32 rsvd;
+};
+
+/* Generic output: the new object's handle. */
+struct orca_cmd_handle_out {
+	__le32 handle;
+	__le32 rsvd;
+};
+
+/* ALLOC_UAR: output UAR index (page in BAR 4). */
+
+/* CREATE_PD: output pdn. */
+
+/* CREATE_CQ: output cqn. */
+struct orca_cmd_create_cq {
+	u8 log_depth;			/* CQEs = 1 << n */
+	u8 page_shift;
+	__le16 eqn;			/* completion EQ */
+	__le32 npages;
+	__le64 page_addr;		/* single page when in_len == 0 */
+	__le64 db_rec_addr;		/* struct orca_cq_db_rec */
+	__le32 uar;			/* UAR index the CQ's wakeups use */
+	__le32 rsvd;
+};
+
+/* RESIZE_CQ: same fields as CREATE_CQ plus the cqn. */
+struct orca_cmd_resize_cq {
+	__le32 cqn;
+	u8 log_depth;
+	u8 page_shift;
+	__le16 rsvd;
+	__le32 npages;
+	__le32 rsvd1;
+	__le64 page_addr;
+};
+
+/* Memory access rights, as in IB. */
+#define ORCA_ACCESS_LOCAL_WRITE		BIT(0)
+#define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
+#define ORCA_ACCESS_REMOTE_READ		BIT(2)
+#define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
+#define ORCA_ACCESS_ALL			GENMASK(3, 0)
+
+#define ORCA_MR_F_PHYS			BIT(0)	/* all memory, iova = DMA addr */
+#define ORCA_MR_F_FAST_REG		BIT(1)	/* keys only; REG_MR WQE maps */
+
+/*
+ * CREATE_MR: output struct orca_cmd_create_mr_out.  A page-list MR gives
+ * npages addresses at in_addr; a FAST_REG MR reserves max_pages and starts
+ * in the free (invalid) state.  The key is the low 8 bits of lkey/rkey; the
+ * upper 24 bits are the MR index.
+ */
+struct orca_cmd_create_mr {
+	__le32 pdn;
+	__le32 access;			/* ORCA_ACCESS_* */
+	__le32 flags;			/* ORCA_MR_F_* */
+	u8 page_shift;
+	u8 key;			/* initial key byte */
+	__le16 rsvd;
+	__le64 iova;
+	__le64 length;
+	__le32 npages;			/* or max_pages for FAST_REG */
+	__le32 rsvd1;
+};
+
+#define ORCA_MKEY_KEY			GENMASK(7, 0)
+#define ORCA_MKEY_INDEX			GENMASK(31, 8)
+
+struct orca_cmd_create_mr_out {
+	__le32 lkey;
+	__le32 rkey;
+};
+
+/* QP types. */
+#define ORCA_QPT_RC			2
+#define ORCA_QPT_UD			4
+#define ORCA_QPT_GSI			5	/* QP1; qpn is always 1 */
+
+#define ORCA_QP_F_SQ_SIG_ALL		BIT(0)
+#define ORCA_QP_F_USE_SRQ		BIT(1)
+
+/*
+ * CREATE_QP: the SQ and RQ buffers are one page list at in_addr: first
+ * sq_npages entries, then rq_npages.  Output qpn.
+ */
+struct orca_cmd_create_qp {
+	u8 qp_type;			/* ORCA_QPT_* */
+	u8 page_shift;
+	u8 log_sq_depth;		/* send WQEs = 1 << n */
+	u8 log_rq_depth;		/* recv WQEs = 1 << n; 0 with SRQ */
+	__le32 flags;			/* ORCA_QP_F_* */
+	__le32 pdn;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 srqn;
+	u8 max_send_sge;
+	u8 max_recv_sge;
+	__le16 max_inline_data;
+	__le32 sq_npages;
+	__le32 rq_npages;
+	__le32 uar;
+	__le64 db_rec_addr;		/* struct orca_qp_db_rec */
+};
+
+/* QP states, numbered as enum ib_qp_state. */
+enum orca_qp_state {
+	ORCA_QPS_RESET	= 0,
+	ORCA_QPS_INIT	= 1,
+	ORCA_QPS_RTR	= 2,
+	ORCA_QPS_RTS	= 3,
+	ORCA_QPS_SQD	= 4,
+	ORCA_QPS_SQE	= 5,
+	ORCA_QPS_ERR	= 6,
+};
+
+/* MODIFY_QP attribute mask, numbered as enum ib_qp_attr_mask. */
+#define ORCA_QP_ATTR_STATE		BIT(0)
+#define ORCA_QP_ATTR_CUR_STATE		BIT(1)
+#define ORCA_QP_ATTR_EN_SQD_ASYNC	BIT(2)
+#define ORCA_QP_ATTR_ACCESS_FLAGS	BIT(3)
+#define ORCA_QP_ATTR_PKEY_INDEX		BIT(4)
+#define ORCA_QP_ATTR_PORT		BIT(5)
+#define ORCA_QP_ATTR_QKEY		BIT(6)
+#define ORCA_QP_ATTR_AV			BIT(7)
+#define ORCA_QP_ATTR_PATH_MTU		BIT(8)
+#define ORCA_QP_ATTR_TIMEOUT		BIT(9)
+#define ORCA_QP_ATTR_RETRY_CNT		BIT(10)
+#define ORCA_QP_ATTR_RNR_RETRY		BIT(11)
+#define ORCA_QP_ATTR_RQ_PSN		BIT(12)
+#define ORCA_QP_ATTR_MAX_QP_RD_ATOMIC	BIT(13)
+#define ORCA_QP_ATTR_ALT_PATH		BIT(14)
+#define ORCA_QP_ATTR_MIN_RNR_TIMER	BIT(15)
+#define ORCA_QP_ATTR_SQ_PSN		BIT(16)
+#define ORCA_QP_ATTR_MAX_DEST_RD_ATOMIC	BIT(17)
+#define ORCA_QP_ATTR_PATH_MIG_STATE	BIT(18)
+#define ORCA_QP_ATTR_CAP		BIT(19)
+#define ORCA_QP_ATTR_DEST_QPN		BIT(20)
+#define ORCA_QP_ATTR_SUPPORTED		(GENMASK(13, 0) | BIT(15) | BIT(16) | \
+					 BIT(17) | BIT(20))
+
+/**
+ * struct orca_av - address vector of a RoCE path (QP or AH)
+ * @dgid: destination GID (IPv4-mapped for IPv4)
+ * @dmac: destination MAC
+ * @sgid_index: source GID table index; selects source IP, MAC and type
+ * @hop_limit: IP TTL / hop limit
+ * @traffic_class: IP TOS / traffic class
+ * @flow_label: IPv6 flow label (20 bits)
+ */
+struct orca_av {
+	u8 dgid[16];
+	u8 dmac[6];
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 rsvd[3];
+	__le32 flow_label;
+};
+
+/* MODIFY_QP input; QUERY_QP writes the same layout at out_addr. */
+struct orca_qp_attr {
+	__le32 qpn;
+	__le32 attr_mask;		/* ORCA_QP_ATTR_*; QUERY: all valid */
+	u8 qp_state;
+	u8 cur_qp_state;
+	u8 path_mtu;			/* IB MTU encoding */
+	u8 timeout;			/* 4.096 us * 2^timeout; 0 = infinite */
+	u8 retry_cnt;
+	u8 rnr_retry;			/* 7 = infinite */
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 port;
+	__le16 pkey_index;
+	__le32 qkey;
+	__le32 access;			/* ORCA_ACCESS_* remote rights */
+	__le32 rq_psn;			/* 24 bits */
+	__le32 sq_psn;			/* 24 bits */
+	__le32 dest_qpn;		/* 24 bits */
+	struct orca_av av;
+	u8 sq_draining;		/* QUERY only */
+	u8 rsvd[7];
+};
+
+/* CREATE_AH: output ahn. */
+struct orca_cmd_create_ah {
+	__le32 pdn;
+	__le32 rsvd;
+	struct orca_av av;
+};
+
+/* CREATE_SRQ: output srqn. */
+struct orca_cmd_create_srq {
+	__le32 pdn;
+	__le32 cqn;			/* reserved, 0 (no XRC) */
+	u8 log_depth;
+	u8 page_shift;
+	u8 max_sge;
+	u8 rsvd;
+	__le32 npages;
+	__le32 limit;			/* SRQ_LIMIT event threshold, 0 off */
+	__le32 uar;
+	__le64 page_addr;		/* single page when in_len == 0 */
+	__le64 db_rec_addr;		/* struct orca_srq_db_rec */
+};
+
+/* MODIFY_SRQ: arm the limit.  QUERY_SRQ: output limit in out[0..3]. */
+struct orca_cmd_modify_srq {
+	__le32 srqn;
+	__le32 limit;
+};
+
+static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
+static_assert(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
+static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
+static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
+static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
+static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
+static_assert(sizeof(struct orca_cmd_create_srq) <= ORCA_CMD_INLINE_BYTES, "create srq");
+
+#endif /* _ORCA_CMDS_DEFS_H_ */

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The adapter's data-path interface for the provider: the kernel types the
+ * kernel driver's orca_regs_defs.h and orca_io_defs.h use (rdma-core's
+ * util/util.h already has BIT, GENMASK and FIELD_*), then those very files,
+ * which the build puts next to this one (scripts/provider-build.sh; the
+ * rdma-core series carries them as they are in the driver).
+ */
+#ifndef ORCA_PROVIDER_HW_H
+#define ORCA_PROVIDER_HW_H
+
+#include <assert.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include <util/util.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+#include "orca_regs_defs.h"
+#include "orca_io_defs.h"
+
+#endif /* ORCA_PROVIDER_HW_H */
