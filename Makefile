@@ -14,13 +14,16 @@
 #                   ORCA_BENCH="nvmeof perftest ulp" the workloads)
 #   make check      all tests: unit, lint, guest (README)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
+#   make patches    the kernel and rdma-core patch series (out/patches/)
+#   make deb        orca-dkms, ibverbs-provider-orca and orca-emulator
+#                   packages (out/deb/)
 #   make clean
 
 TOOLROOT := scripts/toolroot.sh
 IN_TOOLROOT := $(TOOLROOT) --run env ORCA_IN_TOOLROOT=1
 
 # Goals that run inside the toolroot.
-TR_GOALS := all module emulator provider usertests smb lint
+TR_GOALS := all module emulator provider usertests smb lint patches deb
 
 ifndef ORCA_IN_TOOLROOT
 
@@ -80,6 +83,14 @@ usertests:
 lint:
 	selftests/lint.sh
 
-.PHONY: all module emulator provider usertests smb lint
+# The driver and the provider as patch series, generated from the tree.
+patches:
+	scripts/make-patches.sh
+
+# Debian packages of the driver (DKMS), the provider and the emulator.
+deb: emulator provider
+	scripts/deb.sh
+
+.PHONY: all module emulator provider usertests smb lint patches deb
 
 endif

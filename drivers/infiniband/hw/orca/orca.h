@@ -36,7 +36,7 @@ enum {
 
 /*
  * Device capabilities in CPU byte order, copied from struct orca_dev_caps
- * (QUERY_DEVICE) once at probe; orca_hw.h describes each field.
+ * (QUERY_DEVICE) once at probe; orca_cmds_defs.h describes each field.
  */
 struct orca_caps {
 	u64 sys_image_guid;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ORCA typed firmware commands: each function turns its parameters into one
- * struct orca_cmd (orca_hw.h layouts), executes it through orca_cmdq_exec()
- * and turns the output back into CPU-order values.
+ * struct orca_cmd (orca_cmds_defs.h layouts), executes it through
+ * orca_cmdq_exec() and turns the output back into CPU-order values.
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
