@@ -64,6 +64,13 @@ done
 # 2. Lint.
 run_program lint selftests/lint.sh
 
+# 2b. Upstreaming and packaging: the patch series build in pristine trees,
+# the packages install in a copy of the toolroot.
+for t in selftests/patches.sh selftests/deb.sh; do
+	[ -x "$t" ] || continue
+	run_program "$(basename "$t" .sh)" "$t"
+done
+
 # 3. Guest tests, in name order.
 for t in selftests/guest/[0-9]*.sh; do
 	[ -x "$t" ] || continue

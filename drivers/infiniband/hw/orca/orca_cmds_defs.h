@@ -82,6 +82,7 @@ enum orca_cmd_status {
  * @opcode: enum orca_cmd_opcode
  * @flags: ORCA_CMD_F_*
  * @token: echoed in the completion; the driver's slot identifier
+ * @rsvd0: reserved, zero
  * @in_len: bytes of indirect input at @in_addr (0: none)
  * @out_len: bytes the device may write at @out_addr (0: none)
  * @in_addr: DMA address of indirect input (page lists, large inputs)
@@ -395,6 +396,7 @@ enum orca_qp_state {
  * @sgid_index: source GID table index; selects source IP, MAC and type
  * @hop_limit: IP TTL / hop limit
  * @traffic_class: IP TOS / traffic class
+ * @rsvd: reserved, zero
  * @flow_label: IPv6 flow label (20 bits)
  */
 struct orca_av {
