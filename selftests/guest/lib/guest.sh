@@ -88,7 +88,8 @@ flag_wait() {	# flag_wait SECS NAME [NAME...]: wait for any; 0 iff the first
 	[ -e "$ORCA_RUN_DIR/flag-$1" ]
 }
 
-orca_ko=$top/drivers/infiniband/hw/orca/orca.ko
+# ORCA_KO: another build of the driver (the patch series'), else the repo's.
+orca_ko=${ORCA_KO:-$top/drivers/infiniband/hw/orca/orca.ko}
 ktest_ko=$top/selftests/kmod/orca_ktest.ko
 
 orca_load() {
