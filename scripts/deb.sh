@@ -100,7 +100,7 @@ cat >"$stage/orca-dkms/DEBIAN/postinst" <<EOC
 #!/bin/sh
 set -e
 if [ "\$1" = configure ]; then
-	/usr/lib/dkms/common.postinst orca $version "" "" "\$2"
+	/usr/lib/dkms/common.postinst orca $version /usr/share/orca-dkms "" "\$2"
 fi
 EOC
 cat >"$stage/orca-dkms/DEBIAN/prerm" <<EOC

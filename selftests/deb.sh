@@ -28,7 +28,7 @@ result() { # result RC NAME [LOG]
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 scripts/deb.sh >"$out/build.log" 2>&1
 result $? "make deb" "$out/build.log"
 
@@ -67,6 +67,15 @@ result $? "dpkg -i of the three packages" "$out/dpkg.log"
 chroot "$ovl/root" dkms status orca >"$out/dkms.log" 2>&1
 grep -q "orca/1.0.0, $kver, x86_64: installed" "$out/dkms.log"
 result $? "dkms built and installed orca for $kver" "$out/dkms.log"
+# The DKMS build as a binaries-only DKMS tarball, for the guest test
+# (selftests/guest/90-deb-install.sh), which installs the packages in a
+# guest with this kernel: the package's postinst loads the tarball's module
+# from /usr/share/orca-dkms and only installs it (a build under TCG takes
+# minutes).
+chroot "$ovl/root" dkms mktarball -m orca -v 1.0.0 -k "$kver" --binaries-only \
+	--archive /tmp/orca-1.0.0.dkms.tar.gz >"$out/mktarball.log" 2>&1 &&
+	cp "$ovl/root/tmp/orca-1.0.0.dkms.tar.gz" "$out/" >>"$out/mktarball.log" 2>&1
+result $? "dkms mktarball of the built module" "$out/mktarball.log"
 
 ko=$(ls "$ovl/root/lib/modules/$kver/updates/dkms/"orca.ko* 2>/dev/null | head -n1)
 { [ -n "$ko" ] && modinfo "$ko"; } >"$out/modinfo.log" 2>&1
