@@ -159,7 +159,6 @@ def main():
     state = {}          # upstream path -> text as of the previous patch
     objs, link, mk = [], False, None
     total = len(patches)
-    stats_all = []
     for num, p in enumerate(patches, 1):
         new = {}
 
@@ -207,10 +206,16 @@ def main():
             body.append(d)
             stat.append((path, plus, minus, old is None))
             state[path] = new[path]
-        stats_all += stat
         write_patch(outdir, num, total, p, date, body, stat)
     if cover:
-        write_cover(outdir, total, cover, patches, date, stats_all)
+        # The series as a whole: each file once, against the pristine tree.
+        merged = []
+        for path in sorted(state):
+            up = os.path.join(upstream, path)
+            old = read(up) if os.path.exists(up) else None
+            _, plus, minus = diff(path, old, state[path])
+            merged.append((path, plus, minus, old is None))
+        write_cover(outdir, total, cover, patches, date, merged)
 
 
 def diffstat(stat):
@@ -220,7 +225,8 @@ def diffstat(stat):
     out = []
     for path, plus, minus, _ in stat:
         scale = min(1.0, room / most)
-        bar = '+' * round(plus * scale) + '-' * round(minus * scale)
+        bar = '+' * (plus and max(1, round(plus * scale))) + \
+            '-' * (minus and max(1, round(minus * scale)))
         out.append(f' {path:<{width}} | {plus + minus:4} {bar}')
     ins = sum(s[1] for s in stat)
     dels = sum(s[2] for s in stat)
@@ -248,13 +254,13 @@ def write_patch(outdir, num, total, p, date, body, stat):
         f.write('-- \n2.47.3\n\n')
 
 
-def write_cover(outdir, total, cover, patches, date, stats_all):
+def write_cover(outdir, total, cover, patches, date, merged):
     with open(os.path.join(outdir, '0000-cover-letter.patch'), 'w') as f:
         f.write(header(0, total, cover.subject, date))
         f.write('\n'.join(cover.body).strip('\n') + '\n\n')
         for n, p in enumerate(patches, 1):
             f.write(f'  {p.subject}\n')
-        f.write('\n' + diffstat(stats_all) + '\n\n-- \n2.47.3\n\n')
+        f.write('\n' + diffstat(merged) + '\n\n-- \n2.47.3\n\n')
 
 
 if __name__ == '__main__':
