@@ -14,9 +14,13 @@
  * discovery and datagrams (UD, and the CM's MADs on QP1), which no transport
  * retransmits, intact.
  *
- * Usage: orca-wire --socket PATH [--pcap FILE] [--drop-pct N]
- *                  [--reorder-pct N] [--faults-rc-only] [--seed S]
- *                  [--log FILE]
+ * Usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]
+ *                  [--drop-pct N] [--reorder-pct N] [--faults-rc-only]
+ *                  [--seed S] [--log FILE]
+ *
+ * --pcap-snaplen keeps the first N bytes of each frame: a test that only
+ * reads headers (and the start of a CM MAD) then neither writes nor parses
+ * hundreds of MB of payload.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +42,7 @@
 #include <unistd.h>
 
 #define MAX_FRAME		9018
+#define PCAP_MAX_SNAPLEN	65535
 #define MAX_PORTS		64
 #define MAX_MACS		1024
 #define SEND_TIMEOUT_MS		10	/* wait this long for a full port */
@@ -79,6 +84,7 @@ struct wire {
 	int fd;
 	const char *path;
 	FILE *pcap;
+	uint32_t snaplen;
 	FILE *log;
 	unsigned int drop_pct;
 	unsigned int reorder_pct;
@@ -130,7 +136,10 @@ static int pcap_open(struct wire *w, const char *file)
 		uint16_t major, minor;
 		int32_t thiszone;
 		uint32_t sigfigs, snaplen, linktype;
-	} hdr = { 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1 };
+	} hdr = { 0xa1b2c3d4, 2, 4, 0, 0, PCAP_MAX_SNAPLEN, 1 };
+
+	if (w->snaplen)
+		hdr.snaplen = w->snaplen;
 
 	w->pcap = fopen(file, "wb");
 	if (!w->pcap)
@@ -145,15 +154,19 @@ static void pcap_write(struct wire *w, const struct frame *f)
 {
 	struct timeval tv;
 	uint32_t rec[4];
+	size_t caplen = f->len;
 
 	if (!w->pcap)
 		return;
+	if (w->snaplen && caplen > w->snaplen)
+		caplen = w->snaplen;
 	gettimeofday(&tv, NULL);
 	rec[0] = (uint32_t)tv.tv_sec;
 	rec[1] = (uint32_t)tv.tv_usec;
-	rec[2] = rec[3] = (uint32_t)f->len;
+	rec[2] = (uint32_t)caplen;
+	rec[3] = (uint32_t)f->len;
 	if (fwrite(rec, sizeof(rec), 1, w->pcap) != 1 ||
-	    fwrite(f->data, 1, f->len, w->pcap) != f->len || fflush(w->pcap)) {
+	    fwrite(f->data, 1, caplen, w->pcap) != caplen || fflush(w->pcap)) {
 		wlog(w, "pcap write failed: %s; capture stopped",
 		     strerror(errno));
 		fclose(w->pcap);
@@ -401,9 +414,9 @@ static int open_socket(struct wire *w)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: orca-wire --socket PATH [--pcap FILE] [--drop-pct N]\n"
-		"                 [--reorder-pct N] [--faults-rc-only] [--seed S]\n"
-		"                 [--log FILE]\n");
+		"usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]\n"
+		"                 [--drop-pct N] [--reorder-pct N] [--faults-rc-only]\n"
+		"                 [--seed S] [--log FILE]\n");
 	exit(2);
 }
 
@@ -417,12 +430,24 @@ static unsigned int parse_pct(const char *s)
 	return (unsigned int)v;
 }
 
+/* At least an Ethernet header, at most what the pcap header can say. */
+static uint32_t parse_snaplen(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v < 14 || v > PCAP_MAX_SNAPLEN)
+		usage();
+	return (uint32_t)v;
+}
+
 static void parse_args(struct wire *w, int argc, char **argv,
 		       const char **pcap, const char **logfile)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "pcap", required_argument, NULL, 'p' },
+		{ "pcap-snaplen", required_argument, NULL, 'n' },
 		{ "drop-pct", required_argument, NULL, 'd' },
 		{ "reorder-pct", required_argument, NULL, 'r' },
 		{ "faults-rc-only", no_argument, NULL, 'R' },
@@ -440,6 +465,9 @@ static void parse_args(struct wire *w, int argc, char **argv,
 			break;
 		case 'p':
 			*pcap = optarg;
+			break;
+		case 'n':
+			w->snaplen = parse_snaplen(optarg);
 			break;
 		case 'd':
 			w->drop_pct = parse_pct(optarg);

@@ -374,6 +374,33 @@ static void hello_all(void)
 	drain_all();
 }
 
+/* --pcap-snaplen 40: every record holds the frame's first 40 bytes. */
+static void test_pcap_snaplen(void)
+{
+	static uint8_t buf[1 << 16];
+	size_t n, off;
+	int fd, records = 0;
+
+	unlink(pcap_path);
+	CHECK(start_switch("--pcap-snaplen", "40"));
+	hello_all();
+	send_frame(0, mac[1], false);
+	CHECK(recv_seq(1, WAIT_MS) == seq);
+	CHECK(stop_switch());
+	fd = open(pcap_path, O_RDONLY);
+	CHECK(fd >= 0);
+	n = fd >= 0 ? (size_t)read(fd, buf, sizeof(buf)) : 0;
+	if (fd >= 0)
+		close(fd);
+	CHECK(n >= 24 && rd32(buf + 16) == 40);
+	for (off = 24; off + 16 <= n; records++) {
+		CHECK(rd32(buf + off + 8) == 40 && rd32(buf + off + 12) == 64);
+		off += 16 + 40;
+	}
+	CHECK(off == n && records >= NCLIENTS + 1);
+	ktap_case_end("pcap_snaplen_truncates_records");
+}
+
 static void test_drop(void)
 {
 	int i;
@@ -452,10 +479,10 @@ int main(void)
 	int c;
 
 	find_binary();
-	ktap_plan(11);
+	ktap_plan(12);
 	if (access(wire_bin, X_OK)) {
 		printf("# %s: not built\n", wire_bin);
-		for (c = 0; c < 11; c++)
+		for (c = 0; c < 12; c++)
 			ktap_skip("orca-wire", "binary missing");
 		ktap_finish();
 		return 4;
@@ -482,6 +509,7 @@ int main(void)
 	CHECK(log_contains("exit: received"));
 	ktap_case_end("sigterm_exits_cleanly_removes_socket");
 	test_pcap();
+	test_pcap_snaplen();
 	test_drop();
 	test_reorder();
 	test_faults_rc_only();

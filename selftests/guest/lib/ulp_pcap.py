@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Did a kernel ULP's connection run over RoCE?  Reads a wire capture with
-tshark and, for one protocol, finds the rdma_cm connections to its port
-(CM REQ MADs on QP1 whose service ID carries the port), the QP numbers
-the REQ and its REP named, and the RoCE packets addressed to those QPs.
+tshark (once) and, for each protocol, finds the rdma_cm connections to its
+port (CM REQ MADs on QP1 whose service ID carries the port), the QP
+numbers the REQ and its REP named, and the RoCE packets addressed to
+those QPs.  Headers are all it reads: a capture cut to a snap length
+(orca-wire --pcap-snaplen 256) is enough.
 
 Prints "ok NAME" / "fail NAME" lines (the caller turns them into test
-cases) and "# ..." comment lines.
+cases) and other lines as comments.
 
-Usage: ulp_pcap.py PCAP PROTO     (PROTO: rds nfs srp iser smb)
+Usage: ulp_pcap.py PCAP PROTO...     (PROTO: rds nfs srp iser smb)
 """
 import collections
 import subprocess
@@ -43,18 +45,17 @@ def parse(line):
     return f[0], f[1], [num(v) for v in f[2:]]
 
 
-def main():
-    pcap, proto = sys.argv[1], sys.argv[2]
-    port, want = PROTOS[proto]
+def tshark(pcap):
     cmd = ["tshark", "-r", pcap, "-Y", "infiniband", "-T", "fields"]
     for f in FIELDS:
         cmd += ["-e", f]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True,
-                             check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"fail {proto}: wire: tshark reads the capture ({e})")
-        return
+    out = subprocess.run(cmd, capture_output=True, text=True,
+                         check=True).stdout
+    return [parse(line) for line in out.splitlines()]
+
+
+def check(packets, proto):
+    port, want = PROTOS[proto]
     # tshark names no comm ID field in a REQ: a REP answers the latest REQ
     # that went the other way between the same two addresses.  The
     # protocols of a run connect one after another and QP numbers are
@@ -65,8 +66,7 @@ def main():
     qpns = set()
     ops = collections.Counter()
     inside = False
-    for line in out.splitlines():
-        src, dst, (op, dqp, dport, req_qpn, rep_qpn) = parse(line)
+    for src, dst, (op, dqp, dport, req_qpn, rep_qpn) in packets:
         if req_qpn is not None:
             inside = dport == port
             pending[(src, dst)] = inside
@@ -89,6 +89,18 @@ def main():
         res = "ok" if n > 0 else "fail"
         print(f"{res} {proto}: wire: RC {kind.upper()} packets on the "
               f"connection's QPs ({n})")
+
+
+def main():
+    pcap, protos = sys.argv[1], sys.argv[2:]
+    try:
+        packets = tshark(pcap)
+    except (OSError, subprocess.CalledProcessError) as e:
+        for proto in protos:
+            print(f"fail {proto}: wire: tshark reads the capture ({e})")
+        return
+    for proto in protos:
+        check(packets, proto)
 
 
 main()
