@@ -21,9 +21,9 @@ ulp_guest_test() {
 		host_done $?
 	fi
 	pcap=$out/wire.pcap
-	# Headers are all ulp_pcap.py reads: 256 bytes hold them and the CM
-	# fields it needs (a REQ's local QPN ends at byte 121).
-	run_guests 2 "$timeout" --pcap "$pcap" --wire-opts "--pcap-snaplen 256" \
+	# Headers are all ulp_pcap.py reads, but tshark dissects a CM MAD only
+	# whole: 512 bytes hold a MAD frame (322 on IPv4), not a data payload.
+	run_guests 2 "$timeout" --pcap "$pcap" --wire-opts "--pcap-snaplen 512" \
 		"${opts[@]}" -- selftests/guest/in-guest/ulp.sh "$skind" "$ckind" "$@"
 	rc=$?
 	while read -r line; do

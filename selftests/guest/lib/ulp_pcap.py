@@ -4,8 +4,8 @@
 tshark (once) and, for each protocol, finds the rdma_cm connections to its
 port (CM REQ MADs on QP1 whose service ID carries the port), the QP
 numbers the REQ and its REP named, and the RoCE packets addressed to
-those QPs.  Headers are all it reads: a capture cut to a snap length
-(orca-wire --pcap-snaplen 256) is enough.
+those QPs.  Headers and whole CM MADs are all it reads: a capture cut to
+a snap length (orca-wire --pcap-snaplen 512) is enough.
 
 Prints "ok NAME" / "fail NAME" lines (the caller turns them into test
 cases) and other lines as comments.
