@@ -15,17 +15,7 @@ out=$top/out/deb-test
 rm -rf "$out"
 mkdir -p "$out"
 
-n=0 failed=0
-result() { # result RC NAME [LOG]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		[ -n "${3:-}" ] && sed 's/^/# /' "$3" | tail -n 30
-		echo "not ok $n $2"
-	fi
-}
+. "$top/selftests/lib/ktap-result.sh"
 
 echo "TAP version 13"
 echo "1..9"

@@ -146,6 +146,18 @@ static int rds_socket(const char *ip, int port, struct sockaddr_in *sin)
 	return fd;
 }
 
+/* The peer's address: PEER_IP on our own port. */
+static int peer_addr(const struct sockaddr_in *me, const char *peer_ip,
+		     struct sockaddr_in *peer)
+{
+	*peer = *me;
+	if (inet_pton(AF_INET, peer_ip, &peer->sin_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", peer_ip);
+		return -1;
+	}
+	return 0;
+}
+
 static ssize_t recv_wait(int fd, uint8_t *buf, struct sockaddr_in *from)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -258,11 +270,8 @@ static int do_send(const char *ip, const char *peer_ip, int port,
 	fd = rds_socket(ip, port, &me);
 	if (fd < 0 || !buf || !in || !want)
 		return 1;
-	peer = me;
-	if (inet_pton(AF_INET, peer_ip, &peer.sin_addr) != 1) {
-		fprintf(stderr, "bad address %s\n", peer_ip);
+	if (peer_addr(&me, peer_ip, &peer))
 		return 1;
-	}
 	for (seq = 0; seq < count; seq++) {
 		len = msg_len(seq);
 		fill(buf, seq, len);
@@ -313,11 +322,8 @@ static int do_bench(const char *ip, const char *peer_ip, int port,
 	fd = rds_socket(ip, port, &me);
 	if (fd < 0 || !buf || !in || !want)
 		return 1;
-	peer = me;
-	if (inet_pton(AF_INET, peer_ip, &peer.sin_addr) != 1) {
-		fprintf(stderr, "bad address %s\n", peer_ip);
+	if (peer_addr(&me, peer_ip, &peer))
 		return 1;
-	}
 	fill(buf, seq, size);
 	start = now_s();
 	end = start + secs;
