@@ -21,27 +21,84 @@
 #include "engine_priv.h"
 #include "eq.h"
 
-static uint64_t now_ms(void)
+static uint64_t now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Heartbeat: ms/100 since power-on while alive, frozen by "hang". */
+static uint64_t now_ms(void)
+{
+	return now_us() / 1000;
+}
+
+static bool hb_frozen(const struct orca_engine *eng)
+{
+	return eng->hang || eng->hb_stop;
+}
+
+/* Heartbeat: ms/100 since power-on while alive, frozen by a fault. */
 static uint32_t heartbeat(struct orca_engine *eng)
 {
-	if (eng->hang)
+	if (hb_frozen(eng))
 		return eng->hb_frozen;
 	return (uint32_t)((now_ms() - eng->hb_start_ms) / 100);
 }
 
+/* Call before setting hang or hb_stop; eng->lock held. */
+static void hb_freeze(struct orca_engine *eng)
+{
+	if (!hb_frozen(eng))
+		eng->hb_frozen = heartbeat(eng);
+}
+
+/*
+ * Call after clearing hang or hb_stop (with @was_frozen from before): the
+ * heartbeat continues from where it froze, not jumped by the fault's length.
+ */
+static void hb_thaw(struct orca_engine *eng, bool was_frozen)
+{
+	if (was_frozen && !hb_frozen(eng))
+		eng->hb_start_ms = now_ms() - (uint64_t)eng->hb_frozen * 100;
+}
+
+/*
+ * Every DMA of the engine comes here: the bus-master fence, then the
+ * translation.  Runs on the engine thread, so the counters are atomics the
+ * socket thread can read at any time.
+ */
 void *engine_dma(struct orca_engine *eng, uint64_t addr, size_t len)
 {
+	void *p;
+
 	if (!len || addr + len < addr)
 		return NULL;
-	return eng->host.ops->dma_ptr(eng->host.priv, addr, len);
+	if (!atomic_load_explicit(&eng->bus_master, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&eng->dma_blocked, 1,
+					  memory_order_relaxed);
+		return NULL;
+	}
+	p = eng->host.ops->dma_ptr(eng->host.priv, addr, len);
+	if (p && atomic_load_explicit(&eng->late_window, memory_order_relaxed))
+		atomic_fetch_add_explicit(&eng->dma_late, 1,
+					  memory_order_relaxed);
+	return p;
+}
+
+/* An MSI-X message is a DMA write: the same fence applies. */
+void engine_irq(struct orca_engine *eng, unsigned int vector)
+{
+	if (!atomic_load_explicit(&eng->bus_master, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&eng->dma_blocked, 1,
+					  memory_order_relaxed);
+		return;
+	}
+	if (atomic_load_explicit(&eng->late_window, memory_order_relaxed))
+		atomic_fetch_add_explicit(&eng->dma_late, 1,
+					  memory_order_relaxed);
+	eng->host.ops->irq_raise(eng->host.priv, vector);
 }
 
 /* Called with eng->lock held. */
@@ -154,9 +211,17 @@ void engine_init_port(struct orca_engine *eng)
  */
 static void regs_power_on(struct orca_engine *eng)
 {
-	if (eng->hang)
-		eng->hb_start_ms = now_ms() - (uint64_t)eng->hb_frozen * 100;
+	bool was_frozen = hb_frozen(eng);
+
 	eng->hang = false;
+	eng->hb_stop = false;
+	hb_thaw(eng, was_frozen);
+	/* Work the driver gave up ends here: nothing of it is late any more. */
+	eng->fault_active = false;
+	atomic_store(&eng->late_window, false);
+	eng->slow_timing = false;
+	eng->garbage_eqe = false;
+	eng->garbage_cqe = false;
 	eng->status = ORCA_STATUS_READY;
 	eng->syndrome = ORCA_FATAL_NONE;
 	eng->cmdq_base = 0;
@@ -180,35 +245,79 @@ static bool cmdq_runnable(const struct orca_engine *eng)
 	       eng->cmdq_ci != eng->cmdq_pi;
 }
 
+/*
+ * A runnable command that "slow" has not held long enough yet; *due_us
+ * says when it will be.  The clock starts when a command becomes the next
+ * to run, so commands queued behind it wait their turn and then MS more:
+ * a driver can fill its queue with slow commands.  eng->lock held.
+ */
+static bool cmdq_held(struct orca_engine *eng, uint64_t *due_us)
+{
+	uint64_t due;
+
+	if (!eng->slow_ms || !cmdq_runnable(eng))
+		return false;
+	if (!eng->slow_timing || eng->slow_ci != eng->cmdq_ci ||
+	    eng->slow_gen != eng->cmdq_gen) {
+		eng->slow_timing = true;
+		eng->slow_ci = eng->cmdq_ci;
+		eng->slow_gen = eng->cmdq_gen;
+		eng->slow_start_us = now_us();
+	}
+	due = eng->slow_start_us + (uint64_t)eng->slow_ms * 1000;
+	if (now_us() >= due)
+		return false;
+	if (due_us)
+		*due_us = due;
+	return true;
+}
+
+static bool cmdq_due(struct orca_engine *eng)
+{
+	return cmdq_runnable(eng) && !cmdq_held(eng, NULL);
+}
+
 /* The data path runs unless the firmware is dead (hang or fatal). */
 static bool roce_runnable(const struct orca_engine *eng)
 {
 	return eng->roce && !eng->hang && !(eng->status & ORCA_STATUS_FATAL);
 }
 
+/* Garbage is written by a live firmware only. */
+static bool garbage_pending(const struct orca_engine *eng)
+{
+	return (eng->garbage_eqe || eng->garbage_cqe) && !eng->hang &&
+	       !(eng->status & ORCA_STATUS_FATAL);
+}
+
 static bool work_pending(struct orca_engine *eng)
 {
 	return eng->reset_req || eng->eq_db_pending || eng->link_event ||
-	       eng->fatal_event || eng->uar_pending || cmdq_runnable(eng) ||
+	       eng->fatal_event || eng->uar_pending || cmdq_due(eng) ||
+	       garbage_pending(eng) ||
 	       (roce_runnable(eng) && roce_work_pending_locked(eng));
 }
 
-/* Sleeps until woken, or until the transport's next timer is due. */
+/*
+ * Sleeps until woken, or until the transport's next timer or a slow
+ * command is due.
+ */
 static void engine_wait(struct orca_engine *eng)
 {
 	uint64_t due = roce_runnable(eng) ? roce_deadline_locked(eng) : 0;
-	struct timespec now_mono, ts;
-	uint64_t now_us, wait_ns;
+	uint64_t held_due, now, wait_ns;
+	struct timespec ts;
 
+	if (cmdq_held(eng, &held_due) && (!due || held_due < due))
+		due = held_due;
 	if (!due) {
 		pthread_cond_wait(&eng->wake, &eng->lock);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now_mono);
-	now_us = (uint64_t)now_mono.tv_sec * 1000000 + now_mono.tv_nsec / 1000;
-	if (due <= now_us)
+	now = now_us();
+	if (due <= now)
 		return;
-	wait_ns = (due - now_us) * 1000;
+	wait_ns = (due - now) * 1000;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += wait_ns / 1000000000;
 	ts.tv_nsec += wait_ns % 1000000000;
@@ -269,7 +378,7 @@ static void *engine_thread(void *arg)
 		uint32_t db_ci[EMU_MAX_EQ];
 		bool db_arm[EMU_MAX_EQ];
 		uint64_t db_bits, base, comp;
-		bool link, fatal, run, roce_ok;
+		bool link, fatal, run, roce_ok, g_eqe = false, g_cqe = false;
 		uint32_t syndrome, gen;
 		uint16_t ci;
 		uint8_t log_depth;
@@ -300,7 +409,13 @@ static void *engine_thread(void *arg)
 		syndrome = eng->syndrome;
 		/* UAR doorbells belong to the data path (not yet present). */
 		eng->uar_pending = false;
-		run = cmdq_runnable(eng);
+		if (garbage_pending(eng)) {
+			g_eqe = eng->garbage_eqe;
+			g_cqe = eng->garbage_cqe;
+		}
+		eng->garbage_eqe = false;
+		eng->garbage_cqe = false;
+		run = cmdq_due(eng);
 		ci = eng->cmdq_ci;
 		base = eng->cmdq_run_base;
 		comp = eng->cmdq_run_comp;
@@ -313,6 +428,14 @@ static void *engine_thread(void *arg)
 			eng->host.ops->dma_begin(eng->host.priv);
 			post_async(eng, db_bits, db_ci, db_arm, link, fatal,
 				   syndrome);
+			eng->host.ops->dma_end(eng->host.priv);
+		}
+		if (g_eqe || g_cqe) {
+			eng->host.ops->dma_begin(eng->host.priv);
+			if (g_eqe)
+				eq_post_garbage(eng);
+			if (g_cqe)
+				roce_cq_post_garbage(eng);
 			eng->host.ops->dma_end(eng->host.priv);
 		}
 		if (run)
@@ -366,6 +489,37 @@ err_tables:
 	return NULL;
 }
 
+/*
+ * The DMA fence's counters, for tests that check that a dead adapter's
+ * late work never reached guest memory.
+ */
+static void log_dma_fence(struct orca_engine *eng)
+{
+	struct engine_dma_fence f;
+
+	engine_dma_fence(eng, &f);
+	eng_log("dma: blocked %llu (bus master off), late %llu (after resume, before a reset)",
+		(unsigned long long)f.blocked, (unsigned long long)f.late);
+}
+
+void engine_dma_fence(struct orca_engine *eng, struct engine_dma_fence *out)
+{
+	out->blocked = atomic_load(&eng->dma_blocked);
+	out->late = atomic_load(&eng->dma_late);
+}
+
+void engine_set_bus_master(struct orca_engine *eng, bool on)
+{
+	if (atomic_exchange(&eng->bus_master, on) != on)
+		eng_log("bus master %s", on ? "enabled" : "disabled");
+	if (on) {
+		/* Work it held back may go on now. */
+		pthread_mutex_lock(&eng->lock);
+		pthread_cond_signal(&eng->wake);
+		pthread_mutex_unlock(&eng->lock);
+	}
+}
+
 static void log_stats(const struct engine_stats *s)
 {
 	char fails[256] = "";
@@ -402,6 +556,7 @@ void engine_destroy(struct orca_engine *eng)
 	engine_free_objects(eng);
 	roce_dev_destroy(eng);
 	log_stats(s);
+	log_dma_fence(eng);
 	pthread_cond_destroy(&eng->idle);
 	pthread_cond_destroy(&eng->wake);
 	pthread_mutex_destroy(&eng->lock);
@@ -645,20 +800,51 @@ int engine_inject(struct orca_engine *eng, const char *what)
 {
 	int ret = 0;
 
+	unsigned long ms;
+	char *end;
+
 	pthread_mutex_lock(&eng->lock);
-	if (!strcmp(what, "hang")) {
-		if (!eng->hang) {
-			eng->hb_frozen = heartbeat(eng);
-			eng->hang = true;
+	if (!strcmp(what, "hang") || !strcmp(what, "heartbeat-stop")) {
+		hb_freeze(eng);
+		if (!eng->fault_active) {
+			eng->fault_active = true;
+			eng->fault_resets = eng->stats.resets;
 		}
+		if (!strcmp(what, "hang"))
+			eng->hang = true;
+		else
+			eng->hb_stop = true;
 	} else if (!strcmp(what, "resume")) {
-		if (eng->hang) {
-			/* The heartbeat continues from where it froze. */
-			eng->hb_start_ms = now_ms() -
-					   (uint64_t)eng->hb_frozen * 100;
-			eng->hang = false;
+		bool was_frozen = hb_frozen(eng);
+
+		/*
+		 * What the fault held back now runs.  If no reset came in
+		 * between, the driver never took that work back from the
+		 * device: whatever it DMAs from now until a reset is late.
+		 */
+		if (eng->fault_active && eng->fault_resets == eng->stats.resets)
+			atomic_store(&eng->late_window, true);
+		eng->fault_active = false;
+		eng->hang = false;
+		eng->hb_stop = false;
+		hb_thaw(eng, was_frozen);
+		pthread_cond_signal(&eng->wake);
+	} else if (!strncmp(what, "slow ", 5)) {
+		errno = 0;
+		ms = strtoul(what + 5, &end, 10);
+		if (errno || *end || end == what + 5 || ms > 600000) {
+			ret = -EINVAL;
+		} else {
+			eng->slow_ms = ms;
+			eng->slow_timing = false;
 			pthread_cond_signal(&eng->wake);
 		}
+	} else if (!strcmp(what, "garbage-eqe")) {
+		eng->garbage_eqe = true;
+		pthread_cond_signal(&eng->wake);
+	} else if (!strcmp(what, "garbage-cqe")) {
+		eng->garbage_cqe = true;
+		pthread_cond_signal(&eng->wake);
 	} else if (!strcmp(what, "counts")) {
 		/*
 		 * Live object counts, for tests that check that a driver
@@ -669,6 +855,7 @@ int engine_inject(struct orca_engine *eng, const char *what)
 			objtab_count(&eng->mrs), objtab_count(&eng->qps),
 			objtab_count(&eng->ahs), objtab_count(&eng->srqs),
 			eng->gsi_qp != NULL, objtab_count(&eng->uars));
+		log_dma_fence(eng);
 	} else if (!strcmp(what, "fatal")) {
 		if (!(eng->status & ORCA_STATUS_FATAL)) {
 			set_fatal_locked(eng, ORCA_FATAL_INTERNAL);

@@ -75,12 +75,51 @@ void engine_set_link(struct orca_engine *eng, bool up);
 
 /*
  * Fault injection for tests, set from the emulator's control file:
- * "hang" stops command processing and the heartbeat (a dead firmware),
- * "fatal" raises a fatal error, "resume" undoes "hang"; "counts" logs
- * the number of live objects of each kind ("engine: objects: pd N ...").
- * Returns 0 or -EINVAL for an unknown word.
+ *   "hang"           stops command processing, the data path and the
+ *                    heartbeat (a dead firmware); a reset revives it
+ *   "heartbeat-stop" freezes only the heartbeat register: commands and the
+ *                    data path go on (a watchdog-only failure)
+ *   "resume"         undoes "hang" and "heartbeat-stop"
+ *   "fatal"          raises a fatal error (DEVICE_FATAL on EQ 0)
+ *   "slow MS"        every command completes no sooner than MS ms after it
+ *                    became the next to run; registers, events and the data
+ *                    path are not delayed ("slow 0": off)
+ *   "garbage-eqe"    writes malformed entries (unknown types, out-of-range
+ *                    numbers and tokens, valid phase) to every EQ
+ *   "garbage-cqe"    writes malformed CQEs (unknown opcode and status,
+ *                    out-of-range QPNs and WQE indexes, valid phase) to
+ *                    every CQ
+ *   "counts"         logs the live objects ("engine: objects: pd N ...")
+ *                    and the DMA fence counters ("engine: dma: ...")
+ * Garbage is only written where it leaves room: it never overflows a
+ * queue and so never makes the device fatal by itself.
+ * Returns 0 or -EINVAL for an unknown word or a bad argument.
  */
 int engine_inject(struct orca_engine *eng, const char *what);
+
+/*
+ * The PCI command register's Bus Master Enable (pci.c calls this on every
+ * config write of it).  A function starts with it clear.  While it is
+ * clear the engine performs no DMA and raises no MSI-X (an MSI is a memory
+ * write): each attempt is counted as blocked and fails as an unmapped
+ * address would.
+ */
+void engine_set_bus_master(struct orca_engine *eng, bool on);
+
+/**
+ * struct engine_dma_fence - what the DMA fence saw
+ * @blocked: DMA attempts (and interrupts) while Bus Master Enable was clear
+ * @late: DMA performed after a "resume" revived work that the driver had
+ *	given up and no reset had ended: DMA into memory the driver may have
+ *	freed.  A driver that fences a dead adapter (clears bus mastering
+ *	and resets it) before freeing keeps this at 0.
+ */
+struct engine_dma_fence {
+	uint64_t blocked;
+	uint64_t late;
+};
+
+void engine_dma_fence(struct orca_engine *eng, struct engine_dma_fence *out);
 
 /*
  * Synchronous access for unit tests: run everything the engine thread has

@@ -15,6 +15,7 @@
 #define ORCA_EMU_ENGINE_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -183,8 +184,21 @@ struct orca_engine {
 	uint32_t cmdq_gen;		/* bumped by enable/disable/reset */
 	uint64_t cmdq_run_base, cmdq_run_comp;
 	bool hang;
+	bool hb_stop;			/* "heartbeat-stop": only the heartbeat */
 	uint64_t hb_start_ms;		/* heartbeat epoch */
 	uint32_t hb_frozen;
+	/* "slow MS": each command completes no sooner than MS ms after it
+	 * became the next one to run; slow_ci/slow_gen say which one. */
+	uint32_t slow_ms;
+	bool slow_timing;
+	uint16_t slow_ci;
+	uint32_t slow_gen;
+	uint64_t slow_start_us;
+	/* "garbage-eqe"/"garbage-cqe": malformed entries to write. */
+	bool garbage_eqe, garbage_cqe;
+	/* A hang or heartbeat-stop is in place and no reset happened since. */
+	bool fault_active;
+	uint64_t fault_resets;		/* stats.resets when it began */
 	bool stop;
 	bool reset_req;
 	uint64_t reset_ticket;		/* reset requests so far */
@@ -200,6 +214,17 @@ struct orca_engine {
 	uint64_t eq_db_pending;		/* bit per eqn */
 	bool uar_pending;		/* UAR write: data path hook */
 	struct engine_stats stats;
+
+	/*
+	 * --- atomics: set on the socket thread, read on every DMA ---
+	 * bus_master mirrors the PCI command register's Bus Master Enable.
+	 * late_window is set by a "resume" that revived work which no reset
+	 * ended (the driver gave that work up) and cleared by a reset.
+	 */
+	atomic_bool bus_master;
+	atomic_bool late_window;
+	atomic_uint_fast64_t dma_blocked;	/* attempts with BME clear */
+	atomic_uint_fast64_t dma_late;		/* done in the late window */
 
 	/* --- engine thread only --- */
 	bool eq_stopped;		/* after a fatal error: post nothing */
@@ -230,6 +255,7 @@ struct cmd_ctx {
 /* engine.c */
 void engine_set_fatal(struct orca_engine *eng, uint32_t syndrome);
 void *engine_dma(struct orca_engine *eng, uint64_t addr, size_t len);
+void engine_irq(struct orca_engine *eng, unsigned int vector);
 void engine_free_objects(struct orca_engine *eng);
 void engine_init_port(struct orca_engine *eng);
 
@@ -322,5 +348,7 @@ void roce_run(struct orca_engine *eng);
 void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 			  uint8_t cur, uint8_t next);
 void roce_qp_free(struct emu_qp *qp);
+/* roce_cq.c: "garbage-cqe", malformed CQEs on every CQ with room. */
+void roce_cq_post_garbage(struct orca_engine *eng);
 
 #endif /* ORCA_EMU_ENGINE_PRIV_H */

@@ -25,15 +25,19 @@ static uint32_t eq_used(const struct emu_eq *eq)
 static void eq_raise(struct orca_engine *eng, struct emu_eq *eq)
 {
 	eq->armed = false;
-	eng->host.ops->irq_raise(eng->host.priv, eq->vector);
+	engine_irq(eng, eq->vector);
 	pthread_mutex_lock(&eng->lock);
 	eng->stats.irqs++;
 	pthread_mutex_unlock(&eng->lock);
 }
 
-/* Writes the entry; the phase byte goes last with release ordering. */
-static int eq_write(struct orca_engine *eng, struct emu_eq *eq, uint8_t type,
-		    uint32_t data, uint32_t data2)
+/*
+ * Writes the entry; the phase byte goes last with release ordering.
+ * @junk fills the subtype and reserved bytes (0 for every real event).
+ */
+static int eq_write_junk(struct orca_engine *eng, struct emu_eq *eq,
+			 uint8_t type, uint32_t data, uint32_t data2,
+			 uint8_t junk)
 {
 	uint32_t slot = eq->pi & ((1u << eq->log_depth) - 1);
 	uint8_t phase = ((eq->pi >> eq->log_depth) & 1) ? 0 : ORCA_EQE_PHASE;
@@ -44,15 +48,21 @@ static int eq_write(struct orca_engine *eng, struct emu_eq *eq, uint8_t type,
 	if (!e)
 		return -EIO;
 	e->type = type;
-	e->subtype = 0;
-	e->rsvd0 = 0;
+	e->subtype = junk;
+	e->rsvd0 = junk ? 0xffff : 0;
 	e->data = htole32(data);
 	e->data2 = htole32(data2);
-	memset(e->rsvd1, 0, sizeof(e->rsvd1));
+	memset(e->rsvd1, junk, sizeof(e->rsvd1));
 	atomic_store_explicit((_Atomic uint8_t *)&e->flags, phase,
 			      memory_order_release);
 	eq->pi++;
 	return 0;
+}
+
+static int eq_write(struct orca_engine *eng, struct emu_eq *eq, uint8_t type,
+		    uint32_t data, uint32_t data2)
+{
+	return eq_write_junk(eng, eq, type, data, data2, 0);
 }
 
 static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
@@ -113,6 +123,66 @@ void eq_post_fatal(struct orca_engine *eng, uint32_t syndrome)
 			eq_raise(eng, eq);
 	}
 	eng->eq_stopped = true;
+}
+
+/*
+ * "garbage-eqe": entries a correct device never writes, each with a valid
+ * phase so that the driver reads it: an unknown type, numbers outside
+ * every handle space, a token no command has, a port that does not exist,
+ * and junk in the reserved bytes.  EQ 0 gets the async kinds, completion
+ * EQs the COMP kinds.
+ */
+static const struct eq_garbage {
+	uint8_t type;
+	uint32_t data;
+	bool async;
+} eq_garbage[] = {
+	{ 0x7e, 0xdeadbeef, true },
+	{ 0x7e, 0xdeadbeef, false },
+	{ ORCA_EQE_COMP, 0xffffff, false },
+	{ ORCA_EQE_COMP, 0, false },
+	{ ORCA_EQE_COMP, 0xffffff, true },
+	{ ORCA_EQE_CMD_DONE, 0xfffe, true },
+	{ ORCA_EQE_PORT_CHANGE, 7, true },
+	{ ORCA_EQE_QP_FATAL, 0xffffff, true },
+	{ ORCA_EQE_QP_REQ_ERR, 0, true },
+	{ ORCA_EQE_QP_LAST_WQE, 0xfffffe, true },
+	{ ORCA_EQE_CQ_ERR, 0xffffff, true },
+	{ ORCA_EQE_CQ_ERR, 0, true },
+	{ ORCA_EQE_SRQ_LIMIT, 0xffffff, true },
+	{ ORCA_EQE_SRQ_ERR, 0, true },
+};
+
+static void eq_garbage_one(uint32_t eqn, void *obj, void *arg)
+{
+	struct orca_engine *eng = arg;
+	struct emu_eq *eq = obj;
+	uint32_t depth = 1u << eq->log_depth, n = 0, posted = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(eq_garbage); i++)
+		n += eq_garbage[i].async == (eqn == 0);
+	/* Leave at least half the EQ for real events. */
+	if (eng->eq_stopped || eq_used(eq) + n > depth / 2)
+		return;
+	for (i = 0; i < ARRAY_SIZE(eq_garbage); i++) {
+		if (eq_garbage[i].async != (eqn == 0))
+			continue;
+		if (eq_write_junk(eng, eq, eq_garbage[i].type,
+				  eq_garbage[i].data, 0xffffffff, 0xff))
+			break;
+		posted++;
+	}
+	pthread_mutex_lock(&eng->lock);
+	eng->stats.events += posted;
+	pthread_mutex_unlock(&eng->lock);
+	eng_log("garbage-eqe: %u entries on EQ %u", posted, eqn);
+	if (posted && eq->armed)
+		eq_raise(eng, eq);
+}
+
+void eq_post_garbage(struct orca_engine *eng)
+{
+	objtab_for_each(&eng->eqs, eq_garbage_one, eng);
 }
 
 void eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,

@@ -29,6 +29,9 @@ void eq_post_fatal(struct orca_engine *eng, uint32_t syndrome);
 void eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,
 		 bool arm);
 
+/* "garbage-eqe": malformed entries on every EQ that has room (engine.h). */
+void eq_post_garbage(struct orca_engine *eng);
+
 void eq_release(void *obj, void *arg);
 
 #endif /* ORCA_EMU_EQ_H */

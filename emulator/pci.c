@@ -235,6 +235,10 @@ int pci_region_write(struct pci_func *f, uint32_t index, uint64_t off,
 		if (!access_ok(PCI_CFG_SIZE, off, count))
 			return -EINVAL;
 		config_write(f, off, in, count);
+		/* Bus Master Enable gates every DMA of the engine. */
+		if (off < CFG_COMMAND + 1 && off + count > CFG_COMMAND)
+			engine_set_bus_master(f->eng,
+					      f->cfg[CFG_COMMAND] & CMD_MASTER);
 		return 0;
 	case ORCA_BAR_REGS:
 		if (!dword_access_ok(ORCA_BAR_REGS_SIZE, off, count))

@@ -101,3 +101,64 @@ void roce_cq_doorbell(struct orca_engine *eng, uint32_t cqn)
 	    ((arm & ORCA_CQ_ARM_SOLICITED) && sol_new))
 		cq_fire(eng, cq, arm);
 }
+
+/*
+ * "garbage-cqe": CQEs a correct device never writes, with a valid phase:
+ * QPNs outside the QP space (0 and 2^24 - 1), and for a QP that really
+ * completes on this CQ an unknown opcode and status with an out-of-range
+ * WQE index.  Written only while the CQ has room for them and half its
+ * depth more, so they never overrun it.
+ */
+struct cq_garbage_ctx {
+	struct orca_engine *eng;
+	uint32_t cqn;
+	uint32_t qpn;			/* a QP bound to the CQ, or 0 */
+};
+
+static void cq_find_qp(uint32_t qpn, void *obj, void *arg)
+{
+	struct cq_garbage_ctx *g = arg;
+	struct emu_qp *qp = obj;
+
+	if (!g->qpn && (qp->send_cqn == g->cqn || qp->recv_cqn == g->cqn))
+		g->qpn = qpn;
+}
+
+static void cq_garbage_one(uint32_t cqn, void *obj, void *arg)
+{
+	struct orca_engine *eng = arg;
+	struct cq_garbage_ctx g = { .eng = eng, .cqn = cqn };
+	struct emu_cq *cq = obj;
+	struct orca_cqe cqe[3];
+	uint32_t ci, arm, n, i, posted = 0;
+
+	objtab_for_each(&eng->qps, cq_find_qp, &g);
+	memset(cqe, 0, sizeof(cqe));
+	cqe[0].qpn = htole32(0xffffff);
+	cqe[0].opcode = ORCA_CQE_SEND;
+	cqe[0].wr_id_lo = htole32(0xdeadbeef);
+	cqe[1].qpn = htole32(0);
+	cqe[1].opcode = ORCA_CQE_RECV;
+	cqe[1].byte_len = htole32(0xffffffff);
+	cqe[2].qpn = htole32(g.qpn);
+	cqe[2].opcode = 0x7f;
+	cqe[2].status = 0xee;
+	cqe[2].wqe_idx = htole16(0xffff);
+	cqe[2].byte_len = htole32(0xffffffff);
+	n = g.qpn ? 3 : 2;
+	if (cq->overrun || !cq_read_rec(eng, cq, &ci, &arm) ||
+	    cq->pi - ci + n > (1u << cq->log_depth) / 2)
+		return;
+	for (i = 0; i < n; i++) {
+		memset(cqe[i].rsvd, 0xff, sizeof(cqe[i].rsvd));
+		if (roce_cq_post(eng, cqn, &cqe[i], false))
+			break;
+		posted++;
+	}
+	eng_log("garbage-cqe: %u entries on CQ %u", posted, cqn);
+}
+
+void roce_cq_post_garbage(struct orca_engine *eng)
+{
+	objtab_for_each(&eng->cqs, cq_garbage_one, eng);
+}

@@ -156,6 +156,8 @@ static inline void th_init_msix(struct th *t, unsigned int num_msix)
 	t->eng = engine_create(&t->host, &t->cfg);
 	if (!t->eng)
 		abort();
+	/* What the driver's pci_set_master() does. */
+	engine_set_bus_master(t->eng, true);
 }
 
 static inline void th_init(struct th *t)

@@ -92,7 +92,10 @@ static inline bool node_init(struct node *n, uint8_t id)
 	memcpy(t->cfg.mac, n->mac, 6);
 	t->brk = GUEST_BASE;
 	t->eng = engine_create(&t->host, &t->cfg);
-	if (!t->eng || !th_boot(t, 5) || !th_create_eq0(t, 10))
+	if (!t->eng)
+		return false;
+	engine_set_bus_master(t->eng, true);
+	if (!th_boot(t, 5) || !th_create_eq0(t, 10))
 		return false;
 	engine_set_roce_tx(t->eng, node_tx, n);
 	v = th_alloc_uar(t);
