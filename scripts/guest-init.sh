@@ -13,6 +13,10 @@
 #   orca.ctl=FILE               the emulator's control file (exported)
 #   orca.run=DIR                the run's output directory (exported, e.g.
 #                               for barrier files between guests)
+#   orca.dmesg=1                when the command ends, save the kernel log in
+#                               DIR/g<I>/dmesg (after a kmemleak scan, whose
+#                               report goes to DIR/g<I>/kmemleak, when the
+#                               kernel has kmemleak)
 #
 # The virtio-net interface is renamed "eth0" and gets 10.0.0.<I+1>/24 and
 # fd00::<I+1>/64.  The command's exit status is printed on the console as
@@ -38,7 +42,7 @@ finish() {
 # under TCG every dynamically linked program costs its libraries' loading
 # over 9p, and boot time is test time.
 bb=/bin/busybox
-index=0 count=1 mac='' work='' cmd='' ctl='' run=''
+index=0 count=1 mac='' work='' cmd='' ctl='' run='' dmesg=0
 $bb mount -t proc proc /proc
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
@@ -50,6 +54,7 @@ for arg in $cmdline; do
 	orca.cmd=*) cmd=${arg#*=} ;;
 	orca.ctl=*) ctl=${arg#*=} ;;
 	orca.run=*) run=${arg#*=} ;;
+	orca.dmesg=*) dmesg=${arg#*=} ;;
 	esac
 done
 
@@ -120,5 +125,13 @@ if [ -n "$cmd" ] && [ -f "$cmd" ]; then
 else
 	echo "orca-guest-init: no command file '$cmd'"
 	rc=251
+fi
+if [ "$dmesg" = 1 ] && [ -d "$run/g$index" ]; then
+	kml=/sys/kernel/debug/kmemleak
+	if [ -w "$kml" ]; then
+		echo scan >"$kml"
+		$bb cat "$kml" >"$run/g$index/kmemleak"
+	fi
+	$bb dmesg >"$run/g$index/dmesg"
 fi
 finish "$rc"

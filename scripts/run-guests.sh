@@ -9,7 +9,7 @@
 # Usage: scripts/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
 #            [--wire-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
-#            -- CMD...
+#            [--kernel-checks] -- CMD...
 #
 #   -n N            number of guests (default 2)
 #   -t TIMEOUT      seconds for the whole run, boot included (default 300)
@@ -21,6 +21,12 @@
 #                   to the wire switch
 #   --guest-opts I:OPTS  per-guest options; OPTS: no-orca
 #   --smp N, --mem SIZE  vCPUs (default 1) and RAM (default 1G) per guest
+#   --kernel-checks the guests boot with the allocator's debugging on
+#                   (slub_debug=FZPU init_on_free=1 page_poison=1, KFENCE
+#                   sampling every 100 ms) and save their kernel log in
+#                   g<I>/dmesg when CMD ends, for the caller to check (make
+#                   check does, selftests/guest/lib/host.sh; make bench does
+#                   not: the options cost time)
 #
 # Every guest runs CMD (from the repo directory, by /bin/sh) with
 # ORCA_GUEST_INDEX, ORCA_GUEST_COUNT, ORCA_CTL (its emulator's control file,
@@ -68,6 +74,7 @@ usage() {
 }
 
 count=2 timeout=300 pcap='' wire_opts='' out='' all_no_orca=0 smp=1 mem=1G
+kernel_checks=0
 declare -A gopts=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -82,6 +89,7 @@ while [ $# -gt 0 ]; do
 		gopts[${2%%:*}]+=",${2#*:}"; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--kernel-checks) kernel_checks=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-guests: unknown option $1" >&2; usage ;;
@@ -225,6 +233,10 @@ for ((i = 0; i < count; i++)); do
 	append="console=ttyS0 quiet panic=-1 no_timer_check mitigations=off orca.index=$i orca.count=$count"
 	append+=" orca.mac=$mac orca.work=$repo orca.cmd=$out/cmd.sh orca.run=$out"
 	[ -n "$ctl" ] && append+=" orca.ctl=$ctl"
+	# Debian's kernel has SLUB_DEBUG and PAGE_POISONING built but off, and
+	# KFENCE with a sample interval of 0 (off).  log_buf_len: the whole
+	# run's log must still be there when guest-init saves it.
+	[ "$kernel_checks" = 1 ] && append+=" slub_debug=FZPU init_on_free=1 page_poison=1 kfence.sample_interval=100 log_buf_len=4M orca.dmesg=1"
 	"$qemu" -accel tcg -machine q35,memory-backend=mem -cpu max \
 		-smp "$smp" -m "$mem" \
 		-object memory-backend-memfd,id=mem,size="$mem",share=on \

@@ -8,6 +8,10 @@
 # lib/guest.sh and writes KTAP lines to a per-guest file in the shared work
 # tree), then prints the merged KTAP, each case prefixed with its guest, and
 # returns the runner's status.  Logs stay in out/guest/<test>/.
+# The guests boot with the allocator's debugging on (run-guests.sh
+# --kernel-checks), and each guest's kernel log adds one case: "not ok" with
+# the first report in it (see kernel_log_reports), which also makes the
+# status non-zero.
 #
 #   host_result OK|FAIL NAME   a test case checked on the host side
 #   host_done RC               print the plan and exit (RC or 1 if a case failed)
@@ -45,7 +49,8 @@ run_guests() {
 	done
 	shift
 	rm -rf "$out" && mkdir -p "$out"
-	scripts/run-guests.sh -n "$n" -t "$timeout" --out "$out/run" "${opts[@]}" -- \
+	scripts/run-guests.sh -n "$n" -t "$timeout" --out "$out/run" \
+		--kernel-checks "${opts[@]}" -- \
 		env ORCA_TOP="$top" ORCA_RESULT_DIR="$out" "$@"
 	rc=$?
 	echo "TAP version 13"
@@ -63,7 +68,55 @@ run_guests() {
 			esac
 		done <"$out/g$i.tap"
 	done
+	for i in $(seq 0 $((n - 1))); do
+		kernel_log_case "$i" || { [ "$rc" = 0 ] && rc=1; }
+	done
 	return $rc
+}
+
+# The reports a kernel log must not have, as extended regexps on its lines
+# (after the timestamp): SLUB's consistency and poison reports ("BUG
+# kmalloc-64 (Tainted: ...): Poison overwritten"), KFENCE, KASAN and every
+# other "BUG:", WARN() and lockdep ("WARNING:", "cut here"), BUG() and
+# oopses, UBSAN, hung tasks, and kmemleak's summary.
+kernel_log_reports='^(BUG [^ ]+ \(.*\): |BUG: |kernel BUG at |WARNING: |-+\[ cut here \]-+|Oops: |general protection fault|Kernel panic|UBSAN: |INFO: task .* blocked for more than|INFO: trying to register non-static key|kmemleak: [0-9]+ new suspected memory leaks)'
+
+# kernel_log_case I: one case for guest I's kernel log (g<I>/dmesg, saved by
+# guest-init at the end, else the console, which has only errors): ok iff
+# it holds no report and kmemleak's scan found nothing.  A failure names the
+# first report and keeps the lines around each as comments.
+kernel_log_case() {
+	local g=$out/run/g$1 log src reports
+	if [ -f "$g/dmesg" ]; then
+		log=$g/dmesg src=dmesg
+	else
+		log=$g/console.log src="console (no dmesg saved)"
+	fi
+	reports=$(sed 's/^\[ *[0-9.]*\] //' "$log" 2>/dev/null |
+		grep -nE "$kernel_log_reports")
+	if [ -s "$g/kmemleak" ]; then
+		reports+=${reports:+$'\n'}"0:kmemleak: $(grep -c '^unreferenced object' "$g/kmemleak") unreferenced objects ($g/kmemleak)"
+	fi
+	num=$((num + 1))
+	if [ -z "$reports" ]; then
+		echo "ok $num g$1: kernel log: no slab, KFENCE, KASAN, WARN, BUG, UBSAN, lockdep, hung task or leak report"
+		return 0
+	fi
+	# Name the report by its first line that says what happened ("cut
+	# here" only opens a WARN); show each report's first 30 lines, three
+	# reports at most.
+	local first line shown=0 upto=0
+	first=$(grep -v 'cut here' <<<"$reports" | head -n 1)
+	echo "# g$1: $(wc -l <<<"$reports") report line(s) in $log"
+	while IFS=: read -r line _; do
+		[ "$line" -gt "$upto" ] && [ "$shown" -lt 3 ] || continue
+		upto=$((line + 29)) shown=$((shown + 1))
+		sed -n "${line},${upto}p" "$log" | sed 's/^/# /'
+		echo "# --"
+	done <<<"$reports"
+	[ -s "$g/kmemleak" ] && head -n 40 "$g/kmemleak" | sed 's/^/# /'
+	echo "not ok $num g$1: kernel log ($src): ${first#*:}"
+	return 1
 }
 
 host_final_reset_empty() {
