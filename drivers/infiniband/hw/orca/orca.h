@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/orca-abi.h>
 
+#include "orca_cmd.h"
 #include "orca_cmdq.h"
 #include "orca_io_defs.h"
 #include "orca_regs_defs.h"
@@ -455,68 +456,16 @@ static inline bool orca_dev_is_dead(struct orca_dev *odev)
 	return test_bit(ORCA_DEV_DEAD, &odev->flags);
 }
 
-/* orca_main.c */
-void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);
-
-/* orca_cmd.c: typed firmware commands */
-struct orca_cmd_qp_params {
-	u8 qp_type;
-	u8 log_sq_depth;
-	u8 log_rq_depth;
-	u8 max_send_sge;
-	u8 max_recv_sge;
-	u16 max_inline_data;
-	u32 flags;
-	u32 pdn;
-	u32 send_cqn;
-	u32 recv_cqn;
-	u32 srqn;
-	const struct orca_pgl *pgl;
-	u32 sq_npages;
-	u32 rq_npages;
-	u8 page_shift;
-	u32 uar;
-	dma_addr_t db_rec;
-};
-
-int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
-			  u8 *num_ports);
-int orca_cmd_query_port(struct orca_dev *odev, struct orca_port_attr *attr);
-int orca_cmd_query_stats(struct orca_dev *odev, struct orca_port_stats *out);
-int orca_cmd_set_port(struct orca_dev *odev, u32 eth_mtu);
-int orca_cmd_set_gid(struct orca_dev *odev, u32 index, u8 type,
-		     const u8 *mac, u16 vlan, const u8 *gid);
-int orca_cmd_create_eq(struct orca_dev *odev, struct orca_eq *eq);
-int orca_cmd_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle);
-int orca_cmd_alloc_uar(struct orca_dev *odev, u32 *uar);
-int orca_cmd_create_pd(struct orca_dev *odev, u32 *pdn);
-int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
-		       const struct orca_pgl *pgl, u32 *cqn);
-int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
-		       const struct orca_pgl *pgl);
-int orca_cmd_create_mr(struct orca_dev *odev,
-		       const struct orca_cmd_create_mr *in,
-		       const struct orca_pgl *pgl, u32 *lkey, u32 *rkey);
-int orca_cmd_create_qp(struct orca_dev *odev,
-		       const struct orca_cmd_qp_params *p, u32 *qpn);
-int orca_cmd_modify_qp(struct orca_dev *odev, const struct orca_qp_attr *in);
-int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
-		      struct orca_qp_attr *out);
-int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
-		       const struct orca_av *av, bool sleepable, u32 *ahn);
-int orca_cmd_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable);
-int orca_cmd_create_srq(struct orca_dev *odev, struct orca_srq *srq,
-			u32 pdn, const struct orca_pgl *pgl, u32 *srqn);
-int orca_cmd_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit);
-int orca_cmd_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit);
-
 /* orca_eq.c */
 int orca_async_eq_init(struct orca_dev *odev);
 void orca_async_eq_cleanup(struct orca_dev *odev);
 int orca_comp_eqs_init(struct orca_dev *odev);
 void orca_comp_eqs_cleanup(struct orca_dev *odev);
-void orca_heartbeat_start(struct orca_dev *odev);
-void orca_heartbeat_stop(struct orca_dev *odev);
+
+/* orca_health.c: the watchdog and the dead device */
+void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);
+int orca_health_init(struct orca_dev *odev);
+void orca_health_cleanup(struct orca_dev *odev);
 
 /* orca_port.c */
 int orca_port_init_hw(struct orca_dev *odev);
@@ -535,6 +484,10 @@ int orca_del_gid(const struct ib_gid_attr *attr, void **context);
 /* orca_queue.c: DMA memory of queues, page lists and doorbell records */
 int orca_qbuf_alloc(struct orca_dev *odev, struct orca_qbuf *q, size_t size);
 void orca_qbuf_free(struct orca_dev *odev, struct orca_qbuf *q);
+void orca_qbuf_ring(const struct orca_qbuf *q, const struct orca_pgl *pgl,
+		    struct orca_cmd_ring *ring);
+int orca_db_pool_init(struct orca_dev *odev);
+void orca_db_pool_cleanup(struct orca_dev *odev);
 int orca_pgl_alloc(struct orca_dev *odev, struct orca_pgl *pgl, u32 npages);
 void orca_pgl_add_qbuf(struct orca_pgl *pgl, const struct orca_qbuf *q);
 void orca_pgl_free(struct orca_dev *odev, struct orca_pgl *pgl);
@@ -565,10 +518,13 @@ struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port_num, int index);
 
-/* orca_pd.c */
+/* orca_device.c: the device's capabilities and attributes */
+int orca_caps_init(struct orca_dev *odev);
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
 void orca_get_dev_fw_str(struct ib_device *ibdev, char *str);
+
+/* orca_pd.c */
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
@@ -640,7 +596,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       struct ib_udata *udata);
 
 /* orca_ah.c */
-void orca_av_from_ah_attr(struct orca_av *av,
+void orca_av_from_ah_attr(struct orca_cmd_av *av,
 			  const struct rdma_ah_attr *ah_attr);
 int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);

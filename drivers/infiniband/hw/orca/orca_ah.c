@@ -13,7 +13,7 @@
  * @av: zeroed address vector
  * @ah_attr: a RoCE attribute with a GRH; the core has resolved roce.dmac
  */
-void orca_av_from_ah_attr(struct orca_av *av,
+void orca_av_from_ah_attr(struct orca_cmd_av *av,
 			  const struct rdma_ah_attr *ah_attr)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(ah_attr);
@@ -23,7 +23,7 @@ void orca_av_from_ah_attr(struct orca_av *av,
 	av->sgid_index = grh->sgid_index;
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
-	av->flow_label = cpu_to_le32(grh->flow_label & GENMASK(19, 0));
+	av->flow_label = grh->flow_label & GENMASK(19, 0);
 }
 
 /*
@@ -37,7 +37,7 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	struct orca_dev *odev = to_odev(ibah->device);
 	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
 	struct orca_ah *ah = to_oah(ibah);
-	struct orca_av av = {};
+	struct orca_cmd_av av = {};
 
 	if (udata)
 		return -EOPNOTSUPP;
@@ -63,7 +63,7 @@ int orca_create_user_ah(struct ib_ah *ibah,
 	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
 	struct orca_create_ah_resp resp = {};
 	struct orca_ah *ah = to_oah(ibah);
-	struct orca_av av = {};
+	struct orca_cmd_av av = {};
 	int err;
 
 	err = ib_is_udata_in_empty(udata);

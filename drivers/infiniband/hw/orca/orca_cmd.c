@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA typed firmware commands: each function turns its parameters into one
- * struct orca_cmd (orca_cmds_defs.h layouts), executes it through
- * orca_cmdq_exec() and turns the output back into CPU-order values.
+ * ORCA typed firmware commands, in one style (as efa_com_cmd.c): typed
+ * parameters in (orca_cmd.h), one struct orca_cmd built here from the wire
+ * layouts of orca_cmds_defs.h, executed through orca_cmdq_exec(), and the
+ * output turned back into a typed CPU-order result.  Query outputs land in
+ * the command context's preallocated DMA buffer (orca_cmdq.c), so no
+ * command allocates DMA memory.
  */
-#include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 
 #include "orca.h"
+
+static_assert(sizeof(struct orca_dev_caps) <= ORCA_CMDQ_OUT_BUF_BYTES);
+static_assert(sizeof(struct orca_port_attr) <= ORCA_CMDQ_OUT_BUF_BYTES);
+static_assert(sizeof(struct orca_port_stats) <= ORCA_CMDQ_OUT_BUF_BYTES);
+static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMDQ_OUT_BUF_BYTES);
+static_assert(ORCA_CMD_NUM_PORT_STATS * sizeof(__le64) <=
+	      sizeof(struct orca_port_stats));
 
 static void orca_cmd_init(struct orca_cmd *cmd, u16 opcode)
 {
@@ -22,6 +31,17 @@ static void orca_cmd_set_in_pgl(struct orca_cmd *cmd,
 	cmd->in_len = cpu_to_le32(pgl->used * sizeof(__le64));
 }
 
+/* A ring: its page list at in_addr, or its one page in the inline input. */
+static void orca_cmd_set_ring(struct orca_cmd *cmd,
+			      const struct orca_cmd_ring *ring,
+			      __le64 *page_addr)
+{
+	if (ring->pgl)
+		orca_cmd_set_in_pgl(cmd, ring->pgl);
+	else
+		*page_addr = cpu_to_le64(ring->page_addr);
+}
+
 static u32 orca_cmd_out_handle(const struct orca_cmd_out *res)
 {
 	const struct orca_cmd_handle_out *h = (const void *)res->out;
@@ -33,21 +53,9 @@ static u32 orca_cmd_out_handle(const struct orca_cmd_out *res)
 static int orca_cmd_exec_out(struct orca_dev *odev, struct orca_cmd *cmd,
 			     void *out, size_t len)
 {
-	struct device *dev = &odev->pdev->dev;
-	dma_addr_t dma;
-	void *buf;
-	int err;
+	struct orca_cmd_out res = { .data = out, .data_len = len };
 
-	buf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	cmd->out_addr = cpu_to_le64(dma);
-	cmd->out_len = cpu_to_le32(len);
-	err = orca_cmdq_exec(odev, cmd, NULL);
-	if (!err)
-		memcpy(out, buf, len);
-	dma_free_coherent(dev, len, buf, dma);
-	return err;
+	return orca_cmdq_exec(odev, cmd, &res, true);
 }
 
 int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
@@ -94,26 +102,48 @@ int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	return 0;
 }
 
-int orca_cmd_query_port(struct orca_dev *odev, struct orca_port_attr *attr)
+int orca_cmd_query_port(struct orca_dev *odev, struct orca_cmd_port_info *info)
 {
 	struct orca_cmd_query_port *in;
+	struct orca_port_attr hw;
 	struct orca_cmd cmd;
+	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_QUERY_PORT);
 	in = (void *)cmd.in;
 	in->port = ORCA_PORT;
-	return orca_cmd_exec_out(odev, &cmd, attr, sizeof(*attr));
+	err = orca_cmd_exec_out(odev, &cmd, &hw, sizeof(hw));
+	if (err)
+		return err;
+	info->state = hw.state;
+	info->max_mtu = hw.max_mtu;
+	info->active_mtu = hw.active_mtu;
+	info->eth_mtu = le32_to_cpu(hw.eth_mtu);
+	ether_addr_copy(info->mac, hw.mac);
+	info->gid_table_len = le16_to_cpu(hw.gid_table_len);
+	info->speed_mbps = le32_to_cpu(hw.speed_mbps);
+	return 0;
 }
 
-int orca_cmd_query_stats(struct orca_dev *odev, struct orca_port_stats *out)
+/* The first ORCA_CMD_NUM_PORT_STATS counters of struct orca_port_stats. */
+int orca_cmd_query_stats(struct orca_dev *odev,
+			 u64 counters[ORCA_CMD_NUM_PORT_STATS])
 {
 	struct orca_cmd_query_port *in;
+	struct orca_port_stats hw;
 	struct orca_cmd cmd;
+	const __le64 *v = (const __le64 *)&hw;
+	int i, err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_QUERY_STATS);
 	in = (void *)cmd.in;
 	in->port = ORCA_PORT;
-	return orca_cmd_exec_out(odev, &cmd, out, sizeof(*out));
+	err = orca_cmd_exec_out(odev, &cmd, &hw, sizeof(hw));
+	if (err)
+		return err;
+	for (i = 0; i < ORCA_CMD_NUM_PORT_STATS; i++)
+		counters[i] = le64_to_cpu(v[i]);
+	return 0;
 }
 
 int orca_cmd_set_port(struct orca_dev *odev, u32 eth_mtu)
@@ -125,7 +155,7 @@ int orca_cmd_set_port(struct orca_dev *odev, u32 eth_mtu)
 	in = (void *)cmd.in;
 	in->port = ORCA_PORT;
 	in->eth_mtu = cpu_to_le32(eth_mtu);
-	return orca_cmdq_exec(odev, &cmd, NULL);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
 int orca_cmd_set_gid(struct orca_dev *odev, u32 index, u8 type,
@@ -144,29 +174,36 @@ int orca_cmd_set_gid(struct orca_dev *odev, u32 index, u8 type,
 		ether_addr_copy(in->mac, mac);
 	if (gid)
 		memcpy(in->gid, gid, sizeof(in->gid));
-	return orca_cmdq_exec(odev, &cmd, NULL);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
-int orca_cmd_create_eq(struct orca_dev *odev, struct orca_eq *eq)
+/* Run a command whose inline output is the new object's handle. */
+static int orca_cmd_exec_handle(struct orca_dev *odev, struct orca_cmd *cmd,
+				bool sleepable, u32 *handle)
+{
+	struct orca_cmd_out res = {};
+	int err;
+
+	err = orca_cmdq_exec(odev, cmd, &res, sleepable);
+	if (!err)
+		*handle = orca_cmd_out_handle(&res);
+	return err;
+}
+
+int orca_cmd_create_eq(struct orca_dev *odev,
+		       const struct orca_cmd_eq_params *p, u32 *eqn)
 {
 	struct orca_cmd_create_eq *in;
-	struct orca_cmd_out res;
 	struct orca_cmd cmd;
-	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_CREATE_EQ);
 	in = (void *)cmd.in;
-	in->log_depth = eq->log_depth;
-	/* The ring is one DMA-coherent block, described as a single page. */
-	in->page_shift = get_order((sizeof(*eq->ring) << eq->log_depth)) +
-			 PAGE_SHIFT;
-	in->msix_vector = cpu_to_le16(eq->vector);
-	in->npages = cpu_to_le32(1);
-	in->page_addr = cpu_to_le64(eq->dma);
-	err = orca_cmdq_exec(odev, &cmd, &res);
-	if (!err)
-		eq->eqn = orca_cmd_out_handle(&res);
-	return err;
+	in->log_depth = p->log_depth;
+	in->page_shift = p->ring.page_shift;
+	in->msix_vector = cpu_to_le16(p->msix_vector);
+	in->npages = cpu_to_le32(p->ring.npages);
+	orca_cmd_set_ring(&cmd, &p->ring, &in->page_addr);
+	return orca_cmd_exec_handle(odev, &cmd, true, eqn);
 }
 
 /**
@@ -185,9 +222,10 @@ int orca_cmd_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle)
 	orca_cmd_init(&cmd, opcode);
 	in = (void *)cmd.in;
 	in->handle = cpu_to_le32(handle);
-	return orca_cmdq_exec(odev, &cmd, NULL);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
+/* @sleepable: false from atomic context (the CM's locks). */
 int orca_cmd_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable)
 {
 	struct orca_cmd_destroy_obj *in;
@@ -196,63 +234,45 @@ int orca_cmd_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable)
 	orca_cmd_init(&cmd, ORCA_CMD_DESTROY_AH);
 	in = (void *)cmd.in;
 	in->handle = cpu_to_le32(ahn);
-	return sleepable ? orca_cmdq_exec(odev, &cmd, NULL) :
-			   orca_cmdq_exec_atomic(odev, &cmd, NULL);
-}
-
-static int orca_cmd_alloc_handle(struct orca_dev *odev, u16 opcode,
-				 u32 *handle)
-{
-	struct orca_cmd_out res;
-	struct orca_cmd cmd;
-	int err;
-
-	orca_cmd_init(&cmd, opcode);
-	err = orca_cmdq_exec(odev, &cmd, &res);
-	if (!err)
-		*handle = orca_cmd_out_handle(&res);
-	return err;
+	return orca_cmdq_exec(odev, &cmd, NULL, sleepable);
 }
 
 int orca_cmd_alloc_uar(struct orca_dev *odev, u32 *uar)
 {
-	return orca_cmd_alloc_handle(odev, ORCA_CMD_ALLOC_UAR, uar);
+	struct orca_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_ALLOC_UAR);
+	return orca_cmd_exec_handle(odev, &cmd, true, uar);
 }
 
 int orca_cmd_create_pd(struct orca_dev *odev, u32 *pdn)
 {
-	return orca_cmd_alloc_handle(odev, ORCA_CMD_CREATE_PD, pdn);
+	struct orca_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_CREATE_PD);
+	return orca_cmd_exec_handle(odev, &cmd, true, pdn);
 }
 
-int orca_cmd_create_cq(struct orca_dev *odev, struct orca_cq *cq,
-		       const struct orca_pgl *pgl, u32 *cqn)
+int orca_cmd_create_cq(struct orca_dev *odev,
+		       const struct orca_cmd_cq_params *p, u32 *cqn)
 {
 	struct orca_cmd_create_cq *in;
-	struct orca_cmd_out res;
 	struct orca_cmd cmd;
-	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_CREATE_CQ);
 	in = (void *)cmd.in;
-	in->log_depth = cq->log_depth;
-	in->page_shift = cq->buf.page_shift;
-	in->eqn = cpu_to_le16(cq->eqn);
-	in->npages = cpu_to_le32(cq->buf.npages);
-	if (pgl)
-		orca_cmd_set_in_pgl(&cmd, pgl);
-	else
-		in->page_addr = cpu_to_le64(cq->buf.dma[0]);
-	in->db_rec_addr = cpu_to_le64(cq->db_dma);
-	in->uar = cpu_to_le32(cq->uar);
-	err = orca_cmdq_exec(odev, &cmd, &res);
-	if (!err)
-		*cqn = orca_cmd_out_handle(&res);
-	return err;
+	in->log_depth = p->log_depth;
+	in->page_shift = p->ring.page_shift;
+	in->eqn = cpu_to_le16(p->eqn);
+	in->npages = cpu_to_le32(p->ring.npages);
+	orca_cmd_set_ring(&cmd, &p->ring, &in->page_addr);
+	in->db_rec_addr = cpu_to_le64(p->db_rec);
+	in->uar = cpu_to_le32(p->uar);
+	return orca_cmd_exec_handle(odev, &cmd, true, cqn);
 }
 
-/* The new ring is always a page list of ORCA_UQUEUE_ALIGN pages. */
 int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
-		       const struct orca_pgl *pgl)
+		       const struct orca_cmd_ring *ring)
 {
 	struct orca_cmd_resize_cq *in;
 	struct orca_cmd cmd;
@@ -261,32 +281,39 @@ int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
 	in = (void *)cmd.in;
 	in->cqn = cpu_to_le32(cqn);
 	in->log_depth = log_depth;
-	in->page_shift = ORCA_UQUEUE_PAGE_SHIFT;
-	in->npages = cpu_to_le32(pgl->used);
-	orca_cmd_set_in_pgl(&cmd, pgl);
-	return orca_cmdq_exec(odev, &cmd, NULL);
+	in->page_shift = ring->page_shift;
+	in->npages = cpu_to_le32(ring->npages);
+	orca_cmd_set_ring(&cmd, ring, &in->page_addr);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
-/* @pgl: the pages of a page-list MR; NULL for PHYS and FAST_REG MRs. */
 int orca_cmd_create_mr(struct orca_dev *odev,
-		       const struct orca_cmd_create_mr *in,
-		       const struct orca_pgl *pgl, u32 *lkey, u32 *rkey)
+		       const struct orca_cmd_mr_params *p,
+		       struct orca_cmd_mr_keys *keys)
 {
 	const struct orca_cmd_create_mr_out *out;
-	struct orca_cmd_out res;
+	struct orca_cmd_create_mr *in;
+	struct orca_cmd_out res = {};
 	struct orca_cmd cmd;
 	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_CREATE_MR);
-	memcpy(cmd.in, in, sizeof(*in));
-	if (pgl)
-		orca_cmd_set_in_pgl(&cmd, pgl);
-	err = orca_cmdq_exec(odev, &cmd, &res);
+	in = (void *)cmd.in;
+	in->pdn = cpu_to_le32(p->pdn);
+	in->access = cpu_to_le32(p->access);
+	in->flags = cpu_to_le32(p->flags);
+	in->page_shift = p->page_shift;
+	in->iova = cpu_to_le64(p->iova);
+	in->length = cpu_to_le64(p->length);
+	in->npages = cpu_to_le32(p->npages);
+	if (p->pgl)
+		orca_cmd_set_in_pgl(&cmd, p->pgl);
+	err = orca_cmdq_exec(odev, &cmd, &res, true);
 	if (err)
 		return err;
 	out = (const void *)res.out;
-	*lkey = le32_to_cpu(out->lkey);
-	*rkey = le32_to_cpu(out->rkey);
+	keys->lkey = le32_to_cpu(out->lkey);
+	keys->rkey = le32_to_cpu(out->rkey);
 	return 0;
 }
 
@@ -294,9 +321,7 @@ int orca_cmd_create_qp(struct orca_dev *odev,
 		       const struct orca_cmd_qp_params *p, u32 *qpn)
 {
 	struct orca_cmd_create_qp *in;
-	struct orca_cmd_out res;
 	struct orca_cmd cmd;
-	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_CREATE_QP);
 	in = (void *)cmd.in;
@@ -317,80 +342,128 @@ int orca_cmd_create_qp(struct orca_dev *odev,
 	in->uar = cpu_to_le32(p->uar);
 	in->db_rec_addr = cpu_to_le64(p->db_rec);
 	orca_cmd_set_in_pgl(&cmd, p->pgl);
-	err = orca_cmdq_exec(odev, &cmd, &res);
-	if (!err)
-		*qpn = orca_cmd_out_handle(&res);
-	return err;
+	return orca_cmd_exec_handle(odev, &cmd, true, qpn);
 }
 
-int orca_cmd_modify_qp(struct orca_dev *odev, const struct orca_qp_attr *in)
+static void orca_cmd_av_to_hw(struct orca_av *hw, const struct orca_cmd_av *av)
 {
-	struct orca_cmd cmd;
-
-	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_QP);
-	memcpy(cmd.in, in, sizeof(*in));
-	return orca_cmdq_exec(odev, &cmd, NULL);
+	memcpy(hw->dgid, av->dgid, sizeof(hw->dgid));
+	ether_addr_copy(hw->dmac, av->dmac);
+	hw->sgid_index = av->sgid_index;
+	hw->hop_limit = av->hop_limit;
+	hw->traffic_class = av->traffic_class;
+	hw->flow_label = cpu_to_le32(av->flow_label);
 }
 
-/* QUERY_QP: inline input is the qpn at offset 0, as in MODIFY_QP. */
-int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
-		      struct orca_qp_attr *out)
+static void orca_cmd_av_from_hw(struct orca_cmd_av *av, const struct orca_av *hw)
+{
+	memcpy(av->dgid, hw->dgid, sizeof(av->dgid));
+	ether_addr_copy(av->dmac, hw->dmac);
+	av->sgid_index = hw->sgid_index;
+	av->hop_limit = hw->hop_limit;
+	av->traffic_class = hw->traffic_class;
+	av->flow_label = le32_to_cpu(hw->flow_label);
+}
+
+int orca_cmd_modify_qp(struct orca_dev *odev,
+		       const struct orca_cmd_qp_attr *attr)
 {
 	struct orca_qp_attr *in;
 	struct orca_cmd cmd;
 
+	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_QP);
+	in = (void *)cmd.in;
+	in->qpn = cpu_to_le32(attr->qpn);
+	in->attr_mask = cpu_to_le32(attr->attr_mask);
+	in->qp_state = attr->qp_state;
+	in->cur_qp_state = attr->cur_qp_state;
+	in->path_mtu = attr->path_mtu;
+	in->timeout = attr->timeout;
+	in->retry_cnt = attr->retry_cnt;
+	in->rnr_retry = attr->rnr_retry;
+	in->min_rnr_timer = attr->min_rnr_timer;
+	in->max_rd_atomic = attr->max_rd_atomic;
+	in->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	in->port = attr->port;
+	in->pkey_index = cpu_to_le16(attr->pkey_index);
+	in->qkey = cpu_to_le32(attr->qkey);
+	in->access = cpu_to_le32(attr->access);
+	in->rq_psn = cpu_to_le32(attr->rq_psn);
+	in->sq_psn = cpu_to_le32(attr->sq_psn);
+	in->dest_qpn = cpu_to_le32(attr->dest_qpn);
+	orca_cmd_av_to_hw(&in->av, &attr->av);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
+}
+
+/* QUERY_QP: inline input is the qpn at offset 0, as in MODIFY_QP. */
+int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
+		      struct orca_cmd_qp_attr *attr)
+{
+	struct orca_qp_attr *in, hw;
+	struct orca_cmd cmd;
+	int err;
+
 	orca_cmd_init(&cmd, ORCA_CMD_QUERY_QP);
 	in = (void *)cmd.in;
 	in->qpn = cpu_to_le32(qpn);
-	return orca_cmd_exec_out(odev, &cmd, out, sizeof(*out));
+	err = orca_cmd_exec_out(odev, &cmd, &hw, sizeof(hw));
+	if (err)
+		return err;
+	attr->qpn = le32_to_cpu(hw.qpn);
+	attr->attr_mask = le32_to_cpu(hw.attr_mask);
+	attr->qp_state = hw.qp_state;
+	attr->cur_qp_state = hw.cur_qp_state;
+	attr->path_mtu = hw.path_mtu;
+	attr->timeout = hw.timeout;
+	attr->retry_cnt = hw.retry_cnt;
+	attr->rnr_retry = hw.rnr_retry;
+	attr->min_rnr_timer = hw.min_rnr_timer;
+	attr->max_rd_atomic = hw.max_rd_atomic;
+	attr->max_dest_rd_atomic = hw.max_dest_rd_atomic;
+	attr->port = hw.port;
+	attr->pkey_index = le16_to_cpu(hw.pkey_index);
+	attr->qkey = le32_to_cpu(hw.qkey);
+	attr->access = le32_to_cpu(hw.access);
+	attr->rq_psn = le32_to_cpu(hw.rq_psn);
+	attr->sq_psn = le32_to_cpu(hw.sq_psn);
+	attr->dest_qpn = le32_to_cpu(hw.dest_qpn);
+	orca_cmd_av_from_hw(&attr->av, &hw.av);
+	attr->sq_draining = hw.sq_draining;
+	return 0;
 }
 
-/* @sleepable: false from atomic context (busy-polled command). */
+/* @sleepable: false from atomic context (the CM's locks). */
 int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
-		       const struct orca_av *av, bool sleepable, u32 *ahn)
+		       const struct orca_cmd_av *av, bool sleepable, u32 *ahn)
 {
 	struct orca_cmd_create_ah *in;
-	struct orca_cmd_out res;
 	struct orca_cmd cmd;
-	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_CREATE_AH);
 	in = (void *)cmd.in;
 	in->pdn = cpu_to_le32(pdn);
-	in->av = *av;
-	err = sleepable ? orca_cmdq_exec(odev, &cmd, &res) :
-			  orca_cmdq_exec_atomic(odev, &cmd, &res);
-	if (!err)
-		*ahn = orca_cmd_out_handle(&res);
-	return err;
+	orca_cmd_av_to_hw(&in->av, av);
+	return orca_cmd_exec_handle(odev, &cmd, sleepable, ahn);
 }
 
-int orca_cmd_create_srq(struct orca_dev *odev, struct orca_srq *srq,
-			u32 pdn, const struct orca_pgl *pgl, u32 *srqn)
+int orca_cmd_create_srq(struct orca_dev *odev,
+			const struct orca_cmd_srq_params *p, u32 *srqn)
 {
 	struct orca_cmd_create_srq *in;
-	struct orca_cmd_out res;
 	struct orca_cmd cmd;
-	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_CREATE_SRQ);
 	in = (void *)cmd.in;
-	in->pdn = cpu_to_le32(pdn);
-	in->log_depth = srq->log_depth;
-	in->page_shift = srq->buf.page_shift;
-	in->max_sge = srq->max_sge;
-	in->npages = cpu_to_le32(srq->buf.npages);
-	in->limit = cpu_to_le32(srq->limit);
-	in->uar = cpu_to_le32(srq->uar);
-	if (pgl)
-		orca_cmd_set_in_pgl(&cmd, pgl);
-	else
-		in->page_addr = cpu_to_le64(srq->buf.dma[0]);
-	in->db_rec_addr = cpu_to_le64(srq->db_dma);
-	err = orca_cmdq_exec(odev, &cmd, &res);
-	if (!err)
-		*srqn = orca_cmd_out_handle(&res);
-	return err;
+	in->pdn = cpu_to_le32(p->pdn);
+	in->log_depth = p->log_depth;
+	in->page_shift = p->ring.page_shift;
+	in->max_sge = p->max_sge;
+	in->npages = cpu_to_le32(p->ring.npages);
+	in->limit = cpu_to_le32(p->limit);
+	in->uar = cpu_to_le32(p->uar);
+	orca_cmd_set_ring(&cmd, &p->ring, &in->page_addr);
+	in->db_rec_addr = cpu_to_le64(p->db_rec);
+	return orca_cmd_exec_handle(odev, &cmd, true, srqn);
 }
 
 int orca_cmd_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit)
@@ -402,21 +475,21 @@ int orca_cmd_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit)
 	in = (void *)cmd.in;
 	in->srqn = cpu_to_le32(srqn);
 	in->limit = cpu_to_le32(limit);
-	return orca_cmdq_exec(odev, &cmd, NULL);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
 /* QUERY_SRQ: inline input is the srqn at offset 0, as in MODIFY_SRQ. */
 int orca_cmd_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit)
 {
 	struct orca_cmd_modify_srq *in;
-	struct orca_cmd_out res;
+	struct orca_cmd_out res = {};
 	struct orca_cmd cmd;
 	int err;
 
 	orca_cmd_init(&cmd, ORCA_CMD_QUERY_SRQ);
 	in = (void *)cmd.in;
 	in->srqn = cpu_to_le32(srqn);
-	err = orca_cmdq_exec(odev, &cmd, &res);
+	err = orca_cmdq_exec(odev, &cmd, &res, true);
 	if (!err)
 		*limit = le32_to_cpu(*(__le32 *)res.out);
 	return err;

@@ -122,6 +122,18 @@ int orca_cmdq_init(struct orca_dev *odev)
 		err = -ENOMEM;
 		goto err_ring;
 	}
+	cmdq->out_bufs = dma_alloc_coherent(dev,
+					    cmdq->depth * ORCA_CMDQ_OUT_BUF_BYTES,
+					    &cmdq->out_bufs_dma, GFP_KERNEL);
+	if (!cmdq->out_bufs) {
+		err = -ENOMEM;
+		goto err_comp;
+	}
+	for (i = 0; i < cmdq->depth; i++) {
+		cmdq->ctx[i].buf = cmdq->out_bufs + i * ORCA_CMDQ_OUT_BUF_BYTES;
+		cmdq->ctx[i].buf_dma = cmdq->out_bufs_dma +
+				       i * ORCA_CMDQ_OUT_BUF_BYTES;
+	}
 
 	orca_wr32(odev, ORCA_REG_CMDQ_BASE_LO, lower_32_bits(cmdq->ring_dma));
 	orca_wr32(odev, ORCA_REG_CMDQ_BASE_HI, upper_32_bits(cmdq->ring_dma));
@@ -136,10 +148,13 @@ int orca_cmdq_init(struct orca_dev *odev)
 	err = orca_cmdq_wait_enabled(odev, true);
 	if (err) {
 		dev_err(dev, "command queue did not start (%d)\n", err);
-		goto err_comp;
+		goto err_bufs;
 	}
 	return 0;
 
+err_bufs:
+	dma_free_coherent(dev, cmdq->depth * ORCA_CMDQ_OUT_BUF_BYTES,
+			  cmdq->out_bufs, cmdq->out_bufs_dma);
 err_comp:
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->comp), cmdq->comp,
 			  cmdq->comp_dma);
@@ -168,6 +183,8 @@ void orca_cmdq_cleanup(struct orca_dev *odev)
 	/* A dead device may never answer; do not make unload wait for it. */
 	if (!orca_dev_is_dead(odev))
 		orca_cmdq_wait_enabled(odev, false);
+	dma_free_coherent(dev, cmdq->depth * ORCA_CMDQ_OUT_BUF_BYTES,
+			  cmdq->out_bufs, cmdq->out_bufs_dma);
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->comp), cmdq->comp,
 			  cmdq->comp_dma);
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
@@ -258,18 +275,25 @@ void orca_cmdq_fail_all(struct orca_dev *odev)
 	spin_unlock(&cmdq->lock);
 }
 
+/* Sleep between polls of the completion ring, or spin in atomic context. */
 static bool orca_cmdq_poll_wait(struct orca_dev *odev,
-				struct orca_cmd_ctx *ctx)
+				struct orca_cmd_ctx *ctx, bool sleepable)
 {
-	unsigned long deadline = jiffies + odev->cmdq.timeout;
+	ktime_t deadline = ktime_add_us(ktime_get(),
+					jiffies_to_usecs(odev->cmdq.timeout));
 
 	for (;;) {
 		orca_cmdq_process_comps(odev);
 		if (completion_done(&ctx->done))
 			return true;
-		if (time_after(jiffies, deadline))
+		/* ktime, not jiffies: they may stand still with IRQs off. */
+		if (ktime_after(ktime_get(), deadline))
 			return false;
-		usleep_range(ORCA_CMDQ_POLL_MIN_US, ORCA_CMDQ_POLL_MAX_US);
+		if (sleepable)
+			usleep_range(ORCA_CMDQ_POLL_MIN_US,
+				     ORCA_CMDQ_POLL_MAX_US);
+		else
+			udelay(ORCA_CMDQ_POLL_MIN_US);
 	}
 }
 
@@ -283,131 +307,79 @@ static bool orca_cmdq_event_wait(struct orca_dev *odev,
 	return completion_done(&ctx->done);
 }
 
-/**
- * orca_cmdq_exec_atomic() - execute one command without sleeping
- * @odev: device
- * @cmd: as for orca_cmdq_exec()
- * @res: as for orca_cmdq_exec()
- *
- * For callers in atomic context (the CM creates and destroys AHs under its
- * locks).  Takes a credit only if one is free, asks for no event, and
- * busy-polls the completion ring, counting time in delays because jiffies
- * may stand still with interrupts off.
- *
- * Return: as orca_cmdq_exec(), or -EBUSY when every credit is taken.
- */
-int orca_cmdq_exec_atomic(struct orca_dev *odev, struct orca_cmd *cmd,
-			  struct orca_cmd_out *res)
+/* Take a credit and a token; returns the token or a negative errno. */
+static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
-	unsigned int waited_us = 0, limit_us;
-	struct orca_cmd_ctx *ctx;
-	unsigned long flags;
-	bool done;
-	int token, err;
+	int token;
 
-	if (orca_dev_is_dead(odev))
-		return -EIO;
-	if (down_trylock(&cmdq->credits))
-		return -EBUSY;
-	token = ida_alloc_max(&cmdq->tokens, cmdq->depth - 1, GFP_ATOMIC);
-	if (token < 0) {
-		up(&cmdq->credits);
-		return token;
-	}
-	ctx = &cmdq->ctx[token];
-
-	spin_lock_irqsave(&cmdq->lock, flags);
-	if (orca_dev_is_dead(odev)) {
-		spin_unlock_irqrestore(&cmdq->lock, flags);
-		ida_free(&cmdq->tokens, token);
-		up(&cmdq->credits);
-		return -EIO;
-	}
-	reinit_completion(&ctx->done);
-	ctx->state = ORCA_CMD_CTX_PENDING;
-	cmd->token = cpu_to_le16(token);
-	cmd->flags = 0;
-	cmdq->ring[cmdq->pi & (cmdq->depth - 1)] = *cmd;
-	cmdq->pi++;
-	orca_wr32(odev, ORCA_REG_CMDQ_DB, cmdq->pi & 0xffff);
-	spin_unlock_irqrestore(&cmdq->lock, flags);
-
-	limit_us = jiffies_to_usecs(cmdq->timeout);
-	for (;;) {
-		orca_cmdq_process_comps(odev);
-		done = completion_done(&ctx->done);
-		if (done || waited_us >= limit_us)
-			break;
-		udelay(ORCA_CMDQ_POLL_MIN_US);
-		waited_us += ORCA_CMDQ_POLL_MIN_US;
-	}
-
-	spin_lock_irqsave(&cmdq->lock, flags);
-	if (!done && ctx->state == ORCA_CMD_CTX_PENDING)
-		ctx->state = ORCA_CMD_CTX_STALE;
-	if (ctx->state == ORCA_CMD_CTX_STALE) {
-		spin_unlock_irqrestore(&cmdq->lock, flags);
-		if (!done)
-			orca_dev_mark_dead(odev, "command timeout");
+	if (!sleepable) {
+		if (down_trylock(&cmdq->credits))
+			return -EBUSY;
+	} else if (down_timeout(&cmdq->credits, cmdq->timeout)) {
+		orca_dev_mark_dead(odev, "no command credit within timeout");
 		return -ETIMEDOUT;
 	}
-	ctx->state = ORCA_CMD_CTX_FREE;
-	spin_unlock_irqrestore(&cmdq->lock, flags);
+	token = ida_alloc_max(&cmdq->tokens, cmdq->depth - 1,
+			      sleepable ? GFP_KERNEL : GFP_ATOMIC);
+	/* Cannot be -ENOSPC: a stale token keeps its credit. */
+	if (token < 0)
+		up(&cmdq->credits);
+	return token;
+}
 
-	err = orca_cmd_status_to_errno(ctx->status);
-	if (res) {
-		res->syndrome = ctx->syndrome;
-		memcpy(res->out, ctx->out, sizeof(res->out));
-	}
+static void orca_cmdq_put_slot(struct orca_cmdq *cmdq, int token)
+{
 	ida_free(&cmdq->tokens, token);
 	up(&cmdq->credits);
-	return err;
 }
 
 /**
  * orca_cmdq_exec() - execute one firmware command and wait for it
  * @odev: device
  * @cmd: the command; opcode, lengths, addresses and @in filled by the
- *	 caller, flags and token are set here
- * @res: if not NULL, receives the syndrome and inline output
+ *	 caller, flags, token and (for @res->data) out_addr are set here
+ * @res: if not NULL, receives the syndrome, the inline output and, if
+ *	 @res->data is set, the output the device wrote at out_addr
+ * @sleepable: false in atomic context: no credit wait (-EBUSY when every
+ *	       credit is taken), no event, and the completion ring is
+ *	       busy-polled
  *
- * May sleep.  Never waits longer than the device's command timeout per
- * stage; a timeout marks the device dead.
+ * Never waits longer than the device's command timeout per stage; a
+ * timeout marks the device dead.
  *
  * Return: 0, a negative errno from orca_cmd_status_to_errno(), -EIO for a
- * dead device, or -ETIMEDOUT.
+ * dead device, -EBUSY (atomic only) or -ETIMEDOUT.
  */
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
-		   struct orca_cmd_out *res)
+		   struct orca_cmd_out *res, bool sleepable)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
+	u16 opcode = le16_to_cpu(cmd->opcode);
 	struct orca_cmd_ctx *ctx;
+	unsigned long flags;
 	bool events, done;
 	int token, err;
-	u16 opcode = le16_to_cpu(cmd->opcode);
 
+	if (WARN_ON_ONCE(res && res->data_len > ORCA_CMDQ_OUT_BUF_BYTES))
+		return -EINVAL;
 	if (orca_dev_is_dead(odev))
 		goto dead;
-
-	if (down_timeout(&cmdq->credits, cmdq->timeout)) {
-		orca_dev_mark_dead(odev, "no command credit within timeout");
-		return -ETIMEDOUT;
-	}
-	token = ida_alloc_max(&cmdq->tokens, cmdq->depth - 1, GFP_KERNEL);
-	if (token < 0) {
-		/* Cannot be -ENOSPC: a stale token keeps its credit. */
-		up(&cmdq->credits);
+	token = orca_cmdq_get_slot(odev, sleepable);
+	if (token < 0)
 		return token;
-	}
 	ctx = &cmdq->ctx[token];
-	events = READ_ONCE(cmdq->event_mode);
+	events = sleepable && READ_ONCE(cmdq->event_mode);
+	if (res && res->data) {
+		memset(ctx->buf, 0, ORCA_CMDQ_OUT_BUF_BYTES);
+		cmd->out_addr = cpu_to_le64(ctx->buf_dma);
+		cmd->out_len = cpu_to_le32(res->data_len);
+	}
 
-	spin_lock(&cmdq->lock);
+	spin_lock_irqsave(&cmdq->lock, flags);
 	if (orca_dev_is_dead(odev)) {
-		spin_unlock(&cmdq->lock);
-		ida_free(&cmdq->tokens, token);
-		up(&cmdq->credits);
+		spin_unlock_irqrestore(&cmdq->lock, flags);
+		orca_cmdq_put_slot(cmdq, token);
 		goto dead;
 	}
 	reinit_completion(&ctx->done);
@@ -418,16 +390,16 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	cmdq->pi++;
 	/* writel() orders the ring entry before the doorbell. */
 	orca_wr32(odev, ORCA_REG_CMDQ_DB, cmdq->pi & 0xffff);
-	spin_unlock(&cmdq->lock);
+	spin_unlock_irqrestore(&cmdq->lock, flags);
 
 	done = events ? orca_cmdq_event_wait(odev, ctx) :
-			orca_cmdq_poll_wait(odev, ctx);
+			orca_cmdq_poll_wait(odev, ctx, sleepable);
 
-	spin_lock(&cmdq->lock);
+	spin_lock_irqsave(&cmdq->lock, flags);
 	if (!done && ctx->state == ORCA_CMD_CTX_PENDING)
 		ctx->state = ORCA_CMD_CTX_STALE;
 	if (ctx->state == ORCA_CMD_CTX_STALE) {
-		spin_unlock(&cmdq->lock);
+		spin_unlock_irqrestore(&cmdq->lock, flags);
 		/*
 		 * Either way the device never answered: the command timed out
 		 * itself, or the watchdog or a fatal event declared the device
@@ -446,7 +418,7 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		return -ETIMEDOUT;
 	}
 	ctx->state = ORCA_CMD_CTX_FREE;
-	spin_unlock(&cmdq->lock);
+	spin_unlock_irqrestore(&cmdq->lock, flags);
 
 	err = orca_cmd_status_to_errno(ctx->status);
 	if (err)
@@ -456,9 +428,10 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	if (res) {
 		res->syndrome = ctx->syndrome;
 		memcpy(res->out, ctx->out, sizeof(res->out));
+		if (res->data && !err)
+			memcpy(res->data, ctx->buf, res->data_len);
 	}
-	ida_free(&cmdq->tokens, token);
-	up(&cmdq->credits);
+	orca_cmdq_put_slot(cmdq, token);
 	return err;
 
 dead:

@@ -23,6 +23,12 @@ struct orca_dev;
 /* Longest command queue the driver asks for, whatever the device allows. */
 #define ORCA_CMDQ_MAX_LOG_DEPTH	6
 
+/*
+ * Bytes of each context's output buffer (out_addr): the largest query
+ * output (struct orca_dev_caps, struct orca_port_stats) fits.
+ */
+#define ORCA_CMDQ_OUT_BUF_BYTES	256
+
 enum orca_cmd_ctx_state {
 	ORCA_CMD_CTX_FREE,
 	ORCA_CMD_CTX_PENDING,
@@ -38,6 +44,8 @@ enum orca_cmd_ctx_state {
  * @status: enum orca_cmd_status from the completion
  * @syndrome: device detail for a failure
  * @out: inline output of the completion
+ * @buf: this context's slice of orca_cmdq.out_bufs, the command's out_addr
+ * @buf_dma: bus address of @buf
  */
 struct orca_cmd_ctx {
 	struct completion done;
@@ -45,6 +53,8 @@ struct orca_cmd_ctx {
 	u8 status;
 	u32 syndrome;
 	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
+	void *buf;
+	dma_addr_t buf_dma;
 };
 
 /**
@@ -60,6 +70,11 @@ struct orca_cmd_ctx {
  * @credits: one per command that may be outstanding
  * @tokens: allocator of context indices, the commands' tokens
  * @ctx: @depth completion contexts, indexed by token
+ * @out_bufs: @depth output buffers of ORCA_CMDQ_OUT_BUF_BYTES, one per
+ *	      context: allocated once, so no command allocates DMA memory, and
+ *	      freed only after the reset in orca_cmdq_cleanup(), so a command
+ *	      that timed out never has its output buffer freed under it
+ * @out_bufs_dma: bus address of @out_bufs
  * @event_mode: completions are signalled by ORCA_EQE_CMD_DONE on EQ 0
  * @timeout: per-command timeout in jiffies (ORCA_REG_CMD_TIMEOUT_MS)
  */
@@ -75,16 +90,23 @@ struct orca_cmdq {
 	struct semaphore credits;
 	struct ida tokens;
 	struct orca_cmd_ctx *ctx;
+	void *out_bufs;
+	dma_addr_t out_bufs_dma;
 	bool event_mode;
 	unsigned long timeout;
 };
 
 /**
  * struct orca_cmd_out - what a completed command returned
+ * @data: if not NULL, the command has output at out_addr (a query):
+ *	  receives its first @data_len bytes
+ * @data_len: at most ORCA_CMDQ_OUT_BUF_BYTES
  * @syndrome: device detail for a failure
  * @out: inline output (struct orca_cmd_handle_out etc.)
  */
 struct orca_cmd_out {
+	void *data;
+	size_t data_len;
 	u32 syndrome;
 	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
 };
@@ -95,9 +117,7 @@ void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on);
 void orca_cmdq_process_comps(struct orca_dev *odev);
 void orca_cmdq_fail_all(struct orca_dev *odev);
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
-		   struct orca_cmd_out *res);
-int orca_cmdq_exec_atomic(struct orca_dev *odev, struct orca_cmd *cmd,
-			  struct orca_cmd_out *res);
+		   struct orca_cmd_out *res, bool sleepable);
 int orca_cmd_status_to_errno(u8 status);
 
 #endif /* ORCA_CMDQ_H */

@@ -95,9 +95,16 @@ int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 		   const struct orca_pgl *pgl)
 {
+	struct orca_cmd_cq_params p = {
+		.log_depth = cq->log_depth,
+		.eqn = cq->eqn,
+		.uar = cq->uar,
+		.db_rec = cq->db_dma,
+	};
 	int err;
 
-	err = orca_cmd_create_cq(odev, cq, pgl, &cq->cqn);
+	orca_qbuf_ring(&cq->buf, pgl, &p.ring);
+	err = orca_cmd_create_cq(odev, &p, &cq->cqn);
 	if (err)
 		return err;
 	err = xa_insert_irq(&odev->cq_xa, cq->cqn, cq, GFP_KERNEL);

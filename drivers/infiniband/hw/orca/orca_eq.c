@@ -2,7 +2,7 @@
 /*
  * ORCA event queues: EQ 0 (async events and command completions), one
  * completion EQ per completion vector with its MSI-X interrupt, the
- * dispatch of device events to the RDMA core, and the heartbeat watchdog.
+ * dispatch of device events to the RDMA core.
  */
 #include <linux/dma-mapping.h>
 
@@ -143,6 +143,22 @@ static void orca_eq_free(struct orca_dev *odev, struct orca_eq *eq)
 	eq->ring = NULL;
 }
 
+/* The ring is one DMA-coherent block, described as a single page. */
+static int orca_eq_create(struct orca_dev *odev, struct orca_eq *eq)
+{
+	struct orca_cmd_eq_params p = {
+		.ring = {
+			.page_addr = eq->dma,
+			.npages = 1,
+			.page_shift = get_order(orca_eq_bytes(eq)) + PAGE_SHIFT,
+		},
+		.log_depth = eq->log_depth,
+		.msix_vector = eq->vector,
+	};
+
+	return orca_cmd_create_eq(odev, &p, &eq->eqn);
+}
+
 static void orca_eq_destroy(struct orca_dev *odev, struct orca_eq *eq)
 {
 	/* A dead device fails every command; that is no news. */
@@ -173,7 +189,7 @@ int orca_async_eq_init(struct orca_dev *odev)
 				   IRQF_ONESHOT, eq->name, eq);
 	if (err)
 		goto err_free;
-	err = orca_cmd_create_eq(odev, eq);
+	err = orca_eq_create(odev, eq);
 	if (err)
 		goto err_irq;
 	eq->created = true;
@@ -233,7 +249,7 @@ int orca_comp_eqs_init(struct orca_dev *odev)
 			orca_eq_free(odev, eq);
 			goto err_unwind;
 		}
-		err = orca_cmd_create_eq(odev, eq);
+		err = orca_eq_create(odev, eq);
 		if (err) {
 			free_irq(eq->irq, eq);
 			orca_eq_free(odev, eq);
@@ -264,49 +280,4 @@ void orca_comp_eqs_cleanup(struct orca_dev *odev)
 	odev->num_comp_eqs = 0;
 	kfree(odev->comp_eqs);
 	odev->comp_eqs = NULL;
-}
-
-/*
- * The watchdog catches a device that stopped without telling us: no
- * heartbeat progress for ORCA_HEARTBEAT_MAX_STALLS periods, or FATAL set
- * in the status register (an EQ overflow cannot be reported on the EQ).
- */
-static void orca_heartbeat_work(struct work_struct *work)
-{
-	struct orca_dev *odev = container_of(to_delayed_work(work),
-					     struct orca_dev, heartbeat);
-	u32 status = orca_rd32(odev, ORCA_REG_DEV_STATUS);
-	u32 hb = orca_rd32(odev, ORCA_REG_HEARTBEAT);
-
-	if (orca_dev_is_dead(odev))
-		return;
-	if (status == U32_MAX || (status & ORCA_STATUS_FATAL)) {
-		dev_err(&odev->pdev->dev, "device fatal, syndrome %u\n",
-			orca_rd32(odev, ORCA_REG_FATAL_SYNDROME));
-		orca_dev_mark_dead(odev, "fatal status");
-		return;
-	}
-	if (hb == odev->last_heartbeat) {
-		if (++odev->heartbeat_stalls >= ORCA_HEARTBEAT_MAX_STALLS) {
-			orca_dev_mark_dead(odev, "heartbeat stopped");
-			return;
-		}
-	} else {
-		odev->heartbeat_stalls = 0;
-		odev->last_heartbeat = hb;
-	}
-	schedule_delayed_work(&odev->heartbeat, ORCA_HEARTBEAT_PERIOD);
-}
-
-void orca_heartbeat_start(struct orca_dev *odev)
-{
-	INIT_DELAYED_WORK(&odev->heartbeat, orca_heartbeat_work);
-	odev->last_heartbeat = orca_rd32(odev, ORCA_REG_HEARTBEAT);
-	odev->heartbeat_stalls = 0;
-	schedule_delayed_work(&odev->heartbeat, ORCA_HEARTBEAT_PERIOD);
-}
-
-void orca_heartbeat_stop(struct orca_dev *odev)
-{
-	cancel_delayed_work_sync(&odev->heartbeat);
 }

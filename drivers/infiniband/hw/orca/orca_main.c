@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ORCA RoCE HCA driver: PCI probe and remove as a table of init/cleanup
- * stages, the device's dead state, and the ib_device ops table and
- * registration.
+ * stages, and the ib_device ops table and registration.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -13,33 +12,6 @@
 
 MODULE_DESCRIPTION("ORCA RoCE host channel adapter driver");
 MODULE_LICENSE("GPL");
-
-/**
- * orca_dev_mark_dead() - stop using a device that stopped working
- * @odev: device
- * @reason: why, for the log
- *
- * Called from the command path on a timeout, from EQ 0 on a fatal event and
- * from the heartbeat watchdog.  Only the first call has an effect: waiting
- * commands are failed, later ones fail fast, and the RDMA core is told once
- * with IB_EVENT_DEVICE_FATAL.  Destroy paths keep working (their commands
- * fail and are ignored) so the driver can still be unloaded.
- */
-void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
-{
-	struct ib_event ev = {};
-
-	if (test_and_set_bit(ORCA_DEV_DEAD, &odev->flags))
-		return;
-	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
-	orca_cmdq_fail_all(odev);
-	if (!test_bit(ORCA_DEV_REGISTERED, &odev->flags))
-		return;
-	ev.device = &odev->ibdev;
-	ev.element.port_num = ORCA_PORT;
-	ev.event = IB_EVENT_DEVICE_FATAL;
-	ib_dispatch_event(&ev);
-}
 
 static int orca_pci_init(struct orca_dev *odev)
 {
@@ -134,38 +106,6 @@ static int orca_irqs_init(struct orca_dev *odev)
 static void orca_irqs_cleanup(struct orca_dev *odev)
 {
 	pci_free_irq_vectors(odev->pdev);
-}
-
-static int orca_caps_init(struct orca_dev *odev)
-{
-	struct device *dev = &odev->pdev->dev;
-	u8 num_ports;
-	int err;
-
-	err = orca_cmd_query_device(odev, &odev->caps, &num_ports);
-	if (err) {
-		dev_err(dev, "QUERY_DEVICE failed (%d)\n", err);
-		return err;
-	}
-	if (num_ports != 1 || !(odev->caps.dev_caps & ORCA_DEV_CAP_ROCE_V2)) {
-		dev_err(dev, "unsupported device: %u ports, caps 0x%x\n",
-			num_ports, odev->caps.dev_caps);
-		return -EOPNOTSUPP;
-	}
-	odev->db_pool = dma_pool_create("orca_db", dev,
-					sizeof(struct orca_qp_db_rec), 64, 0);
-	return odev->db_pool ? 0 : -ENOMEM;
-}
-
-static void orca_caps_cleanup(struct orca_dev *odev)
-{
-	dma_pool_destroy(odev->db_pool);
-}
-
-static int orca_heartbeat_init(struct orca_dev *odev)
-{
-	orca_heartbeat_start(odev);
-	return 0;
 }
 
 /* The kernel's UAR page: CQ/QP/SRQ wakeups of kernel queues use it. */
@@ -320,9 +260,10 @@ static const struct orca_stage orca_stages[] = {
 	{ "reset", orca_reset, NULL },
 	{ "irqs", orca_irqs_init, orca_irqs_cleanup },
 	{ "cmdq", orca_cmdq_init, orca_cmdq_cleanup },
-	{ "caps", orca_caps_init, orca_caps_cleanup },
+	{ "caps", orca_caps_init, NULL },
+	{ "db_pool", orca_db_pool_init, orca_db_pool_cleanup },
 	{ "async_eq", orca_async_eq_init, orca_async_eq_cleanup },
-	{ "heartbeat", orca_heartbeat_init, orca_heartbeat_stop },
+	{ "health", orca_health_init, orca_health_cleanup },
 	{ "uar", orca_uar_init, orca_uar_cleanup },
 	{ "comp_eqs", orca_comp_eqs_init, orca_comp_eqs_cleanup },
 	{ "port", orca_port_init_hw, NULL },

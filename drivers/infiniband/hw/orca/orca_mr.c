@@ -11,34 +11,35 @@
 #include "orca.h"
 
 static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
-			  struct orca_cmd_create_mr *in)
+			  const struct orca_cmd_mr_params *p)
 {
-	u32 lkey, rkey;
+	struct orca_cmd_mr_keys keys;
 	int err;
 
-	err = orca_cmd_create_mr(odev, in, NULL, &lkey, &rkey);
+	err = orca_cmd_create_mr(odev, p, &keys);
 	if (err)
 		return err;
-	mr->ibmr.lkey = lkey;
-	mr->ibmr.rkey = rkey;
+	mr->ibmr.lkey = keys.lkey;
+	mr->ibmr.rkey = keys.rkey;
 	return 0;
 }
 
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
-	struct orca_cmd_create_mr in = {};
+	struct orca_cmd_mr_params p = {
+		.pdn = to_opd(ibpd)->pdn,
+		.access = access & ORCA_ACCESS_ALL,
+		.flags = ORCA_MR_F_PHYS,
+		.length = U64_MAX,
+	};
 	struct orca_mr *mr;
 	int err;
 
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
-	in.access = cpu_to_le32(access & ORCA_ACCESS_ALL);
-	in.flags = cpu_to_le32(ORCA_MR_F_PHYS);
-	in.length = cpu_to_le64(U64_MAX);
-	err = orca_mr_create(odev, mr, &in);
+	err = orca_mr_create(odev, mr, &p);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);
@@ -50,7 +51,7 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg)
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
-	struct orca_cmd_create_mr in = {};
+	struct orca_cmd_mr_params p = {};
 	struct orca_mr *mr;
 	int err;
 
@@ -74,11 +75,11 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		goto err_free;
 	}
 
-	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
-	in.flags = cpu_to_le32(ORCA_MR_F_FAST_REG);
-	in.page_shift = mr->page_shift;
-	in.npages = cpu_to_le32(max_num_sg);
-	err = orca_mr_create(odev, mr, &in);
+	p.pdn = to_opd(ibpd)->pdn;
+	p.flags = ORCA_MR_F_FAST_REG;
+	p.page_shift = mr->page_shift;
+	p.npages = max_num_sg;
+	err = orca_mr_create(odev, mr, &p);
 	if (err)
 		goto err_pages;
 	return &mr->ibmr;

@@ -1,77 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA device attributes and protection domains.
+ * ORCA protection domains.
  */
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
-
-int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
-		      struct ib_udata *udata)
-{
-	struct orca_dev *odev = to_odev(ibdev);
-	const struct orca_caps *caps = &odev->caps;
-	int err;
-
-	/* No driver data either way (query_device_ex passes a udata). */
-	err = ib_no_udata_io(udata);
-	if (err)
-		return err;
-
-	memset(attr, 0, sizeof(*attr));
-	attr->fw_ver = (u64)FIELD_GET(ORCA_FW_VERSION_MAJOR, odev->fw_ver) << 32 |
-		       FIELD_GET(ORCA_FW_VERSION_MINOR, odev->fw_ver) << 16 |
-		       FIELD_GET(ORCA_FW_VERSION_PATCH, odev->fw_ver);
-	attr->sys_image_guid = cpu_to_be64(caps->sys_image_guid);
-	attr->max_mr_size = caps->max_mr_size;
-	attr->page_size_cap = caps->page_size_cap;
-	attr->vendor_id = odev->pdev->vendor;
-	attr->vendor_part_id = caps->vendor_part_id;
-	attr->hw_ver = caps->hw_rev;
-	attr->max_qp = caps->max_qp;
-	attr->max_qp_wr = caps->max_qp_wr;
-	attr->max_send_sge = min_t(u32, caps->max_send_sge, ORCA_MAX_SGE);
-	attr->max_recv_sge = min_t(u32, caps->max_recv_sge, ORCA_MAX_SGE);
-	attr->max_sge_rd = attr->max_send_sge;
-	attr->max_cq = caps->max_cq;
-	attr->max_cqe = caps->max_cqe;
-	attr->max_mr = caps->max_mr;
-	attr->max_pd = caps->max_pd;
-	attr->max_qp_rd_atom = caps->max_qp_rd_atom;
-	attr->max_qp_init_rd_atom = caps->max_qp_init_rd_atom;
-	attr->max_res_rd_atom = caps->max_qp * caps->max_qp_rd_atom;
-	attr->max_ah = caps->max_ah;
-	attr->max_pkeys = 1;
-	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
-	if (caps->dev_caps & ORCA_DEV_CAP_SRQ) {
-		attr->max_srq = caps->max_srq;
-		attr->max_srq_wr = caps->max_srq_wr;
-		attr->max_srq_sge = min_t(u32, caps->max_srq_sge,
-					  ORCA_MAX_SGE);
-	}
-	if (caps->dev_caps & ORCA_DEV_CAP_ATOMIC)
-		attr->atomic_cap = IB_ATOMIC_HCA;
-	if (caps->dev_caps & ORCA_DEV_CAP_FRWR) {
-		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
-		attr->max_fast_reg_page_list_len =
-			caps->max_fast_reg_page_list_len;
-	}
-	attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN |
-				   IB_DEVICE_CURR_QP_STATE_MOD |
-				   IB_DEVICE_SYS_IMAGE_GUID |
-				   IB_DEVICE_PORT_ACTIVE_EVENT;
-	return 0;
-}
-
-void orca_get_dev_fw_str(struct ib_device *ibdev, char *str)
-{
-	u32 fw = to_odev(ibdev)->fw_ver;
-
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%lu.%lu.%lu",
-		 FIELD_GET(ORCA_FW_VERSION_MAJOR, fw),
-		 FIELD_GET(ORCA_FW_VERSION_MINOR, fw),
-		 FIELD_GET(ORCA_FW_VERSION_PATCH, fw));
-}
 
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {

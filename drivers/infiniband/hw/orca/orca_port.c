@@ -22,7 +22,7 @@ static void orca_port_work(struct work_struct *work);
 static int orca_port_refresh(struct orca_dev *odev)
 {
 	struct orca_port *port = &odev->port;
-	struct orca_port_attr attr;
+	struct orca_cmd_port_info attr;
 	int err;
 
 	lockdep_assert_held(&port->lock);
@@ -33,7 +33,7 @@ static int orca_port_refresh(struct orca_dev *odev)
 	}
 	port->link_up = attr.state == ORCA_PORT_STATE_ACTIVE;
 	port->max_mtu = clamp_t(u8, attr.max_mtu, IB_MTU_256, IB_MTU_4096);
-	port->speed_mbps = le32_to_cpu(attr.speed_mbps);
+	port->speed_mbps = attr.speed_mbps;
 	return 0;
 }
 
@@ -46,7 +46,7 @@ static int orca_port_refresh(struct orca_dev *odev)
 int orca_port_init_hw(struct orca_dev *odev)
 {
 	struct orca_port *port = &odev->port;
-	struct orca_port_attr attr;
+	struct orca_cmd_port_info attr;
 	u32 lo, hi, len;
 	int err;
 
@@ -73,10 +73,10 @@ int orca_port_init_hw(struct orca_dev *odev)
 	mutex_lock(&port->lock);
 	port->link_up = attr.state == ORCA_PORT_STATE_ACTIVE;
 	port->max_mtu = clamp_t(u8, attr.max_mtu, IB_MTU_256, IB_MTU_4096);
-	port->speed_mbps = le32_to_cpu(attr.speed_mbps);
+	port->speed_mbps = attr.speed_mbps;
 	mutex_unlock(&port->lock);
 
-	len = le16_to_cpu(attr.gid_table_len);
+	len = attr.gid_table_len;
 	if (odev->caps.gid_table_len)
 		len = len ? min(len, odev->caps.gid_table_len) :
 			    odev->caps.gid_table_len;

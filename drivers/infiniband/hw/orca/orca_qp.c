@@ -294,16 +294,16 @@ static u32 orca_access_from_ib(int access)
 
 static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 			      const struct ib_qp_attr *attr, int mask,
-			      struct orca_qp_attr *hw)
+			      struct orca_cmd_qp_attr *hw)
 {
-	hw->qpn = cpu_to_le32(qp->qpn);
-	hw->attr_mask = cpu_to_le32(mask);
+	hw->qpn = qp->qpn;
+	hw->attr_mask = mask;
 	if (mask & IB_QP_STATE)
 		hw->qp_state = attr->qp_state;
 	if (mask & IB_QP_CUR_STATE)
 		hw->cur_qp_state = attr->cur_qp_state;
 	if (mask & IB_QP_ACCESS_FLAGS)
-		hw->access = cpu_to_le32(orca_access_from_ib(attr->qp_access_flags));
+		hw->access = orca_access_from_ib(attr->qp_access_flags);
 	if (mask & IB_QP_PKEY_INDEX) {
 		if (attr->pkey_index)
 			return -EINVAL;
@@ -315,7 +315,7 @@ static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 		hw->port = ORCA_PORT;
 	}
 	if (mask & IB_QP_QKEY)
-		hw->qkey = cpu_to_le32(attr->qkey);
+		hw->qkey = attr->qkey;
 	if (mask & IB_QP_AV) {
 		if (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE ||
 		    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
@@ -335,7 +335,7 @@ static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 	if (mask & IB_QP_RNR_RETRY)
 		hw->rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_RQ_PSN)
-		hw->rq_psn = cpu_to_le32(attr->rq_psn & ORCA_PSN_MASK);
+		hw->rq_psn = attr->rq_psn & ORCA_PSN_MASK;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
 		if (attr->max_rd_atomic > odev->caps.max_qp_init_rd_atom)
 			return -EINVAL;
@@ -344,14 +344,14 @@ static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		hw->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_SQ_PSN)
-		hw->sq_psn = cpu_to_le32(attr->sq_psn & ORCA_PSN_MASK);
+		hw->sq_psn = attr->sq_psn & ORCA_PSN_MASK;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
 		if (attr->max_dest_rd_atomic > odev->caps.max_qp_rd_atom)
 			return -EINVAL;
 		hw->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 	if (mask & IB_QP_DEST_QPN)
-		hw->dest_qpn = cpu_to_le32(attr->dest_qp_num & ORCA_PSN_MASK);
+		hw->dest_qpn = attr->dest_qp_num & ORCA_PSN_MASK;
 	return 0;
 }
 
@@ -361,7 +361,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct orca_dev *odev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
 	enum ib_qp_state cur, next;
-	struct orca_qp_attr hw = {};
+	struct orca_cmd_qp_attr hw = {};
 	int err;
 
 	err = ib_no_udata_io(udata);
@@ -398,14 +398,14 @@ out:
 }
 
 static void orca_ah_attr_from_av(struct rdma_ah_attr *ah,
-				 const struct orca_av *av)
+				 const struct orca_cmd_av *av)
 {
 	union ib_gid dgid;
 
 	memset(ah, 0, sizeof(*ah));
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
 	memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
-	rdma_ah_set_grh(ah, &dgid, le32_to_cpu(av->flow_label),
+	rdma_ah_set_grh(ah, &dgid, av->flow_label,
 			av->sgid_index, av->hop_limit, av->traffic_class);
 	rdma_ah_set_port_num(ah, ORCA_PORT);
 	ether_addr_copy(ah->roce.dmac, av->dmac);
@@ -416,7 +416,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct orca_dev *odev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
-	struct orca_qp_attr hw;
+	struct orca_cmd_qp_attr hw;
 	int err;
 
 	mutex_lock(&qp->lock);
@@ -433,12 +433,12 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cur_qp_state = hw.qp_state;
 	attr->path_mtu = hw.path_mtu;
 	attr->path_mig_state = IB_MIG_MIGRATED;
-	attr->qkey = le32_to_cpu(hw.qkey);
-	attr->rq_psn = le32_to_cpu(hw.rq_psn) & ORCA_PSN_MASK;
-	attr->sq_psn = le32_to_cpu(hw.sq_psn) & ORCA_PSN_MASK;
-	attr->dest_qp_num = le32_to_cpu(hw.dest_qpn) & ORCA_PSN_MASK;
-	attr->qp_access_flags = le32_to_cpu(hw.access) & ORCA_ACCESS_ALL;
-	attr->pkey_index = le16_to_cpu(hw.pkey_index);
+	attr->qkey = hw.qkey;
+	attr->rq_psn = hw.rq_psn & ORCA_PSN_MASK;
+	attr->sq_psn = hw.sq_psn & ORCA_PSN_MASK;
+	attr->dest_qp_num = hw.dest_qpn & ORCA_PSN_MASK;
+	attr->qp_access_flags = hw.access & ORCA_ACCESS_ALL;
+	attr->pkey_index = hw.pkey_index;
 	attr->port_num = ORCA_PORT;
 	attr->sq_draining = hw.sq_draining;
 	attr->max_rd_atomic = hw.max_rd_atomic;

@@ -72,6 +72,21 @@ err:
 	return -ENOMEM;
 }
 
+/**
+ * orca_qbuf_ring() - describe a ring to a CREATE_* command
+ * @q: the ring (a user ring: its geometry)
+ * @pgl: its page list, or NULL for a kernel ring of one page
+ * @ring: result
+ */
+void orca_qbuf_ring(const struct orca_qbuf *q, const struct orca_pgl *pgl,
+		    struct orca_cmd_ring *ring)
+{
+	ring->pgl = pgl;
+	ring->page_addr = pgl ? 0 : q->dma[0];
+	ring->npages = q->npages;
+	ring->page_shift = q->page_shift;
+}
+
 void orca_qbuf_free(struct orca_dev *odev, struct orca_qbuf *q)
 {
 	u32 i;
@@ -120,6 +135,28 @@ void orca_pgl_free(struct orca_dev *odev, struct orca_pgl *pgl)
 	dma_free_coherent(&odev->pdev->dev, pgl->npages * sizeof(__le64),
 			  pgl->pages, pgl->dma);
 	pgl->pages = NULL;
+}
+
+/**
+ * orca_db_pool_init() - the DMA pool of kernel doorbell records
+ * @odev: device
+ *
+ * A probe stage of its own: the records belong to the queues, not to the
+ * capabilities.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int orca_db_pool_init(struct orca_dev *odev)
+{
+	odev->db_pool = dma_pool_create("orca_db", &odev->pdev->dev,
+					sizeof(struct orca_qp_db_rec), 64, 0);
+	return odev->db_pool ? 0 : -ENOMEM;
+}
+
+void orca_db_pool_cleanup(struct orca_dev *odev)
+{
+	dma_pool_destroy(odev->db_pool);
+	odev->db_pool = NULL;
 }
 
 void *orca_db_alloc(struct orca_dev *odev, dma_addr_t *dma)

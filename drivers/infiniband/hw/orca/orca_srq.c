@@ -74,10 +74,18 @@ static int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
 int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		    const struct orca_pgl *pgl)
 {
+	struct orca_cmd_srq_params p = {
+		.pdn = to_opd(srq->ibsrq.pd)->pdn,
+		.log_depth = srq->log_depth,
+		.max_sge = srq->max_sge,
+		.limit = srq->limit,
+		.uar = srq->uar,
+		.db_rec = srq->db_dma,
+	};
 	int err;
 
-	err = orca_cmd_create_srq(odev, srq, to_opd(srq->ibsrq.pd)->pdn, pgl,
-				  &srq->srqn);
+	orca_qbuf_ring(&srq->buf, pgl, &p.ring);
+	err = orca_cmd_create_srq(odev, &p, &srq->srqn);
 	if (err)
 		return err;
 	err = xa_insert(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);

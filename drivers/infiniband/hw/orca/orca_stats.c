@@ -32,6 +32,7 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 
 static_assert(offsetof(struct orca_port_stats, cq_overruns) ==
 	      sizeof(__le64) * (ARRAY_SIZE(orca_port_stat_descs) - 1));
+static_assert(ARRAY_SIZE(orca_port_stat_descs) == ORCA_CMD_NUM_PORT_STATS);
 
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num)
@@ -44,19 +45,8 @@ struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port_num, int index)
 {
-	struct orca_port_stats *ps;
-	const __le64 *v;
-	int i, err;
+	int err;
 
-	ps = kzalloc_obj(*ps);
-	if (!ps)
-		return -ENOMEM;
-	err = orca_cmd_query_stats(to_odev(ibdev), ps);
-	if (!err) {
-		v = (const __le64 *)ps;
-		for (i = 0; i < ARRAY_SIZE(orca_port_stat_descs); i++)
-			stats->value[i] = le64_to_cpu(v[i]);
-	}
-	kfree(ps);
+	err = orca_cmd_query_stats(to_odev(ibdev), stats->value);
 	return err ? err : ARRAY_SIZE(orca_port_stat_descs);
 }

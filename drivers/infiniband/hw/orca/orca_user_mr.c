@@ -37,10 +37,10 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
 	unsigned long pgsz_bitmap, pgsz;
-	struct orca_cmd_create_mr in = {};
+	struct orca_cmd_mr_params p = {};
+	struct orca_cmd_mr_keys keys;
 	struct orca_pgl pgl = {};
 	struct orca_mr *mr;
-	u32 lkey, rkey;
 	int err;
 
 	err = ib_no_udata_io(udata);
@@ -71,18 +71,19 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_umem;
 
 	mr->page_shift = order_base_2(pgsz);
-	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
-	in.access = cpu_to_le32(access & ORCA_ACCESS_ALL);
-	in.page_shift = mr->page_shift;
-	in.iova = cpu_to_le64(iova);
-	in.length = cpu_to_le64(length);
-	in.npages = cpu_to_le32(pgl.used);
-	err = orca_cmd_create_mr(odev, &in, &pgl, &lkey, &rkey);
+	p.pdn = to_opd(ibpd)->pdn;
+	p.access = access & ORCA_ACCESS_ALL;
+	p.page_shift = mr->page_shift;
+	p.iova = iova;
+	p.length = length;
+	p.npages = pgl.used;
+	p.pgl = &pgl;
+	err = orca_cmd_create_mr(odev, &p, &keys);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_umem;
-	mr->ibmr.lkey = lkey;
-	mr->ibmr.rkey = rkey;
+	mr->ibmr.lkey = keys.lkey;
+	mr->ibmr.rkey = keys.rkey;
 	return &mr->ibmr;
 
 err_umem:
