@@ -13,6 +13,9 @@
 #                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings,
 #                   ORCA_BENCH="nvmeof perftest ulp" the workloads)
 #   make check      all tests: unit, lint, guest (README)
+#   make check-debug  the guest tests on a debug kernel (KASAN, lockdep,
+#                   kmemleak, UBSAN), built once and cached; the first run
+#                   takes about an hour longer (scripts/check-debug.sh)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #   make patches    the kernel and rdma-core patch series (out/patches/)
 #   make deb        orca-dkms, ibverbs-provider-orca and orca-emulator
@@ -35,6 +38,10 @@ $(TR_GOALS): toolroot
 check: toolroot
 	@$(IN_TOOLROOT) selftests/run.sh
 
+check-debug: toolroot
+	@$(IN_TOOLROOT) ORCA_TIMEOUT_SCALE=$(ORCA_TIMEOUT_SCALE) \
+		ORCA_DEBUG_KERNEL_DIR=$(ORCA_DEBUG_KERNEL_DIR) scripts/check-debug.sh $(TESTS)
+
 demo: toolroot
 	@$(IN_TOOLROOT) scripts/demo.sh
 
@@ -50,7 +57,7 @@ clean:
 		-o -name modules.order | xargs rm -f
 	rm -f Module.symvers modules.order
 
-.PHONY: $(TR_GOALS) check demo bench toolroot clean
+.PHONY: $(TR_GOALS) check check-debug demo bench toolroot clean
 
 else # inside the toolroot
 

@@ -13,6 +13,9 @@
 #   orca.ctl=FILE               the emulator's control file (exported)
 #   orca.run=DIR                the run's output directory (exported, e.g.
 #                               for barrier files between guests)
+#   orca.modules=DIR            the kernel's modules, when they are not in
+#                               the toolroot's /lib/modules (make
+#                               check-debug's kernel): bound there
 #   orca.dmesg=1                when the command ends, save the kernel log in
 #                               DIR/g<I>/dmesg (after a kmemleak scan, whose
 #                               report goes to DIR/g<I>/kmemleak, when the
@@ -42,7 +45,7 @@ finish() {
 # under TCG every dynamically linked program costs its libraries' loading
 # over 9p, and boot time is test time.
 bb=/bin/busybox
-index=0 count=1 mac='' work='' cmd='' ctl='' run='' dmesg=0
+index=0 count=1 mac='' work='' cmd='' ctl='' run='' dmesg=0 modules=''
 $bb mount -t proc proc /proc
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
@@ -55,6 +58,7 @@ for arg in $cmdline; do
 	orca.ctl=*) ctl=${arg#*=} ;;
 	orca.run=*) run=${arg#*=} ;;
 	orca.dmesg=*) dmesg=${arg#*=} ;;
+	orca.modules=*) modules=${arg#*=} ;;
 	esac
 done
 
@@ -67,6 +71,11 @@ $bb mount -t tmpfs -o mode=0755 tmpfs /run
 $bb mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 $bb mount -t configfs configfs /sys/kernel/config 2>/dev/null
 $bb hostname "orca-g$index"
+if [ -n "$modules" ]; then
+	kver=$($bb uname -r)
+	$bb mkdir -p "/lib/modules/$kver"
+	$bb mount --bind "$modules" "/lib/modules/$kver"
+fi
 {
 	echo "127.0.0.1 localhost"
 	i=0

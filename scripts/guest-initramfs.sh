@@ -10,7 +10,8 @@
 #
 # The image is cached under $ORCA_CACHE (default: <repo>/out/cache) and
 # rebuilt when any input changes: this script, guest-init.sh, busybox, the
-# kernel version or its modules.
+# kernel version or its modules.  With ORCA_GUEST_KERNEL (a cache directory
+# of scripts/debug-kernel.sh), the modules are that kernel's.
 #
 # Usage: scripts/guest-initramfs.sh     (inside or outside the toolroot)
 set -euo pipefail
@@ -25,8 +26,15 @@ fi
 cache=${ORCA_CACHE:-$repo/out/cache}
 [ -n "$cache" ] || cache=$repo/out/cache
 
-kver=$(ls "$troot/lib/modules" | sort -V | tail -n 1)
-moddir=$troot/lib/modules/$kver
+if [ -n "${ORCA_GUEST_KERNEL:-}" ]; then
+	kver=$(cat "$troot$ORCA_GUEST_KERNEL/kernelrelease")
+	moddir=$troot$ORCA_GUEST_KERNEL/root/lib/modules/$kver
+	name=debug-guest-initramfs
+else
+	kver=$(ls "$troot/lib/modules" | sort -V | tail -n 1)
+	moddir=$troot/lib/modules/$kver
+	name=guest-initramfs
+fi
 # Load order matters: insmod does not resolve dependencies.  virtio_net is
 # not needed for the root, but loading it here is faster than kmod over 9p.
 mods="netfs 9pnet 9pnet_virtio 9p overlay failover net_failover virtio_net"
@@ -46,7 +54,7 @@ inputs() {
 }
 
 hash=$(inputs | sha256sum | cut -c1-16)
-img=$cache/guest-initramfs-$hash.cpio.gz
+img=$cache/$name-$hash.cpio.gz
 if [ -f "$img" ]; then
 	echo "$img"
 	exit 0
@@ -109,5 +117,5 @@ chmod 755 "$stage/init"
 	"$troot/bin/busybox" cpio -o -H newc 2>/dev/null) | gzip -1 >"$stage.img"
 mv "$stage.img" "$img"	# atomic: concurrent runs see all or nothing
 # Keep only the current image.
-find "$cache" -maxdepth 1 -name 'guest-initramfs-*.cpio.gz' ! -name "${img##*/}" -delete
+find "$cache" -maxdepth 1 -name "$name-*.cpio.gz" ! -name "${img##*/}" -delete
 echo "$img"

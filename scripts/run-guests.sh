@@ -36,6 +36,10 @@
 # or the timeout), else 0.
 #
 # Environment: ORCA_NO_BUILD=1 uses emulator/build as it is (no make).
+# ORCA_GUEST_KERNEL=DIR boots the kernel of scripts/debug-kernel.sh's cache
+# directory DIR (vmlinuz, kernelrelease, root/lib/modules/) instead of the
+# toolroot's; ORCA_TIMEOUT_SCALE=N multiplies the timeout (a debug kernel
+# under TCG is several times slower).
 #
 # Runs inside the toolroot; re-executes itself there when started outside.
 set -uo pipefail
@@ -53,6 +57,8 @@ if [ "${ORCA_IN_TOOLROOT:-}" != 1 ]; then
 	cd "$repo" || exit 1
 	setsid "$here/toolroot.sh" --run env ORCA_IN_TOOLROOT=1 \
 		ORCA_NO_BUILD="${ORCA_NO_BUILD:-}" ORCA_CACHE="${ORCA_CACHE:-}" \
+		ORCA_GUEST_KERNEL="${ORCA_GUEST_KERNEL:-}" \
+		ORCA_TIMEOUT_SCALE="${ORCA_TIMEOUT_SCALE:-}" \
 		ORCA_CALLER_PWD="$caller" \
 		"scripts/run-guests.sh" "$@" &
 	child=$!
@@ -98,6 +104,8 @@ done
 [ $# -gt 0 ] || usage
 [[ $count =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le 32 ] || usage
 [[ $timeout =~ ^[0-9]+$ ]] || usage
+[[ ${ORCA_TIMEOUT_SCALE:-1} =~ ^[1-9][0-9]*$ ]] || usage
+timeout=$((timeout * ${ORCA_TIMEOUT_SCALE:-1}))
 
 log() { echo "run-guests: $*" >&2; }
 
@@ -139,6 +147,14 @@ emu=$repo/emulator/build/orca-emu
 wire=$repo/emulator/build/orca-wire
 qemu='qemu-system-x86_64'
 kernel=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
+modules=''
+if [ -n "${ORCA_GUEST_KERNEL:-}" ]; then
+	kernel=$ORCA_GUEST_KERNEL/vmlinuz
+	modules=$ORCA_GUEST_KERNEL/root/lib/modules/$(cat "$ORCA_GUEST_KERNEL/kernelrelease") ||
+		exit 1
+	[ -f "$kernel" ] && [ -d "$modules" ] ||
+		{ log "ORCA_GUEST_KERNEL: no kernel or modules in $ORCA_GUEST_KERNEL"; exit 1; }
+fi
 
 pids=()		# everything we started, killed on every exit path
 sockets=()
@@ -233,6 +249,7 @@ for ((i = 0; i < count; i++)); do
 	append="console=ttyS0 quiet panic=-1 no_timer_check mitigations=off orca.index=$i orca.count=$count"
 	append+=" orca.mac=$mac orca.work=$repo orca.cmd=$out/cmd.sh orca.run=$out"
 	[ -n "$ctl" ] && append+=" orca.ctl=$ctl"
+	[ -n "$modules" ] && append+=" orca.modules=$modules"
 	# Debian's kernel has SLUB_DEBUG and PAGE_POISONING built but off, and
 	# KFENCE with a sample interval of 0 (off).  log_buf_len: the whole
 	# run's log must still be there when guest-init saves it.

@@ -11,7 +11,7 @@
 
 suite=${1:-objects}
 run=/sys/kernel/debug/orca_kverbs/run
-kverbs_ko=$top/selftests/kmod/orca_kverbs.ko
+kverbs_ko=$kmod_dir/selftests/kmod/orca_kverbs.ko
 
 ok_if "orca module loads" orca_load || ktap_done
 ok_if "orca_kverbs module loads" insmod "$kverbs_ko" || ktap_done

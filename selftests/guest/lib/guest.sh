@@ -89,8 +89,11 @@ flag_wait() {	# flag_wait SECS NAME [NAME...]: wait for any; 0 iff the first
 }
 
 # ORCA_KO: another build of the driver (the patch series'), else the repo's.
-orca_ko=${ORCA_KO:-$top/drivers/infiniband/hw/orca/orca.ko}
-ktest_ko=$top/selftests/kmod/orca_ktest.ko
+# ORCA_KMOD_DIR: where the repo's modules were built (make check-debug
+# builds them for its kernel under out/), else in the tree.
+kmod_dir=${ORCA_KMOD_DIR:-$top}
+orca_ko=${ORCA_KO:-$kmod_dir/drivers/infiniband/hw/orca/orca.ko}
+ktest_ko=$kmod_dir/selftests/kmod/orca_ktest.ko
 
 orca_load() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug

@@ -51,7 +51,8 @@ run_guests() {
 	rm -rf "$out" && mkdir -p "$out"
 	scripts/run-guests.sh -n "$n" -t "$timeout" --out "$out/run" \
 		--kernel-checks "${opts[@]}" -- \
-		env ORCA_TOP="$top" ORCA_RESULT_DIR="$out" "$@"
+		env ORCA_TOP="$top" ORCA_RESULT_DIR="$out" \
+		${ORCA_KMOD_DIR:+ORCA_KMOD_DIR="$ORCA_KMOD_DIR"} "$@"
 	rc=$?
 	echo "TAP version 13"
 	for i in $(seq 0 $((n - 1))); do

@@ -6,9 +6,12 @@
 # smbdirect modules scripts/smb-build.sh builds from the same kernel source
 # (under /opt/orca-smb, a module root of its own: modprobe -d picks our
 # modules there and the stock ones they depend on).  The RDMA listener is
-# ksmbd's wildcard one on port 445 (IB and RoCE; 5445 is iWARP's).
+# ksmbd's wildcard one on port 445 (IB and RoCE; 5445 is iWARP's).  A
+# kernel built with SMB Direct (make check-debug's) has its own smbdirect.ko:
+# its modules are used as they are.
 
 smb_mods=/opt/orca-smb/root
+modinfo -n smbdirect >/dev/null 2>&1 && smb_mods=/
 smb_dir=/tmp/ksmbd
 smb_share=/srv/smb
 

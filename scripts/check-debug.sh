@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-debug: the guest tests on a debug kernel (scripts/debug-kernel.sh:
+# KASAN, lockdep, KMEMLEAK, UBSAN, atomic-sleep checks; built once, about an
+# hour on two idle cores, and cached machine-wide).  orca.ko and
+# selftests/kmod are built against its tree in out/debug-kernel/kmod; each
+# guest boots that kernel with make check's allocator debugging and fails on
+# any report in its kernel log, a kmemleak scan at its end included
+# (lib/host.sh).  Never part of make check.  KTAP per program and the summary line, as
+# selftests/run.sh prints them.
+#
+# Usage: scripts/check-debug.sh [NN-name ...]   (inside the toolroot;
+#        from outside: make check-debug [TESTS="NN-name ..."])
+#   NN-name  guest tests to run (selftests/guest/NN-name.sh), in the order
+#            given; default: the driver's tests first, then the others
+#
+# Environment: ORCA_TIMEOUT_SCALE (default 4) multiplies every guest run's
+# timeout: TCG with KASAN and lockdep is that much slower.
+# ORCA_DEBUG_KERNEL_DIR=DIR uses the kernel in DIR, laid out as
+# debug-kernel.sh lays out its cache directory, instead of building one.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+
+# Not on the debug kernel: 29 loads the patch series' module, built for the
+# stock kernel; 90 installs orca-dkms for the stock kernel.
+skip="29-kverbs-series 90-deb-install"
+first="20-port 25-kverbs-objects 26-kverbs-datapath 27-kverbs-remote
+28-kverbs-limits 30-load-unload 40-dead-adapter 51-nvmeof-orca
+71-uverbs-hostile 78-uverbs-teardown"
+if [ $# -gt 0 ]; then
+	tests="$*"
+else
+	tests=$first
+	for t in selftests/guest/[0-9]*.sh; do
+		t=$(basename "$t" .sh)
+		case " $first $skip " in *[[:space:]]"$t"[[:space:]]*) continue ;; esac
+		tests+=" $t"
+	done
+fi
+
+logdir=$top/out/check-debug
+mkdir -p "$logdir"
+echo "# debug kernel (scripts/debug-kernel.sh; the first build takes about an hour)"
+kdir=${ORCA_DEBUG_KERNEL_DIR:-$(nice -n 19 scripts/debug-kernel.sh)} || {
+	echo "not ok - debug kernel build failed"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+kver=$(cat "$kdir/kernelrelease")
+echo "# $kver in $kdir"
+
+# orca.ko and selftests/kmod for the debug kernel, from a copy of their
+# sources: Kbuild's MO= (a separate output directory) refuses a source tree
+# that has an in-tree build, which make check's is.
+echo "# building"
+kmod=$top/out/debug-kernel/kmod
+rm -rf "$kmod" && mkdir -p "$kmod" &&
+tar -C "$top" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+	--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
+	--exclude=Module.symvers Kbuild include drivers selftests/kmod |
+	tar -C "$kmod" -xf - || exit 1
+if ! { make --no-print-directory emulator usertests provider &&
+       make -C "$kdir/build" M="$kmod" CONFIG_INFINIBAND_ORCA=m \
+		KCFLAGS=-Werror W=1 modules; } >"$logdir/build.log" 2>&1; then
+	tail -n 60 "$logdir/build.log"
+	echo "not ok - build failed"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+
+export ORCA_GUEST_KERNEL=$kdir ORCA_KMOD_DIR=$kmod
+export ORCA_TIMEOUT_SCALE=${ORCA_TIMEOUT_SCALE:-4}
+pass=0 fail=0 skip=0
+for t in $tests; do
+	prog=selftests/guest/$t.sh
+	[ -x "$prog" ] || { echo "not ok - no $prog"; fail=$((fail + 1)); continue; }
+	log=$logdir/$t.log
+	echo "# === guest/$t"
+	start=$SECONDS
+	"$prog" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(grep -cE '^ok [0-9]+' "$log")
+	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$log")
+	f=$(grep -cE '^not ok [0-9]+' "$log")
+	p=$((p - s))
+	if { [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$f" = 0 ]; } ||
+	   [ $((p + f + s)) = 0 ]; then
+		f=$((f + 1))
+		echo "not ok - guest/$t exited with status $rc"
+	fi
+	echo "# guest/$t: $p passed, $f failed, $s skipped ($((SECONDS - start)) s)"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
