@@ -1,7 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# One guest whose adapter is told (through the emulator's control file) to
-# stop answering commands: timeouts, DEVICE_FATAL, and a clean unload.
+# One guest whose adapter is first kept busy with slow commands (AHs in
+# atomic context must neither stall past the driver's bound nor kill it),
+# then told to stop answering commands: -EIO, DEVICE_FATAL, software flush
+# of kernel QPs, no late DMA after the resume, and a clean unload.
 . "$(dirname "$0")/lib/host.sh"
-run_guests 1 300 -- selftests/guest/in-guest/dead-adapter.sh
-host_done $?
+run_guests 1 400 -- selftests/guest/in-guest/dead-adapter.sh
+rc=$?
+# The emulator counts DMA the resumed adapter did before any reset ended
+# its work: the driver fenced it (bus mastering off, reset), so 0.
+late=$(sed -n 's/.*dma: blocked [0-9]* .*, late \([0-9]*\) .*/\1/p' \
+	"$out/run/g0/emu.log" | tail -n 1)
+num=$((num + 1))
+if [ "${late:-none}" = 0 ]; then
+	echo "ok $num host: no late DMA landed after the driver fenced the adapter"
+else
+	echo "# emulator late DMA count: ${late:-none}"
+	echo "not ok $num host: no late DMA landed after the driver fenced the adapter"
+	host_failed=1
+fi
+host_done $rc

@@ -91,6 +91,7 @@ extern const struct kv_suite kv_objects_suite;
 extern const struct kv_suite kv_datapath_suite;
 extern const struct kv_suite kv_remote_suite;
 extern const struct kv_suite kv_limits_suite;
+extern const struct kv_suite kv_dead_suite;
 
 /* kverbs_main.c, for the remote suite's commands; callers hold kv_lock. */
 struct ib_device *kv_find_dev(const char *name);

@@ -438,6 +438,7 @@ static const struct kv_suite *kv_suites[] = {
 	&kv_datapath_suite,
 	&kv_remote_suite,
 	&kv_limits_suite,
+	&kv_dead_suite,
 };
 
 static void kv_run_suite(struct ib_device *ibdev, const struct kv_suite *s,

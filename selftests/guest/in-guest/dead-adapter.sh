@@ -1,34 +1,91 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# An adapter that stops answering commands: the next command times out with
-# -ETIMEDOUT, the driver reports IB_EVENT_DEVICE_FATAL, fails later commands
-# fast, and still unloads without hanging.
+# A busy adapter, then one that stops answering commands.
+#  - Busy: with every command slowed down (emulator "slow 100") and the
+#    command queue kept full, AHs created and destroyed in atomic context
+#    (as the CM does) never stall longer than the driver's bound and never
+#    get the adapter declared dead (orca_kverbs dead/ah_saturated).
+#  - Dead: the firmware hangs.  The driver finds it dead, fences it, fails
+#    the command in flight with -EIO (it did not time out itself) and later
+#    ones fast; a kernel ULP's QPs still accept work, move to ERR, and
+#    ib_drain_qp() completes with every WR flushed (dead/drain_after_death).
+#    The adapter then resumes: the host checks that none of its late DMA
+#    landed (emulator "late 0").  The driver still unloads without hanging.
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 
+run=/sys/kernel/debug/orca_kverbs/run
+
+# Report the cases of the orca_kverbs run just done as dead/CASE.
+kv_report() {
+	local line rest seen=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*)
+			seen=1 rest=${line#ok }
+			ktap_line "ok dead/${rest#* }"
+			;;
+		"not ok "*)
+			seen=1 rest=${line#not ok }
+			ktap_fail=1
+			ktap_line "not ok dead/${rest#* }"
+			;;
+		"#"*) echo "$line" >>"$ktap_out" ;;
+		esac
+	done <"$run"
+	[ "$seen" = 1 ] || { ktap_fail=1; ktap_line "not ok dead/$1 (no result)"; }
+}
+
 ok_if "orca module loads" orca_load || ktap_done
+ok_if "orca_kverbs module loads" insmod "$top/selftests/kmod/orca_kverbs.ko" ||
+	ktap_done
 nd=$(orca_netdev)
 echo > "$ktest_dir/events"
-ok_if "emulator control file" test -w "${ORCA_CTL:-/nonexistent}"
+ok_if "emulator control file" test -w "${ORCA_CTL:-/nonexistent}" || ktap_done
+
+echo "slow 100" >>"$ORCA_CTL"
+echo "dead orca_0 ah_saturated" >"$run"
+echo "slow 0" >>"$ORCA_CTL"
+kv_report ah_saturated
+
+# The case logs "ready" with its QPs set up, then waits for the death.
+echo "dead orca_0 drain_after_death" >"$run" &
+kv=$!
+ready() { dmesg | grep -q 'drain_after_death: ready'; }
+ok_if "kverbs QPs ready" wait_for 120 ready
 echo hang >>"$ORCA_CTL"
 sleep 1
-# Adding an address makes the RDMA core add a GID: a SET_GID command.
+# Adding an address makes the RDMA core add a GID: a SET_GID command,
+# in flight when the watchdog finds the firmware dead.
 ip addr add 10.8.0.1/24 dev "$nd"
 fatal_seen() { [ "$(awk '/^device fatal /{print $NF}' "$ktest_dir/events")" -ge 1 ]; }
 ok_if "DEVICE_FATAL event" wait_for 30 fatal_seen
+wait "$kv"
+kv_report drain_after_death
 # The RDMA core reports what the driver's add_gid returned.
 gid_error() { dmesg | grep -q "unable to add gid .*error=$1"; }
-ok_if "command failed with -ETIMEDOUT" wait_for 10 gid_error -110
 ip addr add 10.8.0.2/24 dev "$nd"
 ip addr del 10.8.0.2/24 dev "$nd"
 # A dead device fails commands at once with -EIO instead of waiting for the
-# command timeout (which would end in -ETIMEDOUT): only the first command,
-# in flight when the firmware died, ever waited.
-ok_if "later commands fail fast with -EIO" wait_for 15 gid_error -5
-waited=$(dmesg | grep -cE 'orca.*command .*(not completed|timed out)')
-expect_eq "only the in-flight command waited" "$waited" 1
+# command timeout: only a command that timed out itself reports -ETIMEDOUT,
+# and one woken by the death (the watchdog was first) gets -EIO.
+ok_if "commands fail with -EIO after death" wait_for 15 gid_error -5
+timed=$(dmesg | grep -cE 'orca.*command .* timed out')
+woken=$(dmesg | grep -cE 'orca.*command .* not completed: device is dead')
+echo "# commands timed out: $timed, woken by the death: $woken" >>"$ktap_out"
+no_etimedout() { [ "$timed" -gt 0 ] || ! gid_error -110; }
+ok_if "no -ETIMEDOUT unless a command timed out itself" no_etimedout
+expect_eq "at most the in-flight command waited" "$(( timed + woken <= 1 ))" 1
+dmesg | grep -c "device is dead" | sed 's/^/# deaths logged: /' >>"$ktap_out"
+
+# The hung firmware comes back and finishes what it was doing: fenced, so
+# nothing of it may land (the host reads the emulator's "late" count).
+echo resume >>"$ORCA_CTL"
+sleep 3
+echo counts >>"$ORCA_CTL"
+ok_if "rmmod orca_kverbs" rmmod orca_kverbs
 start=$(date +%s)
 ok_if "rmmod orca completes" timeout 60 rmmod orca
 expect_eq "unload took < 30 s" "$(( $(date +%s) - start < 30 ))" 1
 ok_if "orca_0 gone" sh -c "! test -e /sys/class/infiniband/orca_0"
-dmesg | grep -i orca | tail -n 8 | sed 's/^/# /' >>"$ktap_out"
+dmesg | grep -i orca | tail -n 12 | sed 's/^/# /' >>"$ktap_out"
 ktap_done

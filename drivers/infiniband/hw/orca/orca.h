@@ -32,7 +32,10 @@
 /* struct orca_dev.flags bits */
 enum {
 	ORCA_DEV_DEAD,		/* no further commands are sent */
+	ORCA_DEV_FENCED,	/* dead, and its DMA stopped: all may be freed */
 	ORCA_DEV_REGISTERED,	/* the ib_device is registered */
+	ORCA_DEV_LEAK_LOGGED,	/* a leak after a failed destroy was logged */
+	ORCA_DEV_FATAL_SENT,	/* IB_EVENT_DEVICE_FATAL was dispatched */
 };
 
 /*
@@ -146,6 +149,9 @@ struct orca_port {
  * @heartbeat: watchdog work
  * @last_heartbeat: ORCA_REG_HEARTBEAT at the previous check
  * @heartbeat_stalls: consecutive checks without progress
+ * @dead_work: after death: reports IB_EVENT_DEVICE_FATAL and runs the
+ *	completion handlers of armed kernel CQs, whose pollers then flush
+ * @leaked: objects whose memory was kept after a failed destroy
  * @db_pool: doorbell records of CQs, QPs and SRQs
  * @cq_xa: cqn -> struct orca_cq, IRQ-safe lock (looked up in hard IRQ)
  * @qp_xa: qpn -> struct orca_qp, IRQ-safe lock (pollers clean under it)
@@ -170,6 +176,8 @@ struct orca_dev {
 	struct delayed_work heartbeat;
 	u32 last_heartbeat;
 	int heartbeat_stalls;
+	struct work_struct dead_work;
+	atomic_t leaked;
 	struct dma_pool *db_pool;
 	struct xarray cq_xa;
 	struct xarray qp_xa;
@@ -290,6 +298,7 @@ struct orca_cq {
 	spinlock_t lock;		/* ci, arm_seq; polling */
 	u32 ci;				/* free-running consumer index */
 	u32 arm_seq;			/* ORCA_CQ_ARM_SEQ of the last arm */
+	bool armed;			/* armed since the last event */
 };
 
 struct orca_srq {
@@ -456,6 +465,11 @@ static inline bool orca_dev_is_dead(struct orca_dev *odev)
 	return test_bit(ORCA_DEV_DEAD, &odev->flags);
 }
 
+static inline bool orca_dev_is_fenced(struct orca_dev *odev)
+{
+	return test_bit(ORCA_DEV_FENCED, &odev->flags);
+}
+
 /* orca_eq.c */
 int orca_async_eq_init(struct orca_dev *odev);
 void orca_async_eq_cleanup(struct orca_dev *odev);
@@ -464,6 +478,12 @@ void orca_comp_eqs_cleanup(struct orca_dev *odev);
 
 /* orca_health.c: the watchdog and the dead device */
 void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);
+void orca_dev_fence(struct orca_dev *odev);
+int orca_dev_reset(struct orca_dev *odev);
+bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
+		       u32 handle);
+void orca_dev_kick_flush(struct orca_dev *odev);
+void orca_dead_work(struct work_struct *work);
 int orca_health_init(struct orca_dev *odev);
 void orca_health_cleanup(struct orca_dev *odev);
 
@@ -535,10 +555,11 @@ int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
 		  const struct ib_cq_init_attr *attr, size_t *bytes);
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 		   const struct orca_pgl *pgl);
-void orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq);
+bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq);
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void orca_cq_comp_event(struct orca_dev *odev, u32 cqn);
 void orca_cq_async_event(struct orca_dev *odev, u32 cqn);
+void orca_cq_kick_armed(struct orca_dev *odev);
 
 /* orca_user_cq.c */
 int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -553,7 +574,7 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 		  struct ib_qp_init_attr *init, struct orca_cmd_qp_params *p);
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 		   const struct orca_cmd_qp_params *p);
-void orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
+bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata);
 int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -610,7 +631,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata);
 int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		    const struct orca_pgl *pgl);
-void orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
+bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
 
 /* orca_user_srq.c */
 int orca_create_user_srq(struct orca_srq *srq, size_t bytes,

@@ -6,9 +6,13 @@
  * a token (the index of the command's completion context), write the ring
  * entry and ring ORCA_REG_CMDQ_DB, then wait for the completion either by
  * polling the completion ring (during probe, before EQ 0 exists) or for the
- * EQ 0 handler to process it.  A command that times out marks the device
- * dead; its context and credit are never given back, so a late completion
- * can never be confused with a newer command's.
+ * EQ 0 handler to process it.  A command times out when the device has
+ * held it, as the oldest outstanding command, for longer than its command
+ * timeout (the spec's rule): queueing behind slow commands never counts.
+ * A timeout marks the device dead, which fences it; the context and credit
+ * are never given back, so a late completion can never be confused with a
+ * newer command's.  Atomic callers wait at most ORCA_CMDQ_ATOMIC_WAIT_US
+ * and then orphan their command instead of declaring the device dead.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -55,6 +59,26 @@ int orca_cmd_status_to_errno(u8 status)
 	}
 }
 
+/* Destroy the AHs of CREATE_AH commands whose caller gave up on them. */
+static void orca_cmdq_orphan_work(struct work_struct *work)
+{
+	struct orca_dev *odev = container_of(work, struct orca_dev,
+					     cmdq.orphan_work);
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	u32 ahn;
+
+	for (;;) {
+		spin_lock_irq(&cmdq->lock);
+		if (!cmdq->num_orphan_ahs) {
+			spin_unlock_irq(&cmdq->lock);
+			return;
+		}
+		ahn = cmdq->orphan_ahs[--cmdq->num_orphan_ahs];
+		spin_unlock_irq(&cmdq->lock);
+		orca_cmd_destroy_ah(odev, ahn, true);
+	}
+}
+
 static int orca_cmdq_wait_enabled(struct orca_dev *odev, bool enabled)
 {
 	unsigned long deadline = jiffies +
@@ -98,6 +122,10 @@ int orca_cmdq_init(struct orca_dev *odev)
 	cmdq->timeout = msecs_to_jiffies(clamp_t(u32, tmo, 100, 600000));
 	cmdq->pi = 0;
 	cmdq->ci = 0;
+	cmdq->outstanding = 0;
+	cmdq->progress = jiffies;
+	cmdq->num_orphan_ahs = 0;
+	INIT_WORK(&cmdq->orphan_work, orca_cmdq_orphan_work);
 	cmdq->event_mode = false;
 	spin_lock_init(&cmdq->lock);
 	sema_init(&cmdq->credits, cmdq->depth);
@@ -108,6 +136,13 @@ int orca_cmdq_init(struct orca_dev *odev)
 		return -ENOMEM;
 	for (i = 0; i < cmdq->depth; i++)
 		init_completion(&cmdq->ctx[i].done);
+	/* At most one orphan per context. */
+	cmdq->orphan_ahs = kcalloc(cmdq->depth, sizeof(*cmdq->orphan_ahs),
+				   GFP_KERNEL);
+	if (!cmdq->orphan_ahs) {
+		err = -ENOMEM;
+		goto err_ctx;
+	}
 
 	cmdq->ring = dma_alloc_coherent(dev, cmdq->depth * sizeof(*cmdq->ring),
 					&cmdq->ring_dma, GFP_KERNEL);
@@ -162,6 +197,7 @@ err_ring:
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
 			  cmdq->ring_dma);
 err_ctx:
+	kfree(cmdq->orphan_ahs);
 	kfree(cmdq->ctx);
 	return err;
 }
@@ -170,19 +206,22 @@ err_ctx:
  * orca_cmdq_cleanup() - stop the device and free the command rings
  * @odev: device
  *
- * The function is reset first so that it stops all DMA, including to the
- * rings freed here; a dead device that ignores the reset has its bus
- * mastering turned off by pcim when the function is disabled.
+ * The spec's teardown: reset the function and wait for READY, and only
+ * then free what the device was given.  A device that does not come back
+ * from the reset is fenced (bus mastering off) instead; a dead device was
+ * fenced when it was found dead.
  */
 void orca_cmdq_cleanup(struct orca_dev *odev)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	struct device *dev = &odev->pdev->dev;
 
-	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_RESET);
-	/* A dead device may never answer; do not make unload wait for it. */
-	if (!orca_dev_is_dead(odev))
-		orca_cmdq_wait_enabled(odev, false);
+	/* Orphaned AHs die with the reset. */
+	cancel_work_sync(&cmdq->orphan_work);
+	if (!orca_dev_is_fenced(odev) && orca_dev_reset(odev)) {
+		dev_err(dev, "no READY after reset: fencing the device\n");
+		orca_dev_fence(odev);
+	}
 	dma_free_coherent(dev, cmdq->depth * ORCA_CMDQ_OUT_BUF_BYTES,
 			  cmdq->out_bufs, cmdq->out_bufs_dma);
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->comp), cmdq->comp,
@@ -190,6 +229,7 @@ void orca_cmdq_cleanup(struct orca_dev *odev)
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
 			  cmdq->ring_dma);
 	ida_destroy(&cmdq->tokens);
+	kfree(cmdq->orphan_ahs);
 	kfree(cmdq->ctx);
 	cmdq->ctx = NULL;
 }
@@ -207,6 +247,34 @@ void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on)
 	WRITE_ONCE(odev->cmdq.event_mode, on);
 }
 
+static void orca_cmdq_put_slot(struct orca_cmdq *cmdq, int token)
+{
+	ida_free(&cmdq->tokens, token);
+	up(&cmdq->credits);
+}
+
+/*
+ * The late completion of a command its atomic caller gave up on: free the
+ * context, and destroy the AH a CREATE_AH made, since nobody holds it.
+ */
+static void orca_cmdq_reclaim_orphan(struct orca_dev *odev,
+				     struct orca_cmd_ctx *ctx, int token)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	const struct orca_cmd_handle_out *h = (const void *)ctx->out;
+
+	lockdep_assert_held(&cmdq->lock);
+	if (ctx->opcode == ORCA_CMD_CREATE_AH &&
+	    ctx->status == ORCA_CMD_ST_OK &&
+	    !WARN_ON_ONCE(cmdq->num_orphan_ahs >= cmdq->depth)) {
+		cmdq->orphan_ahs[cmdq->num_orphan_ahs++] =
+			le32_to_cpu(h->handle);
+		schedule_work(&cmdq->orphan_work);
+	}
+	ctx->state = ORCA_CMD_CTX_FREE;
+	orca_cmdq_put_slot(cmdq, token);
+}
+
 /**
  * orca_cmdq_process_comps() - consume the completion ring
  * @odev: device
@@ -220,10 +288,11 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	struct orca_cmd_comp *comp;
 	struct orca_cmd_ctx *ctx;
+	unsigned long flags;
 	u8 phase;
 	u16 token;
 
-	spin_lock(&cmdq->lock);
+	spin_lock_irqsave(&cmdq->lock, flags);
 	for (;;) {
 		comp = &cmdq->comp[cmdq->ci & (cmdq->depth - 1)];
 		phase = (cmdq->ci & cmdq->depth) ? 0 : ORCA_CMD_COMP_PHASE;
@@ -240,15 +309,23 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 			continue;
 		}
 		ctx = &cmdq->ctx[token];
-		if (ctx->state != ORCA_CMD_CTX_PENDING)
+		if (ctx->state != ORCA_CMD_CTX_PENDING &&
+		    ctx->state != ORCA_CMD_CTX_ORPHAN)
 			continue;
+		/* The device moved on: the next command's clock starts. */
+		cmdq->outstanding--;
+		cmdq->progress = jiffies;
 		ctx->status = comp->status;
 		ctx->syndrome = le32_to_cpu(comp->syndrome);
 		memcpy(ctx->out, comp->out, sizeof(ctx->out));
+		if (ctx->state == ORCA_CMD_CTX_ORPHAN) {
+			orca_cmdq_reclaim_orphan(odev, ctx, token);
+			continue;
+		}
 		ctx->state = ORCA_CMD_CTX_DONE;
 		complete(&ctx->done);
 	}
-	spin_unlock(&cmdq->lock);
+	spin_unlock_irqrestore(&cmdq->lock, flags);
 }
 
 /**
@@ -261,64 +338,134 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 void orca_cmdq_fail_all(struct orca_dev *odev)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
+	unsigned long flags;
 	u32 i;
 
 	if (!cmdq->ctx)
 		return;
-	spin_lock(&cmdq->lock);
+	spin_lock_irqsave(&cmdq->lock, flags);
 	for (i = 0; i < cmdq->depth; i++) {
-		if (cmdq->ctx[i].state != ORCA_CMD_CTX_PENDING)
+		if (cmdq->ctx[i].state != ORCA_CMD_CTX_PENDING &&
+		    cmdq->ctx[i].state != ORCA_CMD_CTX_ORPHAN)
 			continue;
 		cmdq->ctx[i].state = ORCA_CMD_CTX_STALE;
 		complete(&cmdq->ctx[i].done);
 	}
-	spin_unlock(&cmdq->lock);
+	spin_unlock_irqrestore(&cmdq->lock, flags);
 }
 
-/* Sleep between polls of the completion ring, or spin in atomic context. */
-static bool orca_cmdq_poll_wait(struct orca_dev *odev,
-				struct orca_cmd_ctx *ctx, bool sleepable)
+/* The oldest outstanding command was held longer than the timeout. */
+static bool orca_cmdq_head_expired(struct orca_cmdq *cmdq)
 {
-	ktime_t deadline = ktime_add_us(ktime_get(),
-					jiffies_to_usecs(odev->cmdq.timeout));
+	lockdep_assert_held(&cmdq->lock);
+	return cmdq->outstanding &&
+	       time_after_eq(jiffies, cmdq->progress + cmdq->timeout);
+}
 
+/**
+ * orca_cmdq_timed_out() - has the device held a command past its timeout?
+ * @odev: device
+ *
+ * For the watchdog: commands of atomic callers that gave up (orphans) have
+ * no waiter to notice.
+ *
+ * Return: true if the oldest outstanding command has been held longer than
+ * the command timeout.
+ */
+bool orca_cmdq_timed_out(struct orca_dev *odev)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	unsigned long flags;
+	bool expired;
+
+	spin_lock_irqsave(&cmdq->lock, flags);
+	expired = orca_cmdq_head_expired(cmdq);
+	spin_unlock_irqrestore(&cmdq->lock, flags);
+	return expired;
+}
+
+/*
+ * Wait for @ctx until it completes or the device has held the oldest
+ * outstanding command for the timeout; the deadline moves with every
+ * completion of an older command.  Sleeps, on an event or between polls.
+ */
+static bool orca_cmdq_wait(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
+			   bool events)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	unsigned long left, flags;
+	bool expired;
+
+	for (;;) {
+		if (events) {
+			spin_lock_irqsave(&cmdq->lock, flags);
+			left = cmdq->progress + cmdq->timeout - jiffies;
+			spin_unlock_irqrestore(&cmdq->lock, flags);
+			if ((long)left > 0 &&
+			    wait_for_completion_timeout(&ctx->done, left))
+				return true;
+		} else {
+			usleep_range(ORCA_CMDQ_POLL_MIN_US,
+				     ORCA_CMDQ_POLL_MAX_US);
+		}
+		/* Polling mode, or a lost interrupt: look at the ring. */
+		orca_cmdq_process_comps(odev);
+		if (completion_done(&ctx->done))
+			return true;
+		spin_lock_irqsave(&cmdq->lock, flags);
+		expired = orca_cmdq_head_expired(cmdq);
+		spin_unlock_irqrestore(&cmdq->lock, flags);
+		if (expired)
+			return false;
+	}
+}
+
+/*
+ * Atomic context: busy-poll until @deadline (ktime: jiffies may stand
+ * still with interrupts off).
+ */
+static bool orca_cmdq_spin(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
+			   ktime_t deadline)
+{
 	for (;;) {
 		orca_cmdq_process_comps(odev);
 		if (completion_done(&ctx->done))
 			return true;
-		/* ktime, not jiffies: they may stand still with IRQs off. */
 		if (ktime_after(ktime_get(), deadline))
 			return false;
-		if (sleepable)
-			usleep_range(ORCA_CMDQ_POLL_MIN_US,
-				     ORCA_CMDQ_POLL_MAX_US);
-		else
-			udelay(ORCA_CMDQ_POLL_MIN_US);
+		udelay(ORCA_CMDQ_POLL_MIN_US);
 	}
 }
 
-static bool orca_cmdq_event_wait(struct orca_dev *odev,
-				 struct orca_cmd_ctx *ctx)
-{
-	if (wait_for_completion_timeout(&ctx->done, odev->cmdq.timeout))
-		return true;
-	/* A lost interrupt should not kill the device: look once more. */
-	orca_cmdq_process_comps(odev);
-	return completion_done(&ctx->done);
-}
-
-/* Take a credit and a token; returns the token or a negative errno. */
-static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable)
+/*
+ * Take a credit and a token; returns the token or a negative errno.  A
+ * sleeping caller waits as long as it takes (each command ahead of it is
+ * bounded by its own timeout, and a dead device fails it with -EIO); an
+ * atomic one until @deadline, then -EBUSY.  Queueing never kills a device.
+ */
+static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable,
+			      ktime_t deadline)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	int token;
 
-	if (!sleepable) {
-		if (down_trylock(&cmdq->credits))
-			return -EBUSY;
-	} else if (down_timeout(&cmdq->credits, cmdq->timeout)) {
-		orca_dev_mark_dead(odev, "no command credit within timeout");
-		return -ETIMEDOUT;
+	if (sleepable) {
+		while (down_timeout(&cmdq->credits, msecs_to_jiffies(100)))
+			if (orca_dev_is_dead(odev))
+				return -EIO;
+	} else {
+		while (down_trylock(&cmdq->credits)) {
+			if (orca_dev_is_dead(odev))
+				return -EIO;
+			if (ktime_after(ktime_get(), deadline))
+				return -EBUSY;
+			orca_cmdq_process_comps(odev);
+			udelay(ORCA_CMDQ_POLL_MIN_US);
+		}
+	}
+	if (orca_dev_is_dead(odev)) {
+		up(&cmdq->credits);
+		return -EIO;
 	}
 	token = ida_alloc_max(&cmdq->tokens, cmdq->depth - 1,
 			      sleepable ? GFP_KERNEL : GFP_ATOMIC);
@@ -328,12 +475,6 @@ static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable)
 	return token;
 }
 
-static void orca_cmdq_put_slot(struct orca_cmdq *cmdq, int token)
-{
-	ida_free(&cmdq->tokens, token);
-	up(&cmdq->credits);
-}
-
 /**
  * orca_cmdq_exec() - execute one firmware command and wait for it
  * @odev: device
@@ -341,21 +482,26 @@ static void orca_cmdq_put_slot(struct orca_cmdq *cmdq, int token)
  *	 caller, flags, token and (for @res->data) out_addr are set here
  * @res: if not NULL, receives the syndrome, the inline output and, if
  *	 @res->data is set, the output the device wrote at out_addr
- * @sleepable: false in atomic context: no credit wait (-EBUSY when every
- *	       credit is taken), no event, and the completion ring is
- *	       busy-polled
+ * @sleepable: false in atomic context: no event, the completion ring is
+ *	       busy-polled, and the whole wait (credit and completion) lasts
+ *	       at most ORCA_CMDQ_ATOMIC_WAIT_US.  A command still running then
+ *	       is orphaned: the caller gets -EBUSY, the device stays alive,
+ *	       and the late completion frees the context (and destroys the
+ *	       AH of a CREATE_AH).
  *
- * Never waits longer than the device's command timeout per stage; a
- * timeout marks the device dead.
+ * A command the device holds as its oldest for longer than the command
+ * timeout marks the device dead (which fences it before this returns).
  *
- * Return: 0, a negative errno from orca_cmd_status_to_errno(), -EIO for a
- * dead device, -EBUSY (atomic only) or -ETIMEDOUT.
+ * Return: 0, a negative errno from orca_cmd_status_to_errno(), -ETIMEDOUT
+ * for this command's own timeout, -EIO when the device is or was found
+ * dead while waiting, or -EBUSY (atomic only).
  */
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		   struct orca_cmd_out *res, bool sleepable)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	u16 opcode = le16_to_cpu(cmd->opcode);
+	ktime_t deadline = 0;
 	struct orca_cmd_ctx *ctx;
 	unsigned long flags;
 	bool events, done;
@@ -365,10 +511,15 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		return -EINVAL;
 	if (orca_dev_is_dead(odev))
 		goto dead;
-	token = orca_cmdq_get_slot(odev, sleepable);
+	if (!sleepable)
+		deadline = ktime_add_us(ktime_get(), ORCA_CMDQ_ATOMIC_WAIT_US);
+	token = orca_cmdq_get_slot(odev, sleepable, deadline);
+	if (token == -EIO)
+		goto dead;
 	if (token < 0)
 		return token;
 	ctx = &cmdq->ctx[token];
+	ctx->opcode = opcode;
 	events = sleepable && READ_ONCE(cmdq->event_mode);
 	if (res && res->data) {
 		memset(ctx->buf, 0, ORCA_CMDQ_OUT_BUF_BYTES);
@@ -384,6 +535,8 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	}
 	reinit_completion(&ctx->done);
 	ctx->state = ORCA_CMD_CTX_PENDING;
+	if (!cmdq->outstanding++)
+		cmdq->progress = jiffies;
 	cmd->token = cpu_to_le16(token);
 	cmd->flags = cpu_to_le16(events ? ORCA_CMD_F_EVENT : 0);
 	cmdq->ring[cmdq->pi & (cmdq->depth - 1)] = *cmd;
@@ -392,30 +545,36 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	orca_wr32(odev, ORCA_REG_CMDQ_DB, cmdq->pi & 0xffff);
 	spin_unlock_irqrestore(&cmdq->lock, flags);
 
-	done = events ? orca_cmdq_event_wait(odev, ctx) :
-			orca_cmdq_poll_wait(odev, ctx, sleepable);
+	done = sleepable ? orca_cmdq_wait(odev, ctx, events) :
+			   orca_cmdq_spin(odev, ctx, deadline);
 
 	spin_lock_irqsave(&cmdq->lock, flags);
-	if (!done && ctx->state == ORCA_CMD_CTX_PENDING)
-		ctx->state = ORCA_CMD_CTX_STALE;
-	if (ctx->state == ORCA_CMD_CTX_STALE) {
-		spin_unlock_irqrestore(&cmdq->lock, flags);
-		/*
-		 * Either way the device never answered: the command timed out
-		 * itself, or the watchdog or a fatal event declared the device
-		 * dead first (orca_cmdq_fail_all() woke us).
-		 */
-		if (done) {
-			dev_err(&odev->pdev->dev,
-				"command 0x%x (token %d) not completed: device is dead\n",
-				opcode, token);
+	if (!done && ctx->state == ORCA_CMD_CTX_PENDING) {
+		if (sleepable || orca_cmdq_head_expired(cmdq)) {
+			ctx->state = ORCA_CMD_CTX_STALE;
 		} else {
-			dev_err(&odev->pdev->dev,
-				"command 0x%x (token %d) timed out\n", opcode,
-				token);
-			orca_dev_mark_dead(odev, "command timeout");
+			/* Queued behind slow commands: not a dead device. */
+			ctx->state = ORCA_CMD_CTX_ORPHAN;
+			spin_unlock_irqrestore(&cmdq->lock, flags);
+			dev_dbg_ratelimited(&odev->pdev->dev,
+					    "command 0x%x (token %d) orphaned after %u us\n",
+					    opcode, token,
+					    ORCA_CMDQ_ATOMIC_WAIT_US);
+			return -EBUSY;
 		}
+		spin_unlock_irqrestore(&cmdq->lock, flags);
+		dev_err(&odev->pdev->dev, "command 0x%x (token %d) timed out\n",
+			opcode, token);
+		orca_dev_mark_dead(odev, "command timeout");
 		return -ETIMEDOUT;
+	}
+	if (ctx->state == ORCA_CMD_CTX_STALE) {
+		/* The watchdog or a fatal event found the device dead. */
+		spin_unlock_irqrestore(&cmdq->lock, flags);
+		dev_err(&odev->pdev->dev,
+			"command 0x%x (token %d) not completed: device is dead\n",
+			opcode, token);
+		return -EIO;
 	}
 	ctx->state = ORCA_CMD_CTX_FREE;
 	spin_unlock_irqrestore(&cmdq->lock, flags);

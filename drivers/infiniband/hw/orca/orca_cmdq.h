@@ -15,6 +15,7 @@
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "orca_cmds_defs.h"
 
@@ -29,12 +30,25 @@ struct orca_dev;
  */
 #define ORCA_CMDQ_OUT_BUF_BYTES	256
 
+/*
+ * The longest an atomic caller (the CM creates and destroys AHs under its
+ * spinlocks, with interrupts off) waits, for a credit and for its
+ * completion together: 50 ms.  A command not completed by then is
+ * orphaned (ORCA_CMD_CTX_ORPHAN), not timed out; the device stays alive.
+ */
+#define ORCA_CMDQ_ATOMIC_WAIT_US	50000
+
 enum orca_cmd_ctx_state {
 	ORCA_CMD_CTX_FREE,
 	ORCA_CMD_CTX_PENDING,
 	ORCA_CMD_CTX_DONE,
 	/* timed out or failed by a dead device: never reused until reset */
 	ORCA_CMD_CTX_STALE,
+	/*
+	 * given up by an atomic caller after ORCA_CMDQ_ATOMIC_WAIT_US: still
+	 * the device's, reclaimed when its completion arrives
+	 */
+	ORCA_CMD_CTX_ORPHAN,
 };
 
 /**
@@ -46,6 +60,7 @@ enum orca_cmd_ctx_state {
  * @out: inline output of the completion
  * @buf: this context's slice of orca_cmdq.out_bufs, the command's out_addr
  * @buf_dma: bus address of @buf
+ * @opcode: the command's opcode, for an orphan's completion
  */
 struct orca_cmd_ctx {
 	struct completion done;
@@ -55,6 +70,7 @@ struct orca_cmd_ctx {
 	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
 	void *buf;
 	dma_addr_t buf_dma;
+	u16 opcode;
 };
 
 /**
@@ -77,6 +93,14 @@ struct orca_cmd_ctx {
  * @out_bufs_dma: bus address of @out_bufs
  * @event_mode: completions are signalled by ORCA_EQE_CMD_DONE on EQ 0
  * @timeout: per-command timeout in jiffies (ORCA_REG_CMD_TIMEOUT_MS)
+ * @outstanding: commands posted and not yet completed (orphans included)
+ * @progress: jiffies when the oldest outstanding command became the
+ *	      oldest: the last completion, or the post into an empty queue.
+ *	      The spec's timeout runs from there, so commands queued behind
+ *	      slow ones never count as timed out.
+ * @orphan_ahs: AHs that orphaned CREATE_AH commands created, to destroy
+ * @num_orphan_ahs: entries in @orphan_ahs
+ * @orphan_work: destroys @orphan_ahs
  */
 struct orca_cmdq {
 	struct orca_cmd *ring;
@@ -94,6 +118,11 @@ struct orca_cmdq {
 	dma_addr_t out_bufs_dma;
 	bool event_mode;
 	unsigned long timeout;
+	u32 outstanding;
+	unsigned long progress;
+	u32 *orphan_ahs;
+	u32 num_orphan_ahs;
+	struct work_struct orphan_work;
 };
 
 /**
@@ -116,6 +145,7 @@ void orca_cmdq_cleanup(struct orca_dev *odev);
 void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on);
 void orca_cmdq_process_comps(struct orca_dev *odev);
 void orca_cmdq_fail_all(struct orca_dev *odev);
+bool orca_cmdq_timed_out(struct orca_dev *odev);
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		   struct orca_cmd_out *res, bool sleepable);
 int orca_cmd_status_to_errno(u8 status);

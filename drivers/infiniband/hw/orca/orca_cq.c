@@ -39,6 +39,7 @@ void orca_cq_comp_event(struct orca_dev *odev, u32 cqn)
 				     cqn);
 		return;
 	}
+	WRITE_ONCE(cq->armed, false);
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	orca_cq_put(cq);
@@ -124,13 +125,50 @@ int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
  * Destroy in the device first so it raises no new events, then wait for
  * handlers that already hold a reference.  A dead device fails the
  * command; the CQ is torn down all the same.
+ *
+ * Return: true if the CQ's ring, record and umem may be freed
+ * (orca_dev_may_free()).
  */
-void orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq)
+bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq)
 {
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
+	int err;
+
+	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
 	xa_erase_irq(&odev->cq_xa, cq->cqn);
 	orca_cq_put(cq);
 	wait_for_completion(&cq->free);
+	return orca_dev_may_free(odev, err, "CQ", cq->cqn);
+}
+
+/**
+ * orca_cq_kick_armed() - run the completion handlers of armed kernel CQs
+ * @odev: a dead device
+ *
+ * The device raises no more events, but pollers find flush completions
+ * that orca_poll_cq() makes in software.  From process context, with
+ * bottom halves off so that an IB_POLL_SOFTIRQ CQ's poller runs on return.
+ */
+void orca_cq_kick_armed(struct orca_dev *odev)
+{
+	struct orca_cq *cq;
+	unsigned long idx, flags;
+	bool armed;
+
+	xa_for_each(&odev->cq_xa, idx, cq) {
+		cq = orca_cq_get(odev, idx);
+		if (!cq)
+			continue;
+		spin_lock_irqsave(&cq->lock, flags);
+		armed = cq->armed && !cq->user;
+		cq->armed = false;
+		spin_unlock_irqrestore(&cq->lock, flags);
+		if (armed && cq->ibcq.comp_handler) {
+			local_bh_disable();
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+			local_bh_enable();
+		}
+		orca_cq_put(cq);
+	}
 }
 
 /* Kernel CQs only (@attrs is NULL for them); user CQs are in orca_user_cq.c. */
@@ -185,7 +223,8 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
-	orca_cq_remove(odev, cq);
+	if (!orca_cq_remove(odev, cq))
+		return 0;
 	/* The device no longer writes the ring or the record. */
 	if (cq->user) {
 		ib_umem_release(cq->umem);

@@ -159,14 +159,15 @@ static int orca_eq_create(struct orca_dev *odev, struct orca_eq *eq)
 	return orca_cmd_create_eq(odev, &p, &eq->eqn);
 }
 
-static void orca_eq_destroy(struct orca_dev *odev, struct orca_eq *eq)
+/* Return: true if the EQ's ring may be freed (orca_dev_may_free()). */
+static bool orca_eq_destroy(struct orca_dev *odev, struct orca_eq *eq)
 {
-	/* A dead device fails every command; that is no news. */
-	if (eq->created &&
-	    orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_EQ, eq->eqn) &&
-	    !orca_dev_is_dead(odev))
-		dev_warn(&odev->pdev->dev, "DESTROY_EQ %u failed\n", eq->eqn);
+	int err = 0;
+
+	if (eq->created)
+		err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_EQ, eq->eqn);
 	eq->created = false;
+	return orca_dev_may_free(odev, err, "EQ", eq->eqn);
 }
 
 /**
@@ -207,12 +208,14 @@ err_free:
 void orca_async_eq_cleanup(struct orca_dev *odev)
 {
 	struct orca_eq *eq = &odev->async_eq;
+	bool may_free;
 
 	/* DESTROY_EQ of EQ 0 cannot be signalled on EQ 0 itself. */
 	orca_cmdq_set_event_mode(odev, false);
-	orca_eq_destroy(odev, eq);
+	may_free = orca_eq_destroy(odev, eq);
 	free_irq(eq->irq, eq);
-	orca_eq_free(odev, eq);
+	if (may_free)
+		orca_eq_free(odev, eq);
 }
 
 /**
@@ -269,13 +272,15 @@ err_unwind:
 void orca_comp_eqs_cleanup(struct orca_dev *odev)
 {
 	struct orca_eq *eq;
+	bool may_free;
 	int i;
 
 	for (i = odev->num_comp_eqs - 1; i >= 0; i--) {
 		eq = &odev->comp_eqs[i];
-		orca_eq_destroy(odev, eq);
+		may_free = orca_eq_destroy(odev, eq);
 		free_irq(eq->irq, eq);
-		orca_eq_free(odev, eq);
+		if (may_free)
+			orca_eq_free(odev, eq);
 	}
 	odev->num_comp_eqs = 0;
 	kfree(odev->comp_eqs);

@@ -7,30 +7,130 @@
 #include "orca.h"
 
 /**
+ * orca_dev_fence() - stop a device's DMA for good
+ * @odev: device
+ *
+ * Bus mastering off first: it holds even if the device ignores the reset
+ * (a hung device may come back later and finish its work).  The reset
+ * then makes it forget every address it was given (the spec's "Function
+ * reset"; mlx5's internal-error flow and ionic's reset do the same in
+ * their own way).  Safe in atomic context.
+ */
+void orca_dev_fence(struct orca_dev *odev)
+{
+	pci_clear_master(odev->pdev);
+	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_RESET);
+}
+
+/**
+ * orca_dev_reset() - reset the function and wait for READY
+ * @odev: device
+ *
+ * Return: 0, -EIO if the device reports FATAL, or -ETIMEDOUT.
+ */
+int orca_dev_reset(struct orca_dev *odev)
+{
+	unsigned long deadline;
+	u32 st;
+
+	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_RESET);
+	deadline = jiffies + msecs_to_jiffies(odev->reset_timeout_ms);
+	for (;;) {
+		usleep_range(1000, 2000);
+		st = orca_rd32(odev, ORCA_REG_DEV_STATUS);
+		if (st != U32_MAX && (st & ORCA_STATUS_READY))
+			return st & ORCA_STATUS_FATAL ? -EIO : 0;
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+	}
+}
+
+/**
  * orca_dev_mark_dead() - stop using a device that stopped working
  * @odev: device
  * @reason: why, for the log
  *
- * Called from the command path on a timeout, from EQ 0 on a fatal event and
- * from the heartbeat watchdog.  Only the first call has an effect: waiting
- * commands are failed, later ones fail fast, and the RDMA core is told once
- * with IB_EVENT_DEVICE_FATAL.  Destroy paths keep working (their commands
- * fail and are ignored) so the driver can still be unloaded.
+ * Called from the command path on a timeout (possibly in atomic context),
+ * from EQ 0 on a fatal event and from the heartbeat watchdog.  Only the
+ * first call has an effect.  The device is fenced before anything else,
+ * so when this returns (or orca_dev_is_fenced() is true) every page it
+ * was given may be freed.  Then waiting commands fail with -EIO, later
+ * ones fail fast, and the dead work tells the RDMA core
+ * (IB_EVENT_DEVICE_FATAL) and makes kernel CQs flush in software.
  */
 void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 {
-	struct ib_event ev = {};
-
 	if (test_and_set_bit(ORCA_DEV_DEAD, &odev->flags))
 		return;
 	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
+	orca_dev_fence(odev);
+	set_bit(ORCA_DEV_FENCED, &odev->flags);
+	wake_up_var(&odev->flags);
 	orca_cmdq_fail_all(odev);
-	if (!test_bit(ORCA_DEV_REGISTERED, &odev->flags))
-		return;
-	ev.device = &odev->ibdev;
-	ev.element.port_num = ORCA_PORT;
-	ev.event = IB_EVENT_DEVICE_FATAL;
-	ib_dispatch_event(&ev);
+	/* ib_dispatch_event() sleeps: not here. */
+	schedule_work(&odev->dead_work);
+}
+
+/**
+ * orca_dev_kick_flush() - have the pollers of armed kernel CQs run
+ * @odev: a dead device
+ *
+ * Work posted to a dead device completes in software with
+ * IB_WC_WR_FLUSH_ERR when its CQ is polled (orca_poll.c); this wakes the
+ * consumers as a completion event would.
+ */
+void orca_dev_kick_flush(struct orca_dev *odev)
+{
+	schedule_work(&odev->dead_work);
+}
+
+void orca_dead_work(struct work_struct *work)
+{
+	struct orca_dev *odev = container_of(work, struct orca_dev, dead_work);
+	struct ib_event ev = {};
+
+	if (test_bit(ORCA_DEV_REGISTERED, &odev->flags) &&
+	    !test_and_set_bit(ORCA_DEV_FATAL_SENT, &odev->flags)) {
+		ev.device = &odev->ibdev;
+		ev.element.port_num = ORCA_PORT;
+		ev.event = IB_EVENT_DEVICE_FATAL;
+		ib_dispatch_event(&ev);
+	}
+	/* Also while the core unregisters: its clients drain their QPs. */
+	orca_cq_kick_armed(odev);
+}
+
+/**
+ * orca_dev_may_free() - may the memory of an object be freed?
+ * @odev: device
+ * @err: what the object's DESTROY command returned
+ * @what: the object's kind, for the log
+ * @handle: its handle, for the log
+ *
+ * The spec: memory handed to the device is freed only after the command
+ * destroying its object completed, or after a reset.  A dead device has
+ * been fenced (wait for the fence if another thread is just doing it).  On
+ * a live device a failed destroy leaves the object alive: its memory is
+ * leaked, counted and logged once, rather than freed under the device.
+ *
+ * Return: true if the caller may free the object's rings, records, page
+ * lists and umems.
+ */
+bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
+		       u32 handle)
+{
+	if (!err)
+		return true;
+	if (orca_dev_is_dead(odev)) {
+		wait_var_event(&odev->flags, orca_dev_is_fenced(odev));
+		return true;
+	}
+	atomic_inc(&odev->leaked);
+	if (!test_and_set_bit(ORCA_DEV_LEAK_LOGGED, &odev->flags))
+		dev_err(&odev->pdev->dev,
+			"destroying %s %u failed (%d): its memory is kept, the device may still use it\n",
+			what, handle, err);
+	return false;
 }
 
 /*
@@ -47,6 +147,11 @@ static void orca_heartbeat_work(struct work_struct *work)
 
 	if (orca_dev_is_dead(odev))
 		return;
+	/* Commands whose atomic callers gave up have no waiter of their own. */
+	if (orca_cmdq_timed_out(odev)) {
+		orca_dev_mark_dead(odev, "command timeout");
+		return;
+	}
 	if (status == U32_MAX || (status & ORCA_STATUS_FATAL)) {
 		dev_err(&odev->pdev->dev, "device fatal, syndrome %u\n",
 			orca_rd32(odev, ORCA_REG_FATAL_SYNDROME));

@@ -40,8 +40,8 @@ static int orca_pci_init(struct orca_dev *odev)
 static int orca_reset(struct orca_dev *odev)
 {
 	struct device *dev = &odev->pdev->dev;
-	unsigned long deadline;
-	u32 magic, ver, st;
+	u32 magic, ver;
+	int err;
 
 	magic = orca_rd32(odev, ORCA_REG_MAGIC);
 	if (magic != ORCA_MAGIC) {
@@ -61,17 +61,11 @@ static int orca_reset(struct orca_dev *odev)
 					 orca_rd32(odev, ORCA_REG_RESET_TIMEOUT_MS),
 					 100, 60000);
 
-	orca_wr32(odev, ORCA_REG_DEV_CTRL, ORCA_CTRL_RESET);
-	deadline = jiffies + msecs_to_jiffies(odev->reset_timeout_ms);
-	for (;;) {
-		usleep_range(1000, 2000);
-		st = orca_rd32(odev, ORCA_REG_DEV_STATUS);
-		if ((st & ORCA_STATUS_READY) && !(st & ORCA_STATUS_FATAL))
-			break;
-		if (time_after(jiffies, deadline)) {
-			dev_err(dev, "reset timed out, status 0x%08x\n", st);
-			return -ETIMEDOUT;
-		}
+	err = orca_dev_reset(odev);
+	if (err) {
+		dev_err(dev, "reset failed (%d), status 0x%08x\n", err,
+			orca_rd32(odev, ORCA_REG_DEV_STATUS));
+		return err;
 	}
 	dev_info(dev, "ORCA interface %lu.%lu firmware %lu.%lu.%lu\n",
 		 FIELD_GET(ORCA_IF_VERSION_MAJOR, ver),
@@ -291,6 +285,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&odev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&odev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init(&odev->srq_xa);
+	INIT_WORK(&odev->dead_work, orca_dead_work);
 	pci_set_drvdata(pdev, odev);
 
 	for (i = 0; i < ARRAY_SIZE(orca_stages); i++) {
@@ -299,6 +294,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			dev_err(&pdev->dev, "probe stage %s failed (%d)\n",
 				orca_stages[i].name, err);
 			orca_stages_cleanup(odev, i);
+			disable_work_sync(&odev->dead_work);
 			pci_set_drvdata(pdev, NULL);
 			ib_dealloc_device(&odev->ibdev);
 			return err;
@@ -312,6 +308,7 @@ static void orca_remove(struct pci_dev *pdev)
 	struct orca_dev *odev = pci_get_drvdata(pdev);
 
 	orca_stages_cleanup(odev, ARRAY_SIZE(orca_stages));
+	disable_work_sync(&odev->dead_work);
 	WARN_ON(!xa_empty(&odev->cq_xa));
 	WARN_ON(!xa_empty(&odev->qp_xa));
 	WARN_ON(!xa_empty(&odev->srq_xa));

@@ -128,7 +128,12 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (err)
 		return err;
 	/* DESTROY_MR takes the lkey as its handle. */
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
+	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
+	if (!orca_dev_may_free(odev, err, "MR", ibmr->lkey)) {
+		/* The device may still read the page list and the pages. */
+		kfree(mr);
+		return 0;
+	}
 	ib_umem_release(mr->umem);
 	if (mr->pages)
 		dma_free_coherent(&odev->pdev->dev,

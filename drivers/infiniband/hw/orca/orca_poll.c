@@ -129,6 +129,99 @@ static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
 	}
 }
 
+/* Flush completions of one queue, oldest first, until @n reaches @max. */
+static int orca_flush_queue(struct orca_qp *qp, bool recv, struct ib_wc *wc,
+			    int n, int max)
+{
+	spinlock_t *lock = recv ? &qp->rq_lock : &qp->sq_lock;
+	const struct orca_qbuf *ring = recv ? &qp->rq : &qp->sq;
+	u32 stride = recv ? qp->rq_stride : qp->sq_stride;
+	u32 mask = (1U << (recv ? qp->log_rq_depth : qp->log_sq_depth)) - 1;
+	u32 *ci = recv ? &qp->rq_ci : &qp->sq_ci;
+	u32 *pi = recv ? &qp->rq_pi : &qp->sq_pi;
+	const struct orca_recv_wqe_hdr *rwqe;
+	const struct orca_send_wqe_hdr *swqe;
+	u32 lo, hi;
+
+	/* The poster's lock: its WQEs are complete below its index. */
+	spin_lock(lock);
+	while (n < max && *ci != *pi) {
+		if (recv) {
+			rwqe = orca_qbuf_entry(ring, *ci & mask, stride);
+			lo = le32_to_cpu(rwqe->wr_id_lo);
+			hi = le32_to_cpu(rwqe->wr_id_hi);
+		} else {
+			swqe = orca_qbuf_entry(ring, *ci & mask, stride);
+			lo = le32_to_cpu(swqe->wr_id_lo);
+			hi = le32_to_cpu(swqe->wr_id_hi);
+		}
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = (u64)hi << 32 | lo;
+		wc[n].status = IB_WC_WR_FLUSH_ERR;
+		wc[n].opcode = recv ? IB_WC_RECV : IB_WC_SEND;
+		wc[n].qp = &qp->ibqp;
+		wc[n].port_num = ORCA_PORT;
+		n++;
+		WRITE_ONCE(*ci, *ci + 1);
+	}
+	spin_unlock(lock);
+	return n;
+}
+
+/*
+ * A dead device completes nothing more: the work still posted to the
+ * kernel QPs of @cq completes here, in software, with IB_WC_WR_FLUSH_ERR
+ * (as a QP in ERR would have it; mlx5's mlx5_ib_poll_sw_comp does the
+ * same), so ib_drain_qp() and ULP teardown finish.  A QP stays in the
+ * table until its CQ locks were held (orca_qp_clean_cqs()), so it is
+ * valid while we hold @cq->lock.  Receives of an SRQ are not flushed.
+ */
+static int orca_poll_sw_flush(struct orca_dev *odev, struct orca_cq *cq,
+			      struct ib_wc *wc, int n, int max)
+{
+	struct orca_qp *qp;
+	unsigned long idx;
+
+	lockdep_assert_held(&cq->lock);
+	xa_lock(&odev->qp_xa);
+	xa_for_each(&odev->qp_xa, idx, qp) {
+		if (n >= max)
+			break;
+		if (qp->user)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq)
+			n = orca_flush_queue(qp, false, wc, n, max);
+		if (qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq &&
+		    qp->rq.pages)
+			n = orca_flush_queue(qp, true, wc, n, max);
+	}
+	xa_unlock(&odev->qp_xa);
+	return n;
+}
+
+/* Is there anything orca_poll_sw_flush() would report for @cq? */
+static bool orca_cq_has_sw_flush(struct orca_dev *odev, struct orca_cq *cq)
+{
+	struct orca_qp *qp;
+	unsigned long idx, flags;
+	bool pending = false;
+
+	xa_lock_irqsave(&odev->qp_xa, flags);
+	xa_for_each(&odev->qp_xa, idx, qp) {
+		if (qp->user)
+			continue;
+		if ((qp->ibqp.send_cq == &cq->ibcq &&
+		     READ_ONCE(qp->sq_ci) != READ_ONCE(qp->sq_pi)) ||
+		    (qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq &&
+		     READ_ONCE(qp->rq_ci) != READ_ONCE(qp->rq_pi))) {
+			pending = true;
+			break;
+		}
+	}
+	xa_unlock_irqrestore(&odev->qp_xa, flags);
+	return pending;
+}
+
 int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct orca_dev *odev = to_odev(ibcq->device);
@@ -169,6 +262,9 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		mb();
 		WRITE_ONCE(cq->db->ci, cpu_to_le32(cq->ci));
 	}
+	/* Fenced: the ring holds all the device will ever write. */
+	if (n < num_entries && orca_dev_is_fenced(odev))
+		n = orca_poll_sw_flush(odev, cq, wc, n, num_entries);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -200,11 +296,20 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	else
 		arm |= ORCA_CQ_ARM_ANY;
 	WRITE_ONCE(cq->db->arm, cpu_to_le32(arm));
+	cq->armed = true;
 	/* The arm must be visible before we look for a CQE that beat it. */
 	mb();
 	pending = orca_cqe_at(cq, cq->ci);
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 
+	/* A dead device raises no event: flush completions wake instead. */
+	if (!pending && orca_dev_is_fenced(odev) &&
+	    orca_cq_has_sw_flush(odev, cq)) {
+		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+			return 1;
+		orca_dev_kick_flush(odev);
+		return 0;
+	}
 	if (!pending)
 		return 0;
 	writel(cq->cqn, odev->uar + ORCA_UAR_CQ_DB);

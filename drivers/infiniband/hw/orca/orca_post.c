@@ -282,6 +282,9 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		orca_publish_pi(odev, &qp->db->sq_pi, &qp->db->sq_event_idx,
 				old, qp->sq_pi, ORCA_UAR_SQ_DB, qp->qpn);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* A dead device completes it in software (orca_poll.c). */
+	if (qp->sq_pi != old && orca_dev_is_dead(odev))
+		orca_dev_kick_flush(odev);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -344,6 +347,8 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		orca_publish_pi(odev, &qp->db->rq_pi, &qp->db->rq_event_idx,
 				old, qp->rq_pi, ORCA_UAR_RQ_DB, qp->qpn);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (qp->rq_pi != old && orca_dev_is_dead(odev))
+		orca_dev_kick_flush(odev);
 	if (err)
 		*bad_wr = wr;
 	return err;

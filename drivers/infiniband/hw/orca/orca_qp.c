@@ -381,6 +381,15 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	err = orca_cmd_modify_qp(odev, &hw);
+	/*
+	 * A dead device is fenced and reset: its QPs are gone.  Moving a
+	 * kernel QP to ERR or RESET is bookkeeping the driver can do alone
+	 * (ib_drain_qp() and ULP teardown depend on it), and the work posted
+	 * then flushes in software.
+	 */
+	if (err == -EIO && orca_dev_is_dead(odev) && !qp->user &&
+	    (next == IB_QPS_ERR || next == IB_QPS_RESET))
+		err = 0;
 	if (err)
 		goto out;
 	WRITE_ONCE(qp->state, next);
@@ -469,15 +478,18 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * As for CQs: no new events after DESTROY_QP, then wait for old ones.  The
  * provider cleans a user QP's CQs; it is only unlinked from the table.
  */
-void orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
+bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
 {
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
+	int err;
+
+	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
 	if (qp->user)
 		xa_erase_irq(&odev->qp_xa, qp->qpn);
 	else
 		orca_qp_clean_cqs(odev, qp, true);
 	orca_qp_put(qp);
 	wait_for_completion(&qp->free);
+	return orca_dev_may_free(odev, err, "QP", qp->qpn);
 }
 
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -489,7 +501,8 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
-	orca_qp_remove(odev, qp);
+	if (!orca_qp_remove(odev, qp))
+		return 0;
 	if (qp->user)
 		orca_user_qp_free(qp);
 	else

@@ -97,12 +97,15 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 }
 
 /* As for CQs: no new events after DESTROY_SRQ, then wait for old ones. */
-void orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
+bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
 {
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
+	int err;
+
+	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
 	xa_erase(&odev->srq_xa, srq->srqn);
 	orca_srq_put(srq);
 	wait_for_completion(&srq->free);
+	return orca_dev_may_free(odev, err, "SRQ", srq->srqn);
 }
 
 /* Kernel SRQs here; user SRQs are in orca_user_srq.c. */
@@ -202,7 +205,8 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
-	orca_srq_remove(odev, srq);
+	if (!orca_srq_remove(odev, srq))
+		return 0;
 	if (srq->user) {
 		ib_umem_release(srq->umem);
 		orca_udb_put(srq->udb);

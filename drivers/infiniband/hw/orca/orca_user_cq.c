@@ -69,7 +69,8 @@ int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_remove:
-	orca_cq_remove(odev, cq);
+	if (!orca_cq_remove(odev, cq))
+		return err;
 err_udb:
 	orca_udb_put(cq->udb);
 err_umem:

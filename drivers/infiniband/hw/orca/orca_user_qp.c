@@ -139,7 +139,8 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 	resp.rq_stride = qp->rq_stride;
 	err = ib_respond_udata(udata, resp);
 	if (err) {
-		orca_qp_remove(odev, qp);
+		if (!orca_qp_remove(odev, qp))
+			return err;
 		goto err_free;
 	}
 	return 0;

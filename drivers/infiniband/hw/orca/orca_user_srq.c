@@ -68,7 +68,8 @@ int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
 	return 0;
 
 err_remove:
-	orca_srq_remove(odev, srq);
+	if (!orca_srq_remove(odev, srq))
+		return err;
 err_udb:
 	orca_udb_put(srq->udb);
 err_umem:
