@@ -142,9 +142,10 @@ static void kv_ah_saturated(struct kv_test *t)
 		if (th[i])
 			kthread_stop(th[i]);
 	kfree(th);
-	kv_diag(t, "atomic AH: %d created, %d busy, %d other (last %d); longest stall %lld us; %d slow commands, %d failed",
-		ok, busy, other, last_err, max_us, atomic_read(&sat.ops),
-		atomic_read(&sat.errs));
+	kv_diag(t, "atomic AH: %d created, %d busy, %d other (last %d)",
+		ok, busy, other, last_err);
+	kv_diag(t, "longest stall %lld us; %d slow commands, %d failed",
+		max_us, atomic_read(&sat.ops), atomic_read(&sat.errs));
 	KV_EXPECT(t, max_us <= KV_AH_STALL_MAX_US,
 		  "an atomic AH command stalled %lld us", max_us);
 	KV_EXPECT(t, !other, "%d atomic AH calls failed with other than -EBUSY (last %d)",
@@ -227,7 +228,7 @@ static void kv_drain_after_death(struct kv_test *t)
 
 	pd = kv_pd(t);
 	buf = kv_buf_alloc(t, 4096);
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc_obj(*f);
 	if (!pd || !buf || !KV_EXPECT(t, f, "no memory"))
 		goto out_free;
 	f->cqe.done = kv_flush_done;
@@ -271,7 +272,7 @@ static void kv_drain_after_death(struct kv_test *t)
 	err = ib_modify_qp(a, &qattr, IB_QP_STATE);
 	KV_EXPECT(t, !err, "modify to ERR after death: %d", err);
 
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = kzalloc_obj(*d);
 	if (!KV_EXPECT(t, d, "no memory"))
 		goto out_events;
 	d->a = a;
