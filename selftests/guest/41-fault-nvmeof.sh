@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests with ORCA adapters, NVMe-oF over RDMA with verifying I/O, and
+# the host's adapter made to fail through its emulator's control file:
+# fatal error, heartbeat loss, a hang the driver gives up on and that then
+# resumes (no late DMA may land), and malformed EQEs and CQEs.  Each ends
+# with the ULP seeing errors, rmmod completing, a clean dmesg and a reload
+# with verified I/O (in-guest/fault-nvmeof.sh).  ORCA_FAULTS picks
+# scenarios (default: fatal heartbeat hang garbage).
+. "$(dirname "$0")/lib/host.sh"
+# shellcheck disable=SC2086
+run_guests 2 1200 -- selftests/guest/in-guest/fault-nvmeof.sh \
+	${ORCA_FAULTS:-fatal heartbeat hang garbage}
+host_done $?
