@@ -103,6 +103,10 @@ int cmd_create_mr(struct cmd_ctx *c)
 			st = cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 			goto err;
 		}
+		/* REG_MR work requests make its page list on the data path. */
+		st = cmd_pages_reserve(c, &mr->pages, 8ull * mr->max_pages);
+		if (st)
+			goto err;
 		mr->iova = 0;
 		mr->length = 0;
 		mr->valid = false;

@@ -149,6 +149,11 @@ int cmd_create_qp(struct cmd_ctx *c)
 			    in.page_shift, 0, false);
 	if (st)
 		goto err;
+	/* The transport's per-WQE state is made later, on the data path. */
+	st = cmd_pages_reserve(c, &qp->buf,
+			       roce_qp_footprint(in.log_sq_depth));
+	if (st)
+		goto err;
 	st = cmd_check_db_rec(c, le64toh(in.db_rec_addr),
 			      sizeof(struct orca_qp_db_rec));
 	if (st)

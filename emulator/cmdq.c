@@ -95,6 +95,49 @@ void pages_free(struct emu_pages *p)
 	free(p->addr);
 	p->addr = NULL;
 	p->npages = 0;
+	if (p->mem)
+		mem_uncharge(p->mem, p->charged);
+	p->mem = NULL;
+	p->charged = 0;
+}
+
+/*
+ * Takes @bytes of the device memory budget for what this command creates;
+ * NO_RESOURCES if they are not there.
+ */
+int cmd_mem_charge(struct cmd_ctx *c, uint64_t bytes)
+{
+	struct emu_mem *m = &c->eng->mem;
+
+	if (bytes > m->limit - m->used) {
+		m->refused++;
+		eng_log_guest("memory budget: command %#x refused %llu bytes (%llu of %llu in use)",
+			      le16toh(c->cmd.opcode), (unsigned long long)bytes,
+			      (unsigned long long)m->used,
+			      (unsigned long long)m->limit);
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	}
+	m->used += bytes;
+	if (m->used > m->peak)
+		m->peak = m->used;
+	return ORCA_CMD_ST_OK;
+}
+
+void mem_uncharge(struct emu_mem *m, uint64_t bytes)
+{
+	m->used = bytes > m->used ? 0 : m->used - bytes;
+}
+
+/* More budget that goes and returns with @p (a QP's transport state). */
+int cmd_pages_reserve(struct cmd_ctx *c, struct emu_pages *p, uint64_t bytes)
+{
+	int st = cmd_mem_charge(c, bytes);
+
+	if (st)
+		return st;
+	p->mem = &c->eng->mem;
+	p->charged += bytes;
+	return ORCA_CMD_ST_OK;
 }
 
 /*
@@ -115,9 +158,14 @@ int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 	if (page_shift < ORCA_MIN_PAGE_SHIFT ||
 	    page_shift > ORCA_MAX_PAGE_SHIFT || !npages)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	st = cmd_pages_reserve(c, p, sizeof(uint64_t) * npages);
+	if (st)
+		return st;
 	p->addr = malloc(sizeof(uint64_t) * npages);
-	if (!p->addr)
+	if (!p->addr) {
+		pages_free(p);
 		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	}
 	p->npages = npages;
 	p->page_shift = page_shift;
 
@@ -190,18 +238,48 @@ int cmd_check_db_rec(struct cmd_ctx *c, uint64_t addr, size_t len)
 static void cmdq_dma_fatal(struct orca_engine *eng, const char *what,
 			   uint16_t ci)
 {
-	eng_log("command queue %s DMA failed at index %u", what, ci);
+	eng_log_guest("command queue %s DMA failed at index %u", what, ci);
 	engine_set_fatal(eng, ORCA_FATAL_CMDQ_DMA);
 	eq_post_fatal(eng, ORCA_FATAL_CMDQ_DMA);
 }
 
+/* Commands that make one object, and those that free one. */
+static bool cmd_creates(uint16_t op)
+{
+	return op == ORCA_CMD_CREATE_EQ || op == ORCA_CMD_ALLOC_UAR ||
+	       op == ORCA_CMD_CREATE_PD || op == ORCA_CMD_CREATE_CQ ||
+	       op == ORCA_CMD_CREATE_MR || op == ORCA_CMD_CREATE_QP ||
+	       op == ORCA_CMD_CREATE_AH || op == ORCA_CMD_CREATE_SRQ;
+}
+
+static bool cmd_destroys(uint16_t op)
+{
+	return op == ORCA_CMD_DESTROY_EQ || op == ORCA_CMD_DEALLOC_UAR ||
+	       op == ORCA_CMD_DESTROY_PD || op == ORCA_CMD_DESTROY_CQ ||
+	       op == ORCA_CMD_DESTROY_MR || op == ORCA_CMD_DESTROY_QP ||
+	       op == ORCA_CMD_DESTROY_AH || op == ORCA_CMD_DESTROY_SRQ;
+}
+
+/*
+ * Every object's fixed cost is charged here, around its handler; what
+ * varies (page lists, transport state) the handlers charge themselves.
+ */
 static int cmd_execute(struct cmd_ctx *c)
 {
 	uint16_t op = le16toh(c->cmd.opcode);
+	int st;
 
 	if (op >= ORCA_CMD_MAX || !cmd_handlers[op])
 		return cmd_fail(c, ORCA_CMD_ST_BAD_OPCODE);
-	return cmd_handlers[op](c);
+	if (cmd_creates(op)) {
+		st = cmd_mem_charge(c, EMU_OBJ_COST);
+		if (st)
+			return st;
+	}
+	st = cmd_handlers[op](c);
+	if ((cmd_creates(op) && st) || (cmd_destroys(op) && !st))
+		mem_uncharge(&c->eng->mem, EMU_OBJ_COST);
+	return st;
 }
 
 /*

@@ -106,7 +106,7 @@ int dma_map(struct dma_table *t, uint64_t addr, uint64_t size,
 			 fd, offset - delta);
 		if (p == MAP_FAILED) {
 			ret = -errno;
-			emu_log("dma: mmap of [%#llx, +%#llx) failed: %s",
+			emu_log_guest("dma: mmap of [%#llx, +%#llx) failed: %s",
 				(unsigned long long)addr,
 				(unsigned long long)size, strerror(errno));
 			return ret;

@@ -109,7 +109,7 @@ static void set_fatal_locked(struct orca_engine *eng, uint32_t syndrome)
 	eng->status |= ORCA_STATUS_FATAL;
 	eng->status &= ~ORCA_STATUS_CMDQ_ENABLED;
 	eng->syndrome = syndrome;
-	eng_log("fatal error, syndrome %u", syndrome);
+	eng_log_guest("fatal error, syndrome %u", syndrome);
 }
 
 /* Engine thread: the device stops executing commands until a reset. */
@@ -174,7 +174,7 @@ void engine_free_objects(struct orca_engine *eng)
 	 * sees a driver that leaks objects (a clean unload destroys its
 	 * resources before the final reset, keeping only the EQs and UARs).
 	 */
-	eng_log("freeing objects: pd %u cq %u mr %u qp %u ah %u srq %u gsi %d eq %u uar %u",
+	eng_log_guest("freeing objects: pd %u cq %u mr %u qp %u ah %u srq %u gsi %d eq %u uar %u",
 		objtab_count(&eng->pds), objtab_count(&eng->cqs),
 		objtab_count(&eng->mrs), objtab_count(&eng->qps),
 		objtab_count(&eng->ahs), objtab_count(&eng->srqs),
@@ -191,6 +191,8 @@ void engine_free_objects(struct orca_engine *eng)
 	objtab_fini(&eng->eqs, eq_release, NULL);
 	objtab_fini(&eng->pds, plain_release, NULL);
 	objtab_fini(&eng->uars, plain_release, NULL);
+	/* Page lists returned theirs; the objects' fixed costs go too. */
+	eng->mem.used = 0;
 }
 
 /* Port state a reset returns to: the configured MTU and an empty GID table. */
@@ -463,6 +465,7 @@ struct orca_engine *engine_create(const struct emu_host *host,
 		return NULL;
 	eng->host = *host;
 	eng->cfg = *cfg;
+	eng->mem.limit = EMU_MEM_BUDGET;
 	if (eng->cfg.num_msix > ORCA_MAX_MSIX)
 		eng->cfg.num_msix = ORCA_MAX_MSIX;
 	if (tables_init(eng) || roce_dev_create(eng))
@@ -511,13 +514,29 @@ void engine_dma_fence(struct orca_engine *eng, struct engine_dma_fence *out)
 void engine_set_bus_master(struct orca_engine *eng, bool on)
 {
 	if (atomic_exchange(&eng->bus_master, on) != on)
-		eng_log("bus master %s", on ? "enabled" : "disabled");
+		eng_log_guest("bus master %s", on ? "enabled" : "disabled");
 	if (on) {
 		/* Work it held back may go on now. */
 		pthread_mutex_lock(&eng->lock);
 		pthread_cond_signal(&eng->wake);
 		pthread_mutex_unlock(&eng->lock);
 	}
+}
+
+void engine_mem_usage(struct orca_engine *eng, uint64_t *used,
+		      uint64_t *limit)
+{
+	*used = eng->mem.used;
+	*limit = eng->mem.limit;
+}
+
+static void log_mem(struct orca_engine *eng)
+{
+	eng_log("memory: %llu of %llu bytes in use, peak %llu, %llu commands refused",
+		(unsigned long long)eng->mem.used,
+		(unsigned long long)eng->mem.limit,
+		(unsigned long long)eng->mem.peak,
+		(unsigned long long)eng->mem.refused);
 }
 
 static void log_stats(const struct engine_stats *s)
@@ -557,6 +576,7 @@ void engine_destroy(struct orca_engine *eng)
 	roce_dev_destroy(eng);
 	log_stats(s);
 	log_dma_fence(eng);
+	log_mem(eng);
 	pthread_cond_destroy(&eng->idle);
 	pthread_cond_destroy(&eng->wake);
 	pthread_mutex_destroy(&eng->lock);
@@ -650,7 +670,7 @@ static void cmdq_enable(struct orca_engine *eng)
 	if (!eng->cmdq_base || !eng->cmdq_comp_base ||
 	    (eng->cmdq_base & 63) || (eng->cmdq_comp_base & 63) ||
 	    log_depth < 1 || log_depth > EMU_LOG_MAX_CMDQ) {
-		eng_log("CMDQ_ENABLE refused: base %#llx comp %#llx log %u",
+		eng_log_guest("CMDQ_ENABLE refused: base %#llx comp %#llx log %u",
 			(unsigned long long)eng->cmdq_base,
 			(unsigned long long)eng->cmdq_comp_base, log_depth);
 		return;
@@ -856,6 +876,8 @@ int engine_inject(struct orca_engine *eng, const char *what)
 			objtab_count(&eng->ahs), objtab_count(&eng->srqs),
 			eng->gsi_qp != NULL, objtab_count(&eng->uars));
 		log_dma_fence(eng);
+		/* Engine-thread data, read racily: a report, not a decision. */
+		log_mem(eng);
 	} else if (!strcmp(what, "fatal")) {
 		if (!(eng->status & ORCA_STATUS_FATAL)) {
 			set_fatal_locked(eng, ORCA_FATAL_INTERNAL);

@@ -122,6 +122,13 @@ struct engine_dma_fence {
 void engine_dma_fence(struct orca_engine *eng, struct engine_dma_fence *out);
 
 /*
+ * The device memory budget: bytes that live objects hold and the limit
+ * (EMU_MEM_BUDGET).  Engine-thread data: read it when the engine is idle.
+ */
+void engine_mem_usage(struct orca_engine *eng, uint64_t *used,
+		      uint64_t *limit);
+
+/*
  * Synchronous access for unit tests: run everything the engine thread has
  * pending and return when it is idle.
  */

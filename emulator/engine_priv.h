@@ -47,6 +47,15 @@
 #define EMU_FW_VERSION		0x01000000	/* 1.0.0 */
 #define EMU_QPN_GSI		1
 #define EMU_EQ_DB_CI_MASK	ORCA_EQ_DB_CI
+/*
+ * The adapter's memory for what commands make it keep (programming
+ * interface, "Device memory"): every object costs EMU_OBJ_COST, every page
+ * list 8 bytes a page (a FAST_REG MR its max_pages), a QP also its
+ * transport state.  A command that would pass the budget fails with
+ * NO_RESOURCES, whatever the max_* caps say.
+ */
+#define EMU_MEM_BUDGET		(256ull << 20)
+#define EMU_OBJ_COST		1024
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -54,12 +63,25 @@
 
 #define eng_log(fmt, ...)	emu_log("engine: " fmt, ##__VA_ARGS__)
 #define eng_dbg(fmt, ...)	emu_dbg("engine: " fmt, ##__VA_ARGS__)
+/* A line the guest can cause at will: rate-limited (log.h). */
+#define eng_log_guest(fmt, ...)	emu_log_guest("engine: " fmt, ##__VA_ARGS__)
 
-/* A queue's or MR's pages, copied from the command (never re-read). */
+/* The device memory budget (EMU_MEM_BUDGET); engine thread only. */
+struct emu_mem {
+	uint64_t used, limit, peak;
+	uint64_t refused;		/* commands failed for it */
+};
+
+/*
+ * A queue's or MR's pages, copied from the command (never re-read).
+ * @charged bytes of @mem's budget go with it and return in pages_free().
+ */
 struct emu_pages {
 	uint32_t npages;
 	uint8_t page_shift;
 	uint64_t *addr;
+	struct emu_mem *mem;
+	uint64_t charged;
 };
 
 struct emu_uar {
@@ -227,6 +249,7 @@ struct orca_engine {
 	atomic_uint_fast64_t dma_late;		/* done in the late window */
 
 	/* --- engine thread only --- */
+	struct emu_mem mem;
 	bool eq_stopped;		/* after a fatal error: post nothing */
 	struct objtab eqs, uars, pds, cqs, mrs, qps, ahs, srqs;
 	struct emu_qp *gsi_qp;		/* QPN 1, outside the table */
@@ -271,6 +294,9 @@ int cmd_load_pages(struct cmd_ctx *c, struct emu_pages *p, uint32_t first,
 		   uint32_t npages, uint8_t page_shift, uint64_t inline_addr,
 		   bool has_inline);
 int cmd_check_db_rec(struct cmd_ctx *c, uint64_t addr, size_t len);
+int cmd_mem_charge(struct cmd_ctx *c, uint64_t bytes);
+void mem_uncharge(struct emu_mem *m, uint64_t bytes);
+int cmd_pages_reserve(struct cmd_ctx *c, struct emu_pages *p, uint64_t bytes);
 uint32_t queue_npages(uint64_t bytes, uint8_t page_shift);
 void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
 		  uint64_t off, size_t len);
@@ -348,6 +374,7 @@ void roce_run(struct orca_engine *eng);
 void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 			  uint8_t cur, uint8_t next);
 void roce_qp_free(struct emu_qp *qp);
+uint64_t roce_qp_footprint(uint8_t log_sq_depth);
 /* roce_cq.c: "garbage-cqe", malformed CQEs on every CQ with room. */
 void roce_cq_post_garbage(struct orca_engine *eng);
 

@@ -70,7 +70,7 @@ static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
 {
 	if (eq_used(eq) >= (1u << eq->log_depth)) {
 		engine_set_fatal(eng, ORCA_FATAL_EQ_OVERFLOW);
-		eng_log("EQ %u overflow (pi %u ci %u)", eq->eqn, eq->pi,
+		eng_log_guest("EQ %u overflow (pi %u ci %u)", eq->eqn, eq->pi,
 			eq->ci);
 		if (eq->eqn != 0)
 			eq_post_fatal(eng, ORCA_FATAL_EQ_OVERFLOW);
@@ -79,7 +79,7 @@ static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
 	}
 	if (eq_write(eng, eq, type, data, data2)) {
 		engine_set_fatal(eng, ORCA_FATAL_EQ_DMA);
-		eng_log("EQ %u entry not mapped", eq->eqn);
+		eng_log_guest("EQ %u entry not mapped", eq->eqn);
 		if (eq->eqn != 0)
 			eq_post_fatal(eng, ORCA_FATAL_EQ_DMA);
 		eng->eq_stopped = true;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,4 +84,69 @@ void emu_log(const char *fmt, ...)
 	if (write(log_fd, line, n) < 0) {
 		/* Nowhere left to report a failing log. */
 	}
+}
+
+/* Guest-triggered lines: per-site and global windows, under one lock. */
+static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t rl_global_start;
+static unsigned int rl_global_printed;
+static unsigned long long rl_suppressed;
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool emu_ratelimit(struct emu_ratelimit *rl, unsigned long long *missed)
+{
+	uint64_t now = mono_ms();
+	bool ok = false;
+
+	pthread_mutex_lock(&rl_lock);
+	/* A site's window starts at its first line (window_start 0: none). */
+	if (!rl->window_start ||
+	    now - rl->window_start >= EMU_LOG_GUEST_WINDOW_MS) {
+		rl->window_start = now;
+		rl->printed = 0;
+	}
+	if (!rl_global_start ||
+	    now - rl_global_start >= EMU_LOG_GUEST_WINDOW_MS) {
+		rl_global_start = now;
+		rl_global_printed = 0;
+	}
+	if (rl->printed < EMU_LOG_GUEST_BURST &&
+	    rl_global_printed < EMU_LOG_GUEST_TOTAL) {
+		rl->printed++;
+		rl_global_printed++;
+		*missed = rl->missed;
+		rl->missed = 0;
+		ok = true;
+	} else {
+		rl->missed++;
+		rl_suppressed++;
+	}
+	pthread_mutex_unlock(&rl_lock);
+	return ok;
+}
+
+unsigned long long emu_log_guest_suppressed(void)
+{
+	unsigned long long n;
+
+	pthread_mutex_lock(&rl_lock);
+	n = rl_suppressed;
+	pthread_mutex_unlock(&rl_lock);
+	return n;
+}
+
+void emu_log_guest_reset(void)
+{
+	pthread_mutex_lock(&rl_lock);
+	rl_global_start = 0;
+	rl_global_printed = 0;
+	rl_suppressed = 0;
+	pthread_mutex_unlock(&rl_lock);
 }

@@ -9,6 +9,7 @@
 #define ORCA_EMU_LOG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Log to @path (appended, created if missing); NULL: stderr. 0 or -errno. */
 int emu_log_open(const char *path);
@@ -22,6 +23,47 @@ void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	do {						\
 		if (emu_log_debug_enabled())		\
 			emu_log(__VA_ARGS__);		\
+	} while (0)
+
+/*
+ * Lines a guest (or the vfio-user client) can make us write at will go
+ * through emu_log_guest(): a driver looping on a bad command, a reset or a
+ * bus-master toggle must not fill the disk.  Each call site may log
+ * EMU_LOG_GUEST_BURST lines per EMU_LOG_GUEST_WINDOW_MS, and all sites
+ * together EMU_LOG_GUEST_TOTAL; what is held back is counted and reported
+ * by the site's next line ("N similar lines suppressed").
+ */
+#define EMU_LOG_GUEST_WINDOW_MS	10000
+#define EMU_LOG_GUEST_BURST	20
+#define EMU_LOG_GUEST_TOTAL	200
+
+struct emu_ratelimit {
+	uint64_t window_start;		/* ms, CLOCK_MONOTONIC */
+	unsigned int printed;		/* in this window */
+	unsigned long long missed;	/* since the last line printed */
+};
+
+/*
+ * True if the site may log now; *missed gets the lines it suppressed
+ * since its last one.  Thread-safe.
+ */
+bool emu_ratelimit(struct emu_ratelimit *rl, unsigned long long *missed);
+/* Lines suppressed so far, all sites together (for tests and the exit log). */
+unsigned long long emu_log_guest_suppressed(void);
+/* Reset the global window and count (unit tests). */
+void emu_log_guest_reset(void);
+
+#define emu_log_guest(fmt, ...)						\
+	do {								\
+		static struct emu_ratelimit _rl;			\
+		unsigned long long _missed;				\
+									\
+		if (emu_ratelimit(&_rl, &_missed)) {			\
+			if (_missed)					\
+				emu_log("(%llu similar lines suppressed)", \
+					_missed);			\
+			emu_log(fmt, ##__VA_ARGS__);			\
+		}							\
 	} while (0)
 
 #endif /* ORCA_EMU_LOG_H */

@@ -196,6 +196,13 @@ struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp)
 	return rq;
 }
 
+/* What roce_qp_get() allocates for a QP, for the memory budget. */
+uint64_t roce_qp_footprint(uint8_t log_sq_depth)
+{
+	return sizeof(struct roce_qp) +
+	       ((uint64_t)1 << log_sq_depth) * sizeof(struct roce_swqe);
+}
+
 void roce_qp_free(struct emu_qp *qp)
 {
 	struct roce_qp *rq = qp->roce;

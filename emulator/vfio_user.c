@@ -254,7 +254,7 @@ static int handle_version(struct vfu_conn *c, struct vfu_msg *m)
 		return -EINVAL;	/* the JSON (at least "") is required */
 	memcpy(&v, m->data, sizeof(v));
 	if (v.major != 0) {
-		emu_log("vfio-user: client wants major version %u, we speak 0",
+		emu_log_guest("vfio-user: client wants major version %u, we speak 0",
 			v.major);
 		return -ENOTSUP;
 	}
@@ -299,7 +299,7 @@ static int handle_dma_map(struct vfu_conn *c, struct vfu_msg *m)
 	/* The mapping keeps its own reference; the fd is closed after. */
 	ret = dma_map(&c->dev->dma, dm.addr, dm.size, dm.offset, prot, fd);
 	if (ret)
-		emu_log("vfio-user: DMA_MAP [%#llx, +%#llx) failed: %s",
+		emu_log_guest("vfio-user: DMA_MAP [%#llx, +%#llx) failed: %s",
 			(unsigned long long)dm.addr,
 			(unsigned long long)dm.size, strerror(-ret));
 	return ret;
@@ -515,7 +515,7 @@ static int handle_reset(struct vfu_conn *c, struct vfu_msg *m)
 {
 	if (m->len || m->fds->nr)
 		return -EINVAL;
-	emu_log("vfio-user: device reset");
+	emu_log_guest("vfio-user: device reset");
 	/* The one engine call that waits: a reset has no deadline. */
 	engine_reset(c->dev->eng);
 	return 0;
@@ -571,7 +571,7 @@ int vfu_handle_message(struct vfu_conn *c)
 	}
 	/* A lying size leaves no way to find the next message: hang up. */
 	if (hdr.size < HDR_SIZE || hdr.size > VFU_MAX_MSG) {
-		emu_log("vfio-user: message size %u out of range, hanging up",
+		emu_log_guest("vfio-user: message size %u out of range, hanging up",
 			hdr.size);
 		fds_close(&fds);
 		return -EPROTO;
@@ -587,7 +587,7 @@ int vfu_handle_message(struct vfu_conn *c)
 
 	if ((hdr.flags & VFU_F_TYPE_MASK) != VFU_F_TYPE_COMMAND) {
 		/* We send no requests, so no reply can be ours. */
-		emu_log("vfio-user: dropped message type %#x (cmd %u)",
+		emu_log_guest("vfio-user: dropped message type %#x (cmd %u)",
 			hdr.flags & VFU_F_TYPE_MASK, hdr.command);
 		fds_close(&fds);
 		return 1;
@@ -608,7 +608,7 @@ int vfu_handle_message(struct vfu_conn *c)
 	}
 	if (hdr.flags & VFU_F_NO_REPLY) {
 		if (ret < 0)
-			emu_log("vfio-user: posted cmd %u failed: %s",
+			emu_log_guest("vfio-user: posted cmd %u failed: %s",
 				hdr.command, strerror(-ret));
 		return 1;
 	}
