@@ -48,7 +48,7 @@ busy_log=/tmp/busy-fio.log
 # from our stdout, since ok_if captures it.
 busy_start() {
 	rm -f "$busy_rc"
-	(cd /tmp && exec fio --name=busy --filename="$nvme_blk" --direct=1 \
+	(cd /tmp && fio --name=busy --filename="$nvme_blk" --direct=1 \
 		--ioengine=libaio --rw=randwrite --bs=4k --size=4M --iodepth=4 \
 		--verify=crc32c --verify_backlog=16 --verify_fatal=1 \
 		--verify_state_save=0 --time_based --runtime=900 \
@@ -145,7 +145,9 @@ fault_scenario() {
 		ktap_fail=1
 		return
 	fi
-	read -r b0 l0 < <(emu_dma_counts)
+	# (no process substitution: the guest has no /dev/fd)
+	c=$(emu_dma_counts)
+	b0=${c% *} l0=${c#* }
 	dmesg_mark=$(dmesg | wc -l)
 	ktap_line "# $s: fault injected at ${SECONDS}s"
 	case $s in
@@ -179,7 +181,8 @@ fault_scenario() {
 		echo resume >>"$ORCA_CTL"
 		# Whatever the adapter held back runs now; let it.
 		sleep 5
-		read -r b1 l1 < <(emu_dma_counts)
+		c=$(emu_dma_counts)
+		b1=${c% *} l1=${c#* }
 		ktap_line "# $s: after resume: DMA blocked by the fence $((${b1:-0} - ${b0:-0})), late $((${l1:-0} - ${l0:-0}))"
 		expect_eq "$s: no DMA landed after the adapter resumed (late DMA count)" \
 			"$((${l1:-1} - ${l0:-0}))" 0
