@@ -86,10 +86,9 @@ void emu_log(const char *fmt, ...)
 	}
 }
 
-/* Guest-triggered lines: per-site and global windows, under one lock. */
+/* Guest-triggered lines: per-site and global token buckets, one lock. */
 static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t rl_global_start;
-static unsigned int rl_global_printed;
+static struct emu_ratelimit rl_global;
 static unsigned long long rl_suppressed;
 
 static uint64_t mono_ms(void)
@@ -97,33 +96,39 @@ static uint64_t mono_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
+}
+
+/* Refill @b for the time since its last use; true if a line is left. */
+static bool bucket_take(struct emu_ratelimit *b, uint64_t now,
+			unsigned int burst, unsigned int rate)
+{
+	uint64_t cap = (uint64_t)burst * 1000;
+
+	if (!b->last_ms)
+		b->tokens = cap;
+	else
+		b->tokens += (now - b->last_ms) * rate;
+	if (b->tokens > cap)
+		b->tokens = cap;
+	b->last_ms = now;
+	return b->tokens >= 1000;
 }
 
 bool emu_ratelimit(struct emu_ratelimit *rl, unsigned long long *missed)
 {
 	uint64_t now = mono_ms();
-	bool ok = false;
+	bool ok;
 
 	pthread_mutex_lock(&rl_lock);
-	/* A site's window starts at its first line (window_start 0: none). */
-	if (!rl->window_start ||
-	    now - rl->window_start >= EMU_LOG_GUEST_WINDOW_MS) {
-		rl->window_start = now;
-		rl->printed = 0;
-	}
-	if (!rl_global_start ||
-	    now - rl_global_start >= EMU_LOG_GUEST_WINDOW_MS) {
-		rl_global_start = now;
-		rl_global_printed = 0;
-	}
-	if (rl->printed < EMU_LOG_GUEST_BURST &&
-	    rl_global_printed < EMU_LOG_GUEST_TOTAL) {
-		rl->printed++;
-		rl_global_printed++;
+	ok = bucket_take(rl, now, EMU_LOG_GUEST_BURST, EMU_LOG_GUEST_RATE);
+	ok &= bucket_take(&rl_global, now, EMU_LOG_GUEST_TOTAL_BURST,
+			  EMU_LOG_GUEST_TOTAL_RATE);
+	if (ok) {
+		rl->tokens -= 1000;
+		rl_global.tokens -= 1000;
 		*missed = rl->missed;
 		rl->missed = 0;
-		ok = true;
 	} else {
 		rl->missed++;
 		rl_suppressed++;
@@ -145,8 +150,7 @@ unsigned long long emu_log_guest_suppressed(void)
 void emu_log_guest_reset(void)
 {
 	pthread_mutex_lock(&rl_lock);
-	rl_global_start = 0;
-	rl_global_printed = 0;
+	memset(&rl_global, 0, sizeof(rl_global));
 	rl_suppressed = 0;
 	pthread_mutex_unlock(&rl_lock);
 }

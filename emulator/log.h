@@ -28,18 +28,21 @@ void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Lines a guest (or the vfio-user client) can make us write at will go
  * through emu_log_guest(): a driver looping on a bad command, a reset or a
- * bus-master toggle must not fill the disk.  Each call site may log
- * EMU_LOG_GUEST_BURST lines per EMU_LOG_GUEST_WINDOW_MS, and all sites
- * together EMU_LOG_GUEST_TOTAL; what is held back is counted and reported
+ * bus-master toggle must not fill the disk.  Each call site has a token
+ * bucket of EMU_LOG_GUEST_BURST lines refilled at EMU_LOG_GUEST_RATE lines
+ * a second, and all sites together one of EMU_LOG_GUEST_TOTAL_BURST at
+ * EMU_LOG_GUEST_TOTAL_RATE (a normal run, even 20 driver reloads in ten
+ * seconds, never reaches them); what is held back is counted and reported
  * by the site's next line ("N similar lines suppressed").
  */
-#define EMU_LOG_GUEST_WINDOW_MS	10000
-#define EMU_LOG_GUEST_BURST	20
-#define EMU_LOG_GUEST_TOTAL	200
+#define EMU_LOG_GUEST_BURST		100
+#define EMU_LOG_GUEST_RATE		5
+#define EMU_LOG_GUEST_TOTAL_BURST	500
+#define EMU_LOG_GUEST_TOTAL_RATE	20
 
 struct emu_ratelimit {
-	uint64_t window_start;		/* ms, CLOCK_MONOTONIC */
-	unsigned int printed;		/* in this window */
+	uint64_t last_ms;		/* CLOCK_MONOTONIC; 0: never used */
+	uint64_t tokens;		/* thousandths of a line */
 	unsigned long long missed;	/* since the last line printed */
 };
 

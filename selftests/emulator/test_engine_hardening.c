@@ -184,9 +184,11 @@ static void test_guest_logs_rate_limited(void)
 	n_bme = count_lines(path, "bus master");
 	printf("# 1000 refused enables: %u lines; 1000 BME writes: %u lines\n",
 	       n_enable, n_bme);
-	CHECK(n_enable >= 1 && n_enable <= EMU_LOG_GUEST_BURST);
-	CHECK(n_bme >= 1 && n_bme <= EMU_LOG_GUEST_BURST);
-	CHECK(emu_log_guest_suppressed() - before >= 2000 - 2 * EMU_LOG_GUEST_BURST);
+	/* A burst, and what the rate refills while the loop runs. */
+	CHECK(n_enable >= 1 && n_enable <= EMU_LOG_GUEST_BURST + 5);
+	CHECK(n_bme >= 1 && n_bme <= EMU_LOG_GUEST_BURST + 5);
+	CHECK(emu_log_guest_suppressed() - before >=
+	      2000 - 2 * (EMU_LOG_GUEST_BURST + 5));
 	engine_set_bus_master(t.eng, true);
 	th_fini(&t);
 	unlink(path);
