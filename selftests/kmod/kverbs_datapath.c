@@ -1206,6 +1206,7 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "rc_atomic_fetch_add", kv_rc_atomic_fetch_add },
 	{ "ud_send_recv", kv_ud_send_recv },
 	{ "srq_recv", kv_srq_recv },
+	{ "srq_reset_destroy_churn", kv_srq_churn },
 	{ "frwr_write_local_inv", kv_frwr_write_local_inv },
 	{ "send_with_inv", kv_send_with_inv },
 	{ "unsignaled_wrap", kv_unsignaled_wrap },

@@ -29,6 +29,19 @@
 #define ORCA_HEARTBEAT_PERIOD		HZ
 #define ORCA_HEARTBEAT_MAX_STALLS	3
 
+/*
+ * Counters of what the driver saw go wrong, after the adapter's own in
+ * rdma_hw_stats (orca_stats.c).  The adapter is not trusted: a value it
+ * writes that makes no sense is counted and dropped, never a WARN.
+ */
+enum orca_drv_stat {
+	ORCA_DRV_STAT_BAD_EQES,		/* EQEs of unknown or misplaced type */
+	ORCA_DRV_STAT_BAD_CQES,		/* CQEs naming a WQE never posted */
+	ORCA_DRV_STAT_STALE_EVENTS,	/* events for objects that are gone */
+	ORCA_DRV_STAT_EQ_BUDGET_YIELDS,	/* EQ runs that stopped at the budget */
+	ORCA_DRV_STAT_MAX
+};
+
 /* struct orca_dev.flags bits */
 enum {
 	ORCA_DEV_DEAD,		/* no further commands are sent */
@@ -157,6 +170,7 @@ struct orca_port {
  * @qp_xa: qpn -> struct orca_qp, IRQ-safe lock (pollers clean under it)
  * @srq_xa: srqn -> struct orca_srq
  * @port: the RoCE port
+ * @drv_stats: enum orca_drv_stat counters
  */
 struct orca_dev {
 	struct ib_device ibdev;
@@ -183,7 +197,14 @@ struct orca_dev {
 	struct xarray qp_xa;
 	struct xarray srq_xa;
 	struct orca_port port;
+	atomic64_t drv_stats[ORCA_DRV_STAT_MAX];
 };
+
+static inline void orca_drv_stat_inc(struct orca_dev *odev,
+				     enum orca_drv_stat stat)
+{
+	atomic64_inc(&odev->drv_stats[stat]);
+}
 
 /**
  * struct orca_ucontext - a process's verbs context
@@ -582,6 +603,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 			 enum ib_event_type type);
+void orca_qp_set_err_state(struct orca_qp *qp, enum ib_qp_state state);
 
 /* orca_user_qp.c */
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,

@@ -78,9 +78,10 @@ static void orca_async_event(struct orca_dev *odev, const struct orca_eqe *eqe)
 		orca_dev_mark_dead(odev, "fatal event");
 		break;
 	default:
-		dev_warn_ratelimited(&odev->pdev->dev,
-				     "unknown async event type 0x%x\n",
-				     eqe->type);
+		orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_EQES);
+		dev_err_ratelimited(&odev->pdev->dev,
+				    "unknown async event type 0x%x; dropped\n",
+				    eqe->type);
 		break;
 	}
 }
@@ -109,11 +110,15 @@ static irqreturn_t orca_comp_eq_irq(int irq, void *data)
 	struct orca_eqe *eqe;
 
 	while ((eqe = orca_eq_next(eq))) {
-		if (eqe->type == ORCA_EQE_COMP)
+		if (eqe->type == ORCA_EQE_COMP) {
 			orca_cq_comp_event(eq->odev, le32_to_cpu(eqe->data));
-		else
-			WARN_ONCE(1, "orca: event type 0x%x on completion EQ\n",
-				  eqe->type);
+		} else {
+			/* The adapter is not trusted: count, log, go on. */
+			orca_drv_stat_inc(eq->odev, ORCA_DRV_STAT_BAD_EQES);
+			dev_err_ratelimited(&eq->odev->pdev->dev,
+					    "event type 0x%x on completion EQ %u; dropped\n",
+					    eqe->type, eq->eqn);
+		}
 		eq->ci++;
 	}
 	orca_eq_arm(eq);

@@ -67,26 +67,49 @@ static u32 orca_wqe_index(u32 ci, u16 wqe_idx)
  * Retire the WQEs a CQE completes.  A send CQE also retires the unsignaled
  * WQEs before it; receive queues complete one WQE per CQE, in order (an
  * SRQ is consumed in ring order, and each of its WQEs completes once).
+ *
+ * Return: false for a CQE naming a WQE that was never posted.  The adapter
+ * is not trusted: such a CQE would free slots still in use, so it is
+ * counted and dropped.
  */
-static void orca_retire(struct orca_qp *qp, const struct orca_cqe *cqe,
-			bool recv)
+static bool orca_retire(struct orca_dev *odev, struct orca_qp *qp,
+			const struct orca_cqe *cqe, bool recv)
 {
 	u16 idx = le16_to_cpu(cqe->wqe_idx);
 	u32 *ci, pi, next;
 
 	if (recv && qp->ibqp.srq) {
 		atomic_inc(&to_osrq(qp->ibqp.srq)->ci);
-		return;
+		return true;
 	}
 	ci = recv ? &qp->rq_ci : &qp->sq_ci;
 	pi = recv ? READ_ONCE(qp->rq_pi) : READ_ONCE(qp->sq_pi);
 	next = orca_wqe_index(*ci, idx) + 1;
-	/* A CQE for a WQE never posted would free slots still in use. */
-	if (WARN_ONCE(next - *ci > pi - *ci,
-		      "orca: QP %u: CQE for %s WQE %u beyond %u\n", qp->qpn,
-		      recv ? "receive" : "send", idx, pi))
-		return;
+	if (next - *ci > pi - *ci) {
+		orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_CQES);
+		dev_err_ratelimited(&odev->pdev->dev,
+				    "QP %u: CQE for %s WQE %u, only %u posted; dropped\n",
+				    qp->qpn, recv ? "receive" : "send", idx, pi);
+		return false;
+	}
 	WRITE_ONCE(*ci, next);
+	return true;
+}
+
+/*
+ * A completion error moves the QP on in the adapter without an event
+ * (spec, CQE status table): RC to ERR, a UD send to SQE.  Flushes
+ * only follow a state the QP is already in.
+ */
+static void orca_cqe_qp_state(struct orca_qp *qp, const struct ib_wc *wc,
+			      bool recv)
+{
+	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		orca_qp_set_err_state(qp, IB_QPS_ERR);
+	else if (!recv)
+		orca_qp_set_err_state(qp, IB_QPS_SQE);
 }
 
 static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
@@ -229,6 +252,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct orca_cqe *cqe;
 	struct orca_qp *qp;
 	unsigned long flags;
+	bool recv;
 	u32 start;
 	int n = 0;
 
@@ -246,16 +270,23 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		 */
 		qp = xa_load(&odev->qp_xa, le32_to_cpu(cqe->qpn));
 		if (!qp) {
-			if (le32_to_cpu(cqe->qpn) != ORCA_CQE_QPN_NONE)
-				dev_warn_ratelimited(&odev->pdev->dev,
-						     "CQ %u: CQE for unknown QP %u\n",
-						     cq->cqn,
-						     le32_to_cpu(cqe->qpn));
+			if (le32_to_cpu(cqe->qpn) != ORCA_CQE_QPN_NONE) {
+				orca_drv_stat_inc(odev,
+						  ORCA_DRV_STAT_BAD_CQES);
+				dev_err_ratelimited(&odev->pdev->dev,
+						    "CQ %u: CQE for unknown QP %u; dropped\n",
+						    cq->cqn,
+						    le32_to_cpu(cqe->qpn));
+			}
 			continue;
 		}
 		/* Bit 7 of the opcode tells receive from send, even on error. */
-		orca_retire(qp, cqe, cqe->opcode & ORCA_CQE_RECV);
-		orca_cqe_to_wc(qp, cqe, &wc[n++]);
+		recv = cqe->opcode & ORCA_CQE_RECV;
+		if (!orca_retire(odev, qp, cqe, recv))
+			continue;
+		orca_cqe_to_wc(qp, cqe, &wc[n]);
+		orca_cqe_qp_state(qp, &wc[n], recv);
+		n++;
 	}
 	if (cq->ci != start) {
 		/* Done reading the CQEs before the device may reuse them. */
@@ -316,19 +347,26 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return flags & IB_CQ_REPORT_MISSED_EVENTS ? 1 : 0;
 }
 
-/* Mark the valid, unpolled CQEs of @qpn so that polling drops them. */
-static void orca_cq_scrub(struct orca_cq *cq, u32 qpn)
+/*
+ * Mark the valid, unpolled CQEs of @qpn so that polling drops them.
+ * Return: how many of them were receive CQEs.
+ */
+static u32 orca_cq_scrub(struct orca_cq *cq, u32 qpn)
 {
 	struct orca_cqe *cqe;
-	u32 i;
+	u32 i, recvs = 0;
 
 	lockdep_assert_held(&cq->lock);
 	for (i = cq->ci; (cqe = orca_cqe_at(cq, i)); i++) {
-		if (le32_to_cpu(cqe->qpn) == qpn)
+		if (le32_to_cpu(cqe->qpn) == qpn) {
+			if (cqe->opcode & ORCA_CQE_RECV)
+				recvs++;
 			cqe->qpn = cpu_to_le32(ORCA_CQE_QPN_NONE);
+		}
 		if (i - cq->ci >= (1U << cq->log_depth))
 			break;
 	}
+	return recvs;
 }
 
 /**
@@ -348,6 +386,7 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
 	struct orca_cq *rcq = to_ocq(qp->ibqp.recv_cq);
 	struct orca_cq *first = scq, *second = rcq;
 	unsigned long flags;
+	u32 recvs;
 
 	/* The provider cleans user CQs; user QPs never get here. */
 	if (WARN_ON_ONCE(scq->user || rcq->user))
@@ -358,9 +397,16 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
 	spin_lock_irqsave(&first->lock, flags);
 	if (second != first)
 		spin_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
-	orca_cq_scrub(first, qp->qpn);
+	recvs = orca_cq_scrub(first, qp->qpn);
 	if (second != first)
-		orca_cq_scrub(second, qp->qpn);
+		recvs += orca_cq_scrub(second, qp->qpn);
+	/*
+	 * Each scrubbed receive CQE of a QP on an SRQ completed one SRQ WQE
+	 * that no poller will count now: return those slots, as mlx5 frees
+	 * the SRQ WQEs of the CQEs its CQ clean drops.
+	 */
+	if (recvs && qp->ibqp.srq)
+		atomic_add(recvs, &to_osrq(qp->ibqp.srq)->ci);
 	if (unlink) {
 		/* IRQ-safe table lock; interrupts are already off here. */
 		xa_lock(&odev->qp_xa);

@@ -47,6 +47,12 @@ void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 	if (!qp)
 		return;
 
+	/* The adapter moved the QP to ERR before it told us (spec, events). */
+	if (type == IB_EVENT_QP_FATAL || type == IB_EVENT_QP_REQ_ERR ||
+	    type == IB_EVENT_QP_ACCESS_ERR ||
+	    type == IB_EVENT_QP_LAST_WQE_REACHED)
+		orca_qp_set_err_state(qp, IB_QPS_ERR);
+
 	if (qp->ibqp.event_handler) {
 		ev.device = &odev->ibdev;
 		ev.element.qp = &qp->ibqp;
@@ -54,6 +60,28 @@ void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
 	orca_qp_put(qp);
+}
+
+/**
+ * orca_qp_set_err_state() - record an error state the adapter entered alone
+ * @qp: the QP
+ * @state: IB_QPS_ERR, or IB_QPS_SQE for a UD send error
+ *
+ * Only a QP that the consumer moved to a receiving or sending state can
+ * have been moved on by the adapter; a transition to RESET (or a newer
+ * modify_qp) is never overwritten by an error reported for an older life.
+ */
+void orca_qp_set_err_state(struct orca_qp *qp, enum ib_qp_state state)
+{
+	enum ib_qp_state cur = READ_ONCE(qp->state);
+
+	do {
+		if (cur != IB_QPS_RTR && cur != IB_QPS_RTS &&
+		    cur != IB_QPS_SQD && cur != IB_QPS_SQE)
+			return;
+		if (state == IB_QPS_SQE && cur != IB_QPS_RTS)
+			return;
+	} while (!try_cmpxchg(&qp->state, &cur, state));
 }
 
 static int orca_qp_type(struct orca_dev *odev, enum ib_qp_type type)
@@ -292,6 +320,34 @@ static u32 orca_access_from_ib(int access)
 	return access & ORCA_ACCESS_ALL;
 }
 
+/*
+ * RESET and DESTROY_QP stop a QP without completions, so an SRQ WQE it took
+ * for a message still arriving would never complete and its slot would be
+ * lost to the SRQ's count (spec, "SRQ: the number of receive CQEs").  A
+ * QP that can hold one goes to ERR first: the adapter flushes that WQE
+ * with a CQE, which the CQ clean of the reset or destroy then counts.
+ * Called with qp->lock held, or on destroy.
+ */
+static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct orca_cmd_qp_attr hw = {
+		.qpn = qp->qpn,
+		.attr_mask = IB_QP_STATE,
+		.qp_state = IB_QPS_ERR,
+	};
+
+	/* Only RC messages span packets; a UD QP holds no WQE between them. */
+	if (!qp->ibqp.srq || qp->ibqp.qp_type != IB_QPT_RC ||
+	    state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_ERR || orca_dev_is_dead(odev))
+		return false;
+	if (orca_cmd_modify_qp(odev, &hw))
+		return false;
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	return true;
+}
+
 static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 			      const struct ib_qp_attr *attr, int mask,
 			      struct orca_cmd_qp_attr *hw)
@@ -371,7 +427,8 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 
 	mutex_lock(&qp->lock);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
+	      READ_ONCE(qp->state);
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
 		err = -EINVAL;
@@ -380,6 +437,8 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = orca_qp_attr_to_hw(odev, qp, attr, mask, &hw);
 	if (err)
 		goto out;
+	if (next == IB_QPS_RESET && orca_qp_flush_srq_wqe(odev, qp))
+		hw.cur_qp_state = IB_QPS_ERR;
 	err = orca_cmd_modify_qp(odev, &hw);
 	/*
 	 * A dead device is fenced and reset: its QPs are gone.  Moving a
@@ -430,12 +489,15 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	mutex_lock(&qp->lock);
 	err = orca_cmd_query_qp(odev, qp->qpn, &hw);
+	/* Consumers index tables by state: do not pass on a bad one. */
+	if (!err && hw.qp_state > IB_QPS_ERR)
+		err = -EIO;
+	/* The adapter may have moved the QP (to ERR, SQE) by itself. */
+	if (!err)
+		WRITE_ONCE(qp->state, hw.qp_state);
 	mutex_unlock(&qp->lock);
 	if (err)
 		return err;
-	/* Consumers index tables by state: do not pass on a bad one. */
-	if (hw.qp_state > IB_QPS_ERR)
-		return -EIO;
 
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = hw.qp_state;
@@ -482,6 +544,7 @@ bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
 {
 	int err;
 
+	orca_qp_flush_srq_wqe(odev, qp);
 	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
 	if (qp->user)
 		xa_erase_irq(&odev->qp_xa, qp->qpn);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Port counters for `rdma statistic`: the adapter's RoCE engine counters
- * (QUERY_STATS), exposed as rdma_hw_stats.
+ * (QUERY_STATS) and the driver's own (enum orca_drv_stat), exposed as
+ * rdma_hw_stats.
  */
 #include "orca.h"
 
@@ -28,11 +29,19 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	{ .name = "acks_tx" },
 	{ .name = "dup_requests" },
 	{ .name = "cq_overruns" },
+	/* The driver's counters (enum orca_drv_stat) follow the adapter's. */
+	{ .name = "driver_bad_eqes" },
+	{ .name = "driver_bad_cqes" },
+	{ .name = "driver_stale_events" },
+	{ .name = "driver_eq_budget_yields" },
 };
 
+#define ORCA_NUM_DEV_STATS	(ARRAY_SIZE(orca_port_stat_descs) - \
+				 ORCA_DRV_STAT_MAX)
+
 static_assert(offsetof(struct orca_port_stats, cq_overruns) ==
-	      sizeof(__le64) * (ARRAY_SIZE(orca_port_stat_descs) - 1));
-static_assert(ARRAY_SIZE(orca_port_stat_descs) == ORCA_CMD_NUM_PORT_STATS);
+	      sizeof(__le64) * (ORCA_NUM_DEV_STATS - 1));
+static_assert(ORCA_NUM_DEV_STATS == ORCA_CMD_NUM_PORT_STATS);
 
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num)
@@ -45,8 +54,14 @@ struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port_num, int index)
 {
-	int err;
+	struct orca_dev *odev = to_odev(ibdev);
+	int i, err;
 
-	err = orca_cmd_query_stats(to_odev(ibdev), stats->value);
+	/* The adapter's counters first, in the table's order. */
+	err = orca_cmd_query_stats(odev, stats->value);
+	if (!err)
+		for (i = 0; i < ORCA_DRV_STAT_MAX; i++)
+			stats->value[ORCA_NUM_DEV_STATS + i] =
+				atomic64_read(&odev->drv_stats[i]);
 	return err ? err : ARRAY_SIZE(orca_port_stat_descs);
 }
