@@ -95,6 +95,7 @@ extern const struct kv_suite kv_dead_suite;
 
 /* kverbs_stress.c: long-running cases of the other suites. */
 void kv_srq_churn(struct kv_test *t);
+void kv_cq_flood(struct kv_test *t);
 
 /* kverbs_main.c, for the remote suite's commands; callers hold kv_lock. */
 struct ib_device *kv_find_dev(const char *name);

@@ -204,6 +204,7 @@ static const struct kv_case kv_limits_cases[] = {
 	{ "qp_inline_past_max", kv_qp_inline_past_max },
 	{ "srq_at_and_past_max", kv_srq_at_and_past_max },
 	{ "frmr_at_and_past_max", kv_frmr_at_and_past_max },
+	{ "cqs_on_one_vector", kv_cq_flood },
 };
 
 const struct kv_suite kv_limits_suite = {

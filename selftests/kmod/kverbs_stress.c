@@ -261,3 +261,178 @@ void kv_srq_churn(struct kv_test *t)
 	kv_diag(t, "%d resets and destroys, %llu receives posted, %llu consumed",
 		KV_CHURN_RUNS, c->posted, c->consumed);
 }
+
+#define KV_FLOOD_CQS		2000	/* armed, each with an event due */
+#define KV_FLOOD_MAX_CQS	8192	/* where to stop looking for the limit */
+#define KV_FLOOD_SETTLE_MS	300
+#define KV_FLOOD_WAIT_MS	30000
+
+struct kv_flood {
+	struct ib_cq **cqs;
+	int ncqs;
+	struct ib_qp **qps;
+	int nqps;
+	atomic_t events;
+};
+
+static void kv_flood_comp(struct ib_cq *cq, void *ctx)
+{
+	struct kv_flood *f = ctx;
+
+	atomic_inc(&f->events);
+}
+
+static void kv_flood_teardown(struct kv_flood *f)
+{
+	while (f->nqps)
+		ib_destroy_qp(f->qps[--f->nqps]);
+	while (f->ncqs)
+		ib_destroy_cq(f->cqs[--f->ncqs]);
+	kvfree(f->qps);
+	kvfree(f->cqs);
+}
+
+/* CQs on vector 0 until the driver says no; only -ENOMEM is a clean no. */
+static bool kv_flood_create_cqs(struct kv_test *t, struct kv_flood *f)
+{
+	struct ib_cq_init_attr attr = { .cqe = 1, .comp_vector = 0 };
+	struct ib_cq *cq;
+
+	while (f->ncqs < KV_FLOOD_MAX_CQS) {
+		cq = ib_create_cq(t->ibdev, kv_flood_comp, NULL, f, &attr);
+		if (IS_ERR(cq)) {
+			kv_diag(t, "CQ %d on vector 0: %pe", f->ncqs + 1, cq);
+			return KV_EXPECT(t, PTR_ERR(cq) == -ENOMEM &&
+					 f->ncqs >= KV_FLOOD_CQS / 2,
+					 "CQ %d: %pe, want -ENOMEM and at least %d",
+					 f->ncqs + 1, cq, KV_FLOOD_CQS / 2);
+		}
+		f->cqs[f->ncqs++] = cq;
+		if ((f->ncqs & 255) == 0)
+			cond_resched();
+	}
+	kv_diag(t, "%d CQs on vector 0, no limit met", f->ncqs);
+	return true;
+}
+
+/*
+ * An RC QP between two of the CQs, in ERR with a send and a receive
+ * posted: each CQ gets one flushed completion, and no event yet (unarmed).
+ */
+static bool kv_flood_qp(struct kv_test *t, struct kv_flood *f,
+			struct ib_cq *scq, struct ib_cq *rcq)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+	};
+	struct ib_send_wr swr = { .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct ib_recv_wr rwr = {};
+	struct ib_qp *qp;
+	int err;
+
+	qp = ib_create_qp(t->pd, &init);
+	if (!KV_EXPECT(t, !IS_ERR(qp), "QP %d: %pe", f->nqps, qp))
+		return false;
+	f->qps[f->nqps++] = qp;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (!KV_EXPECT(t, !err, "QP %d to INIT: %d", f->nqps, err))
+		return false;
+	attr.qp_state = IB_QPS_ERR;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (!KV_EXPECT(t, !err, "QP %d to ERR: %d", f->nqps, err))
+		return false;
+	/* wr_id: the index of the CQ the completion goes to. */
+	swr.wr_id = 2 * (f->nqps - 1);
+	rwr.wr_id = 2 * (f->nqps - 1) + 1;
+	err = ib_post_recv(qp, &rwr, NULL);
+	if (!err)
+		err = ib_post_send(qp, &swr, NULL);
+	return KV_EXPECT(t, !err, "QP %d: post %d", f->nqps, err);
+}
+
+/* Every flooded CQ holds exactly its flushed completion. */
+static void kv_flood_check_cqs(struct kv_test *t, struct kv_flood *f, int n)
+{
+	struct ib_wc wc[2];
+	int i, got, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		got = ib_poll_cq(f->cqs[i], 2, wc);
+		if (got != 1 || wc[0].status != IB_WC_WR_FLUSH_ERR ||
+		    wc[0].wr_id != i)
+			bad++;
+	}
+	KV_EXPECT(t, !bad, "%d of %d CQs without their one flushed completion",
+		  bad, n);
+}
+
+/**
+ * kv_cq_flood() - thousands of armed CQs on one completion vector
+ * @t: the test case
+ *
+ * A CQ raises at most one event per arm, so an EQ with N CQs bound needs
+ * room for N events; the driver must refuse a CQ (-ENOMEM) before its
+ * vector's EQ could overflow, as an overflow is fatal for the adapter.
+ * CQs are created on vector 0 until refused; then KV_FLOOD_CQS of them
+ * (or all, if fewer) get a completion each and are armed together while
+ * this CPU holds its interrupts off, so the events pile up in the EQ.
+ * Every CQ must see its event, and the adapter must still work.
+ */
+void kv_cq_flood(struct kv_test *t)
+{
+	struct kv_flood f = {};
+	unsigned long deadline, flags;
+	int i, n, events;
+	struct ib_cq *cq;
+
+	atomic_set(&f.events, 0);
+	f.cqs = kvcalloc(KV_FLOOD_MAX_CQS, sizeof(*f.cqs), GFP_KERNEL);
+	f.qps = kvcalloc(KV_FLOOD_CQS / 2, sizeof(*f.qps), GFP_KERNEL);
+	if (!KV_EXPECT(t, f.cqs && f.qps, "no memory") || !kv_pd(t) ||
+	    !kv_flood_create_cqs(t, &f))
+		goto out;
+	n = min(f.ncqs, KV_FLOOD_CQS) & ~1;
+	for (i = 0; i < n; i += 2)
+		if (!kv_flood_qp(t, &f, f.cqs[i], f.cqs[i + 1]))
+			goto out;
+	/* Give the adapter time to write the flushed completions. */
+	msleep(KV_FLOOD_SETTLE_MS);
+
+	/* Arm them all; the events wait in the EQ until interrupts return. */
+	local_irq_save(flags);
+	for (i = 0; i < n; i++)
+		ib_req_notify_cq(f.cqs[i], IB_CQ_NEXT_COMP);
+	mdelay(KV_FLOOD_SETTLE_MS);
+	local_irq_restore(flags);
+
+	deadline = jiffies + msecs_to_jiffies(KV_FLOOD_WAIT_MS);
+	while ((events = atomic_read(&f.events)) < n &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	KV_EXPECT(t, events == n, "%d completion events for %d armed CQs",
+		  events, n);
+	kv_flood_check_cqs(t, &f, n);
+
+	/* The adapter still works: a CQ freed is a CQ that can be made. */
+	if (f.ncqs > n)
+		ib_destroy_cq(f.cqs[--f.ncqs]);
+	cq = ib_create_cq(t->ibdev, kv_flood_comp, NULL, &f,
+			  &(struct ib_cq_init_attr){ .cqe = 1 });
+	if (KV_EXPECT(t, !IS_ERR(cq), "CQ after the flood: %pe", cq))
+		f.cqs[f.ncqs++] = cq;
+	kv_diag(t, "%d CQs on vector 0, %d armed, %d events", f.ncqs, n,
+		events);
+out:
+	kv_flood_teardown(&f);
+}

@@ -9,6 +9,7 @@
 #include <linux/bitfield.h>
 #include <linux/dmapool.h>
 #include <linux/interrupt.h>
+#include <linux/irq_poll.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
@@ -24,8 +25,6 @@
 #include "orca_regs_defs.h"
 
 #define ORCA_PORT			1
-#define ORCA_ASYNC_EQ_LOG_DEPTH		8
-#define ORCA_COMP_EQ_LOG_DEPTH		10
 #define ORCA_HEARTBEAT_PERIOD		HZ
 #define ORCA_HEARTBEAT_MAX_STALLS	3
 
@@ -97,6 +96,12 @@ struct orca_caps {
  * @irq: Linux IRQ of @vector
  * @created: the device knows this EQ (DESTROY_EQ needed)
  * @name: IRQ name
+ * @async_lock: EQ 0: one consumer at a time (IRQ thread, work, scrub)
+ * @async_work: EQ 0: the run after one that used its budget
+ * @comp_lock: completion EQ: one consumer at a time (irq_poll, scrub)
+ * @comp_iop: completion EQ: consumes the EQ in softirq context
+ * @ncqs: completion EQ: CQs bound to it
+ * @max_cqs: completion EQ: CQs it can take events from without overflow
  */
 struct orca_eq {
 	struct orca_dev *odev;
@@ -109,6 +114,12 @@ struct orca_eq {
 	int irq;
 	bool created;
 	char name[32];
+	struct mutex async_lock;	/* EQ 0 consumers */
+	struct work_struct async_work;
+	spinlock_t comp_lock;		/* completion EQ consumers */
+	struct irq_poll comp_iop;
+	atomic_t ncqs;
+	u32 max_cqs;
 };
 
 /**
@@ -305,6 +316,7 @@ struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	u32 eqn;
+	u32 comp_vector;
 	u32 uar;
 	u8 log_depth;
 	bool user;
@@ -492,10 +504,20 @@ static inline bool orca_dev_is_fenced(struct orca_dev *odev)
 }
 
 /* orca_eq.c */
+#define ORCA_QP_EVENT_TYPES	(BIT(ORCA_EQE_QP_FATAL) | \
+				 BIT(ORCA_EQE_QP_REQ_ERR) | \
+				 BIT(ORCA_EQE_QP_ACCESS_ERR) | \
+				 BIT(ORCA_EQE_QP_LAST_WQE) | \
+				 BIT(ORCA_EQE_SQ_DRAINED) | \
+				 BIT(ORCA_EQE_COMM_EST))
+
 int orca_async_eq_init(struct orca_dev *odev);
 void orca_async_eq_cleanup(struct orca_dev *odev);
 int orca_comp_eqs_init(struct orca_dev *odev);
 void orca_comp_eqs_cleanup(struct orca_dev *odev);
+int orca_comp_eq_bind_cq(struct orca_dev *odev, u32 comp_vector, u32 *eqn);
+void orca_comp_eq_unbind_cq(struct orca_dev *odev, u32 eqn, u32 cqn);
+void orca_async_eq_scrub(struct orca_dev *odev, u32 types, u32 handle);
 
 /* orca_health.c: the watchdog and the dead device */
 void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);

@@ -85,32 +85,42 @@ int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
 	if (check_shl_overflow(sizeof(struct orca_cqe), cq->log_depth, bytes))
 		return -EINVAL;
 
-	cq->eqn = odev->comp_eqs[attr->comp_vector % odev->num_comp_eqs].eqn;
+	cq->comp_vector = attr->comp_vector;
 	refcount_set(&cq->refcnt, 1);
 	init_completion(&cq->free);
 	spin_lock_init(&cq->lock);
 	return 0;
 }
 
-/* CREATE_CQ with the ring and record set up, and make it reachable. */
+/*
+ * Bind the CQ to its vector's EQ (-ENOMEM if that EQ could overflow with
+ * one more CQ), CREATE_CQ with the ring and record set up, and make it
+ * reachable.
+ */
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 		   const struct orca_pgl *pgl)
 {
 	struct orca_cmd_cq_params p = {
 		.log_depth = cq->log_depth,
-		.eqn = cq->eqn,
 		.uar = cq->uar,
 		.db_rec = cq->db_dma,
 	};
 	int err;
 
-	orca_qbuf_ring(&cq->buf, pgl, &p.ring);
-	err = orca_cmd_create_cq(odev, &p, &cq->cqn);
+	err = orca_comp_eq_bind_cq(odev, cq->comp_vector, &cq->eqn);
 	if (err)
 		return err;
+	p.eqn = cq->eqn;
+	orca_qbuf_ring(&cq->buf, pgl, &p.ring);
+	err = orca_cmd_create_cq(odev, &p, &cq->cqn);
+	if (err) {
+		orca_comp_eq_unbind_cq(odev, cq->eqn, 0);
+		return err;
+	}
 	err = xa_insert_irq(&odev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
 		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
+		orca_comp_eq_unbind_cq(odev, cq->eqn, cq->cqn);
 		return err;
 	}
 	cq->ibcq.cqe = 1 << cq->log_depth;
@@ -123,8 +133,9 @@ int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
  * @cq: a CQ that orca_cq_finish() made reachable
  *
  * Destroy in the device first so it raises no new events, then wait for
- * handlers that already hold a reference.  A dead device fails the
- * command; the CQ is torn down all the same.
+ * handlers that already hold a reference, and drop the events still in
+ * the EQs so that they never reach the next CQ with this number.  A dead
+ * device fails the command; the CQ is torn down all the same.
  *
  * Return: true if the CQ's ring, record and umem may be freed
  * (orca_dev_may_free()).
@@ -137,6 +148,7 @@ bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq)
 	xa_erase_irq(&odev->cq_xa, cq->cqn);
 	orca_cq_put(cq);
 	wait_for_completion(&cq->free);
+	orca_comp_eq_unbind_cq(odev, cq->eqn, cq->cqn);
 	return orca_dev_may_free(odev, err, "CQ", cq->cqn);
 }
 

@@ -61,7 +61,9 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_send_sge = min_t(u32, caps->max_send_sge, ORCA_MAX_SGE);
 	attr->max_recv_sge = min_t(u32, caps->max_recv_sge, ORCA_MAX_SGE);
 	attr->max_sge_rd = attr->max_send_sge;
-	attr->max_cq = caps->max_cq;
+	/* No more CQs than the completion EQs can take events from. */
+	attr->max_cq = min_t(u64, caps->max_cq,
+			     (u64)odev->num_comp_eqs * odev->comp_eqs[0].max_cqs);
 	attr->max_cqe = caps->max_cqe;
 	attr->max_mr = caps->max_mr;
 	attr->max_pd = caps->max_pd;

@@ -552,6 +552,8 @@ bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
 		orca_qp_clean_cqs(odev, qp, true);
 	orca_qp_put(qp);
 	wait_for_completion(&qp->free);
+	/* Events still in EQ 0 must not reach the next QP with this qpn. */
+	orca_async_eq_scrub(odev, ORCA_QP_EVENT_TYPES, qp->qpn);
 	return orca_dev_may_free(odev, err, "QP", qp->qpn);
 }
 

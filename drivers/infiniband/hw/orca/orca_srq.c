@@ -105,6 +105,9 @@ bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
 	xa_erase(&odev->srq_xa, srq->srqn);
 	orca_srq_put(srq);
 	wait_for_completion(&srq->free);
+	/* Events still in EQ 0 must not reach the next SRQ with this srqn. */
+	orca_async_eq_scrub(odev, BIT(ORCA_EQE_SRQ_LIMIT) |
+			    BIT(ORCA_EQE_SRQ_ERR), srq->srqn);
 	return orca_dev_may_free(odev, err, "SRQ", srq->srqn);
 }
 
