@@ -37,5 +37,34 @@ expect_eq "max_mtu 4096" "$(ktest_port max_mtu)" 4096
 ok_if "rdma statistic shows the adapter's counters" sh -c \
 	"rdma statistic show link orca_0/1 | grep -q 'retransmits 0' &&
 	 rdma statistic show link orca_0/1 | grep -q 'rx_drops'"
+
+# The adapter is not trusted: malformed EQEs on every EQ (unknown types,
+# numbers of no object) are counted and dropped, without a kernel warning.
+drv_stat() { rdma statistic show link orca_0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -1; }
+echo garbage-eqe >>"${ORCA_CTL:?}"
+ok_if "garbage EQEs: counted as driver_bad_eqes" \
+	wait_for 10 sh -c "rdma statistic show link orca_0/1 | grep -Eq 'driver_bad_eqes [1-9]'"
+echo "# after garbage-eqe: driver_bad_eqes $(drv_stat driver_bad_eqes), driver_stale_events $(drv_stat driver_stale_events)" >>"$ktap_out"
+ok_if "garbage EQEs: port still ACTIVE" port_state_is 4
+
+# Pairing is by the MAC the adapter reports, which the NIC keeps as its
+# permanent address: changing the NIC's address neither unpairs the port
+# nor stops a reload from finding it.  (rxe is paired by name, mlx5 by
+# its PCI function.)  The GIDs follow the netdev, as on rxe.
+gids() { cat /sys/class/infiniband/orca_0/ports/1/gids/[0-3] 2>/dev/null | tr '\n' ' '; }
+mac=$(cat "/sys/class/net/$nd/address")
+echo "# before: $nd $mac, GIDs $(gids)" >>"$ktap_out"
+ok_if "MAC change: ip link set address" ip link set "$nd" address 02:0e:ca:00:00:01
+ok_if "MAC change: orca_0 still paired with $nd" sh -c "rdma link show orca_0/1 | grep -Eq 'netdev $nd( |\$)'"
+ok_if "MAC change: port ACTIVE" wait_for 10 port_state_is 4
+echo "# MAC changed: GIDs $(gids)" >>"$ktap_out"
+ok_if "MAC change: rmmod orca" rmmod orca
+ok_if "MAC change: orca reloads" orca_load
+ok_if "MAC change: the reloaded orca_0 is paired with $nd" \
+	wait_for 10 sh -c "rdma link show orca_0/1 | grep -Eq 'netdev $nd( |\$)'"
+ok_if "MAC change: reloaded port ACTIVE" wait_for 10 port_state_is 4
+ip link set "$nd" address "$mac"
+ok_if "MAC restored: orca_0 still paired with $nd" sh -c "rdma link show orca_0/1 | grep -Eq 'netdev $nd( |\$)'"
+echo "# MAC restored: GIDs $(gids)" >>"$ktap_out"
 ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t'"
 ktap_done

@@ -36,7 +36,7 @@
 enum orca_drv_stat {
 	ORCA_DRV_STAT_BAD_EQES,		/* EQEs of unknown or misplaced type */
 	ORCA_DRV_STAT_BAD_CQES,		/* CQEs naming a WQE never posted */
-	ORCA_DRV_STAT_STALE_EVENTS,	/* events for objects that are gone */
+	ORCA_DRV_STAT_STALE_EVENTS,	/* events for objects that do not exist */
 	ORCA_DRV_STAT_EQ_BUDGET_YIELDS,	/* EQ runs that stopped at the budget */
 	ORCA_DRV_STAT_MAX
 };
@@ -518,6 +518,8 @@ void orca_comp_eqs_cleanup(struct orca_dev *odev);
 int orca_comp_eq_bind_cq(struct orca_dev *odev, u32 comp_vector, u32 *eqn);
 void orca_comp_eq_unbind_cq(struct orca_dev *odev, u32 eqn, u32 cqn);
 void orca_async_eq_scrub(struct orca_dev *odev, u32 types, u32 handle);
+void orca_unknown_object_event(struct orca_dev *odev, const char *what,
+			       u32 handle);
 
 /* orca_health.c: the watchdog and the dead device */
 void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);

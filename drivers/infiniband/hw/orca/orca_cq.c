@@ -34,9 +34,7 @@ void orca_cq_comp_event(struct orca_dev *odev, u32 cqn)
 	struct orca_cq *cq = orca_cq_get(odev, cqn);
 
 	if (!cq) {
-		dev_warn_ratelimited(&odev->pdev->dev,
-				     "completion event for unknown CQ %u\n",
-				     cqn);
+		orca_unknown_object_event(odev, "completion", cqn);
 		return;
 	}
 	WRITE_ONCE(cq->armed, false);
@@ -50,8 +48,10 @@ void orca_cq_async_event(struct orca_dev *odev, u32 cqn)
 	struct orca_cq *cq = orca_cq_get(odev, cqn);
 	struct ib_event ev = {};
 
-	if (!cq)
+	if (!cq) {
+		orca_unknown_object_event(odev, "CQ error", cqn);
 		return;
+	}
 	if (cq->ibcq.event_handler) {
 		ev.device = &odev->ibdev;
 		ev.element.cq = &cq->ibcq;

@@ -69,7 +69,9 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_pd = caps->max_pd;
 	attr->max_qp_rd_atom = caps->max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = caps->max_qp_init_rd_atom;
-	attr->max_res_rd_atom = caps->max_qp * caps->max_qp_rd_atom;
+	/* A u32 product overflows for large (or hostile) caps. */
+	attr->max_res_rd_atom = min_t(u64, (u64)caps->max_qp *
+				      caps->max_qp_rd_atom, INT_MAX);
 	attr->max_ah = caps->max_ah;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;

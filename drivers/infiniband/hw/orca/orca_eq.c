@@ -116,6 +116,25 @@ static void orca_eq_scrub(struct orca_eq *eq, u32 types, u32 handle)
 	}
 }
 
+/**
+ * orca_unknown_object_event() - an event named an object that does not exist
+ * @odev: device
+ * @what: the kind of event
+ * @handle: the number it named
+ *
+ * Either the object is being destroyed (its remaining events are scrubbed
+ * once its destroy has waited for the running handlers) or the adapter
+ * wrote a number it never gave out; either way the event is dropped.
+ */
+void orca_unknown_object_event(struct orca_dev *odev, const char *what,
+			       u32 handle)
+{
+	orca_drv_stat_inc(odev, ORCA_DRV_STAT_STALE_EVENTS);
+	dev_warn_ratelimited(&odev->pdev->dev,
+			     "%s event for unknown object %u; dropped\n", what,
+			     handle);
+}
+
 static void orca_async_event(struct orca_dev *odev, const struct orca_eqe *eqe)
 {
 	u32 data = le32_to_cpu(eqe->data);

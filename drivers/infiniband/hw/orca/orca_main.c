@@ -111,7 +111,7 @@ static int orca_uar_init(struct orca_dev *odev)
 	err = orca_cmd_alloc_uar(odev, &odev->uar_idx);
 	if (err)
 		return err;
-	if ((u64)(odev->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
+	if (((u64)odev->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
 	    pci_resource_len(pdev, ORCA_BAR_UAR)) {
 		dev_err(&pdev->dev, "UAR %u beyond BAR %d\n", odev->uar_idx,
 			ORCA_BAR_UAR);
@@ -119,7 +119,7 @@ static int orca_uar_init(struct orca_dev *odev)
 		goto err_dealloc;
 	}
 	odev->uar = pcim_iomap_range(pdev, ORCA_BAR_UAR,
-				     odev->uar_idx * ORCA_UAR_PAGE_SIZE,
+				     (u64)odev->uar_idx * ORCA_UAR_PAGE_SIZE,
 				     ORCA_UAR_PAGE_SIZE);
 	if (IS_ERR(odev->uar)) {
 		err = PTR_ERR(odev->uar);

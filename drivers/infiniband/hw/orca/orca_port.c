@@ -156,11 +156,19 @@ void orca_port_changed(struct orca_dev *odev)
 		schedule_work(&odev->port.work);
 }
 
+/*
+ * The port's netdev is the NIC whose permanent address is the MAC the
+ * adapter reported at probe.  dev_addr is not used: `ip link set address`
+ * changes it, so pairing by it would leave the port unpaired after a
+ * reload, or pair it with whatever netdev took that address (a bridge or
+ * bond copies its port's MAC).  rxe is paired by name and mlx5 by its PCI
+ * function; perm_addr is the identity ORCA's NIC keeps.
+ */
 static bool orca_netdev_matches(struct orca_dev *odev, struct net_device *ndev)
 {
 	return ndev->type == ARPHRD_ETHER && !is_vlan_dev(ndev) &&
 	       !netif_is_macvlan(ndev) &&
-	       ether_addr_equal(ndev->dev_addr, odev->port.mac);
+	       ether_addr_equal(ndev->perm_addr, odev->port.mac);
 }
 
 /*
@@ -179,7 +187,6 @@ static int orca_netdev_event(struct notifier_block *nb, unsigned long event,
 	switch (event) {
 	case NETDEV_REGISTER:
 	case NETDEV_UP:
-	case NETDEV_CHANGEADDR:
 		if (port->netdev == ndev || port->netdev ||
 		    !orca_netdev_matches(odev, ndev))
 			break;

@@ -44,8 +44,10 @@ void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 	if (qp && !refcount_inc_not_zero(&qp->refcnt))
 		qp = NULL;
 	xa_unlock_irqrestore(&odev->qp_xa, flags);
-	if (!qp)
+	if (!qp) {
+		orca_unknown_object_event(odev, "QP", qpn);
 		return;
+	}
 
 	/* The adapter moved the QP to ERR before it told us (spec, events). */
 	if (type == IB_EVENT_QP_FATAL || type == IB_EVENT_QP_REQ_ERR ||

@@ -27,8 +27,10 @@ void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
 	if (srq && !refcount_inc_not_zero(&srq->refcnt))
 		srq = NULL;
 	xa_unlock(&odev->srq_xa);
-	if (!srq)
+	if (!srq) {
+		orca_unknown_object_event(odev, "SRQ", srqn);
 		return;
+	}
 
 	if (srq->ibsrq.event_handler) {
 		ev.device = &odev->ibdev;

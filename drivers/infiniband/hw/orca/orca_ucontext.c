@@ -67,7 +67,7 @@ int orca_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)
 	err = orca_cmd_alloc_uar(odev, &entry->uar_idx);
 	if (err)
 		goto err_free;
-	if ((u64)(entry->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
+	if (((u64)entry->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
 	    pci_resource_len(odev->pdev, ORCA_BAR_UAR)) {
 		err = -EIO;
 		goto err_dealloc;
