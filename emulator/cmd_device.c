@@ -37,7 +37,9 @@ int cmd_query_device(struct cmd_ctx *c)
 		/* Only RoCE v2 GIDs are advertised, though v1 is stored. */
 		.dev_caps = htole32(ORCA_DEV_CAP_RC | ORCA_DEV_CAP_UD |
 				    ORCA_DEV_CAP_SRQ | ORCA_DEV_CAP_ATOMIC |
-				    ORCA_DEV_CAP_FRWR | ORCA_DEV_CAP_ROCE_V2),
+				    ORCA_DEV_CAP_FRWR | ORCA_DEV_CAP_ROCE_V2 |
+				    ORCA_DEV_CAP_PGL_CHAIN |
+				    ORCA_DEV_CAP_REG_MR_PGSZ),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_TAB_LIMIT - 1),

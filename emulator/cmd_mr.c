@@ -99,7 +99,10 @@ int cmd_create_mr(struct cmd_ctx *c)
 	mr->length = le64toh(in.length);
 	if (flags & ORCA_MR_F_FAST_REG) {
 		mr->max_pages = le32toh(in.npages);
-		if (!mr->max_pages || mr->max_pages > EMU_MAX_FRPL) {
+		/* The default page size of every REG_MR: a shift we can do. */
+		if (!mr->max_pages || mr->max_pages > EMU_MAX_FRPL ||
+		    in.page_shift < ORCA_MIN_PAGE_SHIFT ||
+		    in.page_shift > ORCA_MAX_PAGE_SHIFT) {
 			st = cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 			goto err;
 		}
@@ -110,8 +113,8 @@ int cmd_create_mr(struct cmd_ctx *c)
 		mr->iova = 0;
 		mr->length = 0;
 		mr->valid = false;
-		/* REG_MR work requests use this page size (roce_mr.c). */
-		mr->pages.page_shift = in.page_shift;
+		/* REG_MR's page size when the WQE gives none (roce_mr.c). */
+		mr->fr_page_shift = in.page_shift;
 	} else if (flags & ORCA_MR_F_PHYS) {
 		mr->iova = 0;
 		mr->length = UINT64_MAX;

@@ -173,21 +173,23 @@ int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 		p->addr[0] = inline_addr;
 	} else {
 		uint64_t need = 8ull * ((uint64_t)first + npages);
-		const uint8_t *src;
+		bool chain = le16toh(c->cmd.flags) & ORCA_CMD_F_IN_CHAIN;
 
 		if (c->in_len < need) {
 			st = cmd_fail(c, ORCA_CMD_ST_BAD_LENGTH);
 			goto out;
 		}
-		src = engine_dma(c->eng, c->in_addr + 8ull * first,
-				 8ull * npages);
-		if (!src) {
+		switch (pgl_read(c->eng, c->in_addr, chain, first, npages,
+				 p->addr)) {
+		case PGL_OK:
+			break;
+		case PGL_BAD_CHUNK:
+			st = cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+			goto out;
+		default:
 			st = cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
 			goto out;
 		}
-		memcpy(p->addr, src, 8ull * npages);
-		for (i = 0; i < npages; i++)
-			p->addr[i] = le64toh(p->addr[i]);
 	}
 	for (i = 0; i < npages; i++) {
 		if (!p->addr[i] || (p->addr[i] & (page_size - 1))) {

@@ -36,7 +36,7 @@
 #define EMU_LOG_MAX_WQ		14		/* SQ, RQ and SRQ */
 #define EMU_MAX_INLINE		ORCA_MAX_INLINE_DATA
 #define EMU_MAX_RD_ATOM		128
-#define EMU_MAX_FRPL		512
+#define EMU_MAX_FRPL		65536	/* 256 MiB in 4 KiB pages */
 #define EMU_MAX_MR_PAGES	(1u << 21)
 #define EMU_MAX_MR_SIZE		((uint64_t)EMU_MAX_MR_PAGES << 12) /* 8 GiB */
 #define EMU_GID_TABLE_LEN	128
@@ -142,6 +142,7 @@ struct emu_mr {
 	uint64_t iova;
 	uint64_t length;
 	uint32_t max_pages;		/* FAST_REG */
+	uint8_t fr_page_shift;		/* FAST_REG: CREATE_MR's page size */
 	struct emu_pages pages;
 };
 
@@ -301,6 +302,15 @@ uint32_t queue_npages(uint64_t bytes, uint8_t page_shift);
 void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
 		  uint64_t off, size_t len);
 void pages_free(struct emu_pages *p);
+
+/*
+ * pgl.c: entries [first, first + n) of the page list at @addr (a flat array,
+ * or a chunk chain when @chain) into @out, host endian.  Returns PGL_OK,
+ * PGL_UNMAPPED or PGL_BAD_CHUNK (zero or misaligned chunk address).
+ */
+enum { PGL_OK, PGL_UNMAPPED, PGL_BAD_CHUNK };
+int pgl_read(struct orca_engine *eng, uint64_t addr, bool chain,
+	     uint64_t first, uint32_t n, uint64_t *out);
 
 /* Command handlers (cmd_*.c), one per opcode. */
 typedef int (*cmd_handler_t)(struct cmd_ctx *c);

@@ -115,6 +115,7 @@ struct roce_swqe {
 	uint8_t flags;			/* ORCA_WQE_F_* */
 	uint8_t num_sge;
 	uint8_t status;			/* ORCA_CQE_ST_* once done */
+	uint8_t page_shift;		/* REG_MR: as posted, 0: the MR's */
 	uint64_t wr_id;
 	uint32_t imm_or_inv;
 	uint64_t raddr;

@@ -146,7 +146,7 @@ int roce_mr_fast_reg(struct orca_engine *eng, uint32_t pdn,
 				       FIELD_GET(ORCA_MKEY_INDEX, w->rkey));
 	uint32_t access = (uint32_t)w->swap;
 	uint32_t npages = (uint32_t)(w->swap >> 32);
-	uint64_t psz, span, *list, *pages;
+	uint64_t psz, span, *pages;
 	uint8_t shift;
 
 	if (!mr || !(mr->flags & ORCA_MR_F_FAST_REG) || mr->valid ||
@@ -156,20 +156,33 @@ int roce_mr_fast_reg(struct orca_engine *eng, uint32_t pdn,
 	    ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
 	     !(access & ORCA_ACCESS_LOCAL_WRITE)))
 		return ORCA_CQE_ST_MW_BIND_ERR;
-	shift = mr->pages.page_shift ? mr->pages.page_shift : 12;
+	/*
+	 * The work request's page size (1.1), else the one fixed at
+	 * CREATE_MR.  Either is checked here, before any shift by it.
+	 */
+	shift = w->page_shift ? w->page_shift : mr->fr_page_shift;
+	if (shift < ORCA_MIN_PAGE_SHIFT || shift > ORCA_MAX_PAGE_SHIFT)
+		return ORCA_CQE_ST_MW_BIND_ERR;
 	psz = 1ull << shift;
 	span = (w->raddr & (psz - 1)) + w->len;
 	if (!npages || npages > mr->max_pages ||
 	    w->raddr + w->len < w->raddr || span > (uint64_t)npages * psz)
 		return ORCA_CQE_ST_MW_BIND_ERR;
-	list = engine_dma(eng, w->cmp_add, 8ull * npages);
-	if (!list)
-		return ORCA_CQE_ST_LOC_PROT_ERR;
 	pages = malloc(8ull * npages);
 	if (!pages)
 		return ORCA_CQE_ST_GENERAL_ERR;
+	switch (pgl_read(eng, w->cmp_add, w->flags & ORCA_WQE_F_PGL_CHAIN, 0,
+			 npages, pages)) {
+	case PGL_OK:
+		break;
+	case PGL_BAD_CHUNK:
+		free(pages);
+		return ORCA_CQE_ST_MW_BIND_ERR;
+	default:
+		free(pages);
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	}
 	for (uint32_t i = 0; i < npages; i++) {
-		pages[i] = le64toh(list[i]);
 		if (pages[i] & (psz - 1)) {
 			free(pages);
 			return ORCA_CQE_ST_MW_BIND_ERR;

@@ -136,6 +136,7 @@ static bool fetch_one(struct roce_qp *rq, uint32_t idx)
 	}
 	if (w->opcode == ORCA_WQE_REG_MR) {
 		w->len = le32toh(h->length);
+		w->page_shift = h->page_shift;
 		return true;
 	}
 	if (w->opcode == ORCA_WQE_LOCAL_INV)

@@ -27,10 +27,12 @@ static void test_query_device(void)
 	CHECK(le32toh(caps->max_eq) == 64);
 	CHECK(le32toh(caps->max_uar) == 256);
 	CHECK(le32toh(caps->max_inline_data) == ORCA_MAX_INLINE_DATA);
-	CHECK(le32toh(caps->max_fast_reg_page_list_len) == 512);
+	CHECK(le32toh(caps->max_fast_reg_page_list_len) == 65536);
 	CHECK(le32toh(caps->gid_table_len) == 128);
 	CHECK(caps->max_qp_rd_atom == 128 && caps->num_ports == 1);
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_ROCE_V2);
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_PGL_CHAIN);
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_REG_MR_PGSZ);
 	CHECK(le64toh(caps->page_size_cap) & (1ull << 12));
 	CHECK(le64toh(caps->page_size_cap) & (1ull << 30));
 	CHECK(!(le64toh(caps->page_size_cap) & (1ull << 11)));

@@ -228,9 +228,9 @@ static void test_mr_create_kinds(void)
 
 	r = g;
 	r.in.flags = htole32(ORCA_MR_F_FAST_REG);
-	r.in.npages = htole32(512);
+	r.in.npages = htole32(65536);
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_OK);
-	r.in.npages = htole32(513);
+	r.in.npages = htole32(65537);
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);
 	r.in.npages = htole32(0);
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);
@@ -245,6 +245,65 @@ static void test_mr_create_kinds(void)
 	      ORCA_CMD_ST_OK);
 	th_fini(&t);
 	ktap_case_end("mr_create_kinds");
+}
+
+/*
+ * Interface 1.1: a page list chained over 4 KiB chunks (ORCA_CMD_F_IN_CHAIN)
+ * describes a 1000-page MR; the device reads entries across the link.  A
+ * misaligned or zero chunk address is BAD_PARAM, an unmapped one
+ * DMA_ERROR, and in_len still counts entries (BAD_LENGTH when short).
+ */
+static void test_mr_chained_page_list(void)
+{
+	const uint32_t np = 1000, per = ORCA_PGL_CHUNK_ENTRIES;
+	struct orca_cmd_create_mr in = {
+		.access = htole32(ORCA_ACCESS_LOCAL_WRITE),
+		.page_shift = 12,
+		.iova = htole64(0x100000000ull),
+		.length = htole64((uint64_t)np * 4096),
+		.npages = htole32(np),
+	};
+	struct tcmd c = { .opcode = ORCA_CMD_CREATE_MR, .in = &in,
+			  .in_size = sizeof(in), .flags = ORCA_CMD_F_IN_CHAIN,
+			  .in_len = 8 * np };
+	uint64_t pages[3], chunk[2], *c0, *c1;
+	struct th_objs o;
+	struct th t;
+
+	CHECK(th_setup(&t, &o));
+	in.pdn = htole32(o.pdn);
+	for (int i = 0; i < 3; i++)
+		pages[i] = galloc(&t, 4096, 0);
+	chunk[0] = galloc(&t, ORCA_PGL_CHUNK_SIZE, ORCA_PGL_CHUNK_SIZE);
+	chunk[1] = galloc(&t, ORCA_PGL_CHUNK_SIZE, ORCA_PGL_CHUNK_SIZE);
+	c0 = gptr(&t, chunk[0]);
+	c1 = gptr(&t, chunk[1]);
+	for (uint32_t i = 0; i < np; i++)
+		(i < per ? c0 : c1)[i % per] = htole64(pages[i % 3]);
+	c0[per] = htole64(chunk[1]);
+	c.in_addr = chunk[0];
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
+	/* The device read the second chunk: a bad entry there is seen. */
+	c1[np - 1 - per] = htole64(pages[0] + 8);
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_BAD_PARAM);
+	c1[np - 1 - per] = htole64(pages[0]);
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
+
+	c.in_len = 8 * np - 8;
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_BAD_LENGTH);
+	c.in_len = 8 * np;
+	c0[per] = htole64(chunk[1] + 8);
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_BAD_PARAM);
+	c0[per] = 0;
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_BAD_PARAM);
+	c0[per] = htole64(0x7000000000ull);		/* not guest RAM */
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_DMA_ERROR);
+	/* The first chunk is aligned like the others. */
+	c0[per] = htole64(chunk[1]);
+	c.in_addr = chunk[0] + 8;
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_BAD_PARAM);
+	th_fini(&t);
+	ktap_case_end("mr_chained_page_list");
 }
 
 static void test_mr_create_errors(void)
@@ -670,11 +729,12 @@ static void test_teardown_with_objects_no_leak(void)
 
 int main(void)
 {
-	ktap_plan(10);
+	ktap_plan(11);
 	test_cq_create_errors();
 	test_cq_resize();
 	test_mr_create_kinds();
 	test_mr_create_errors();
+	test_mr_chained_page_list();
 	test_ah();
 	test_srq();
 	test_qp_create();

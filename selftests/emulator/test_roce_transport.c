@@ -853,6 +853,135 @@ static void test_fast_reg(void)
 	ktap_case_end("fast_reg_write_send_with_invalidate_local_inv");
 }
 
+/*
+ * Interface 1.1: REG_MR with its own page size (8 KiB here, 4 KiB at
+ * CREATE_MR) and a page list chained over two chunks, written through at an
+ * entry of the second chunk; then the page shifts the device must refuse
+ * instead of shifting by them: 64 at CREATE_MR, 64 and 31 in the WQE.
+ */
+static void test_fast_reg_page_shift_chain(void)
+{
+	const char *name = "fast_reg_page_shift_and_chained_page_list";
+	const uint32_t np = ORCA_PGL_CHUNK_ENTRIES + 89;	/* two chunks */
+	uint64_t pages[4], chunk[2], *c0, *c1, raddr;
+	struct orca_send_wqe_hdr h;
+	struct orca_cmd_create_mr in = {};
+	struct tcmd cmd = { .opcode = ORCA_CMD_CREATE_MR, .in = &in,
+			    .in_size = sizeof(in) };
+	uint32_t rkey, target;
+	struct tsge s;
+	struct pair p;
+	int64_t key;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end(name);
+		return;
+	}
+	/* An unchecked CREATE_MR page shift would be a shift by 64 later. */
+	in.pdn = htole32(p.nb->pdn);
+	in.flags = htole32(ORCA_MR_F_FAST_REG);
+	in.npages = htole32(4);
+	in.page_shift = 64;
+	CHECK(th_exec(&p.nb->t, &cmd) == ORCA_CMD_ST_BAD_PARAM);
+	in.page_shift = 11;
+	CHECK(th_exec(&p.nb->t, &cmd) == ORCA_CMD_ST_BAD_PARAM);
+
+	key = node_mr_raw(p.nb, 0, 0, 0, ORCA_MR_F_FAST_REG, NULL, np);
+	CHECK(key > 0);
+	rkey = ((uint32_t)key & ~0xffu) | 0x21;
+	for (uint32_t i = 0; i < 4; i++)
+		pages[i] = galloc(&p.nb->t, 8192, 8192);
+	chunk[0] = galloc(&p.nb->t, ORCA_PGL_CHUNK_SIZE, ORCA_PGL_CHUNK_SIZE);
+	chunk[1] = galloc(&p.nb->t, ORCA_PGL_CHUNK_SIZE, ORCA_PGL_CHUNK_SIZE);
+	c0 = gptr(&p.nb->t, chunk[0]);
+	c1 = gptr(&p.nb->t, chunk[1]);
+	/* Entry i is page i % 4, except one entry of the second chunk. */
+	for (uint32_t i = 0; i < np; i++) {
+		uint64_t *e = i < ORCA_PGL_CHUNK_ENTRIES ? &c0[i] :
+			      &c1[i - ORCA_PGL_CHUNK_ENTRIES];
+
+		*e = htole64(pages[i % 4]);
+	}
+	target = ORCA_PGL_CHUNK_ENTRIES + 40;
+	c1[40] = htole64(pages[3]);
+	c1[41] = htole64(pages[2]);
+	c0[ORCA_PGL_CHUNK_ENTRIES] = htole64(chunk[1]);	/* the link */
+	c1[ORCA_PGL_CHUNK_ENTRIES] = htole64(0xdead000);	/* ignored */
+
+	h = wqe(ORCA_WQE_REG_MR, 1200);
+	h.flags |= ORCA_WQE_F_PGL_CHAIN;
+	h.page_shift = 13;
+	h.remote_addr = htole64(0x8000000);
+	h.rkey = htole32(rkey);
+	h.length = htole32(np * 8192);
+	h.compare_add = htole64(chunk[0]);
+	h.swap = htole64(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE |
+			 ((uint64_t)np << 32));
+	post_send(p.nb, &p.bqp, &h, NULL, 0);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1200, ORCA_CQE_REG_MR,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+
+	/* 5000 bytes from 8192 - 100 into entry target: pages 3 then 2. */
+	raddr = 0x8000000 + (uint64_t)target * 8192 + 8192 - 100;
+	buf_fill(p.na, &p.abuf, 0, 5000, 41);
+	s = (struct tsge){ IOVA_A, 5000, p.abuf.key };
+	h = wqe(ORCA_WQE_RDMA_WRITE, 1201);
+	h.remote_addr = htole64(raddr);
+	h.rkey = htole32(rkey);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1201, ORCA_CQE_RDMA_WRITE,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	for (uint32_t k = 0; k < 5000; k++) {
+		uint8_t *dst = k < 100 ? gptr(&p.nb->t, pages[3] + 8092 + k) :
+					 gptr(&p.nb->t, pages[2] + k - 100);
+
+		if (*dst != *node_va(p.na, &p.abuf, k)) {
+			CHECK(!"chained 8 KiB fast-reg MR data");
+			break;
+		}
+	}
+	h = wqe(ORCA_WQE_LOCAL_INV, 1202);
+	h.imm_or_inv = htole32(rkey);
+	post_send(p.nb, &p.bqp, &h, NULL, 0);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1202, ORCA_CQE_LOCAL_INV,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+
+	/* A page shift the device cannot do: an error completion. */
+	h = wqe(ORCA_WQE_REG_MR, 1203);
+	h.page_shift = 64;
+	h.remote_addr = htole64(0x8000000);
+	h.rkey = htole32(rkey);
+	h.length = htole32(8192);
+	h.compare_add = htole64(chunk[0]);
+	h.swap = htole64(ORCA_ACCESS_LOCAL_WRITE | (2ull << 32));
+	post_send(p.nb, &p.bqp, &h, NULL, 0);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1203, ORCA_CQE_REG_MR,
+			 ORCA_CQE_ST_MW_BIND_ERR, NULL));
+	pair_fini(&p);
+
+	/* 31 (above the 1 GiB maximum) on a fresh pair, likewise. */
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end(name);
+		return;
+	}
+	key = node_mr_raw(p.nb, 0, 0, 0, ORCA_MR_F_FAST_REG, NULL, 2);
+	CHECK(key > 0);
+	pages[0] = galloc(&p.nb->t, 16, 8);
+	h = wqe(ORCA_WQE_REG_MR, 1204);
+	h.page_shift = 31;
+	h.rkey = htole32((uint32_t)key);
+	h.length = htole32(4096);
+	h.compare_add = htole64(pages[0]);
+	h.swap = htole64(ORCA_ACCESS_LOCAL_WRITE | (1ull << 32));
+	post_send(p.nb, &p.bqp, &h, NULL, 0);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1204, ORCA_CQE_REG_MR,
+			 ORCA_CQE_ST_MW_BIND_ERR, NULL));
+	pair_fini(&p);
+	ktap_case_end(name);
+}
+
 static void arm_cq(struct node *n, struct tcq *cq, uint32_t seq, uint32_t how)
 {
 	struct orca_cq_db_rec *rec = gptr(&n->t, cq->rec);
@@ -1197,7 +1326,7 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(15);
+	ktap_plan(16);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
@@ -1208,6 +1337,7 @@ int main(void)
 	test_rnr();
 	test_ud();
 	test_fast_reg();
+	test_fast_reg_page_shift_chain();
 	test_cq_arm();
 	test_srq_and_flush();
 	test_hostile_peer();

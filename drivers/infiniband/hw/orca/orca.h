@@ -85,10 +85,36 @@ struct orca_caps {
 };
 
 /**
+ * struct orca_qbuf - a queue ring the device reads or writes
+ * @pages: CPU address of each PAGE_SIZE page; NULL when the ring has none
+ *	   (a user ring lives in its umem)
+ * @dma: bus address of each of @pages
+ * @nalloc: entries in @pages and @dma
+ * @size: bytes allocated, a multiple of PAGE_SIZE for a kernel ring
+ * @page_shift: page size the device is told, from its page_size_cap
+ * @npages: pages of 1 << @page_shift in the page list
+ *
+ * Kernel rings are built from single coherent pages, not one contiguous
+ * block: a ring at the advertised maximum depth and SGE count is 8 MiB,
+ * which the page allocator cannot be relied on to provide in one piece.
+ * The device's page size is the largest it accepts that is no larger than
+ * PAGE_SIZE, so a kernel page may be several device pages (64 KiB pages
+ * on a device that takes 4 KiB).  Entries are powers of two no larger than
+ * 4 KiB, so none straddles two pages; orca_qbuf_entry() finds one.
+ */
+struct orca_qbuf {
+	void **pages;
+	dma_addr_t *dma;
+	u32 nalloc;
+	size_t size;
+	u8 page_shift;
+	u32 npages;
+};
+
+/**
  * struct orca_eq - an event queue and its MSI-X vector
  * @odev: owning device
- * @ring: 1 << @log_depth entries written by the device
- * @dma: bus address of @ring
+ * @buf: 1 << @log_depth entries written by the device
  * @log_depth: log2 of the number of entries
  * @ci: free-running consumer index
  * @eqn: the device's EQ number
@@ -105,8 +131,7 @@ struct orca_caps {
  */
 struct orca_eq {
 	struct orca_dev *odev;
-	struct orca_eqe *ring;
-	dma_addr_t dma;
+	struct orca_qbuf buf;
 	u8 log_depth;
 	u32 ci;
 	u32 eqn;
@@ -256,29 +281,6 @@ struct orca_pd {
 	u32 pdn;
 };
 
-/**
- * struct orca_qbuf - a queue ring the device reads or writes
- * @pages: CPU address of each page; NULL when the ring has none (a user
- *	   ring lives in its umem)
- * @dma: bus address of each page
- * @size: bytes, a multiple of 1 << @page_shift
- * @page_shift: page size the device is told
- * @npages: pages in the page list
- *
- * Kernel rings are built from single coherent pages, not one contiguous
- * block: a ring at the advertised maximum depth and SGE count is 8 MiB,
- * which the page allocator cannot be relied on to provide in one piece.
- * Entries are powers of two no larger than a page, so none straddles
- * two pages; orca_qbuf_entry() finds one.
- */
-struct orca_qbuf {
-	void **pages;
-	dma_addr_t *dma;
-	size_t size;
-	u8 page_shift;
-	u32 npages;
-};
-
 /* Entry @idx of a kernel ring of @stride-byte entries. */
 static inline void *orca_qbuf_entry(const struct orca_qbuf *q, u32 idx,
 				    u32 stride)
@@ -289,18 +291,45 @@ static inline void *orca_qbuf_entry(const struct orca_qbuf *q, u32 idx,
 }
 
 /**
- * struct orca_pgl - a page list a command reads at in_addr
- * @pages: little-endian page addresses
- * @dma: bus address of @pages
+ * struct orca_pgl - a page list the device reads (CREATE_*, REG_MR)
+ * @chunks: CPU address of each chunk of little-endian page addresses
+ * @chunk_dma: bus address of each of @chunks
+ * @nchunks: entries in @chunks
+ * @chunk_bytes: bytes of each chunk
+ * @per_chunk: page addresses in each chunk
+ * @chained: the chunks form a chain (ORCA_DEV_CAP_PGL_CHAIN): the last
+ *	     slot of each holds the bus address of the next
  * @npages: entries allocated
  * @used: entries filled
+ *
+ * A list of more than ORCA_PGL_CHUNK_ENTRIES entries is a chain of 4 KiB
+ * chunks when the device takes one, so no page list needs more than one
+ * page of contiguous memory; otherwise it is one block, as in 1.0.
  */
 struct orca_pgl {
-	__le64 *pages;
-	dma_addr_t dma;
+	__le64 **chunks;
+	dma_addr_t *chunk_dma;
+	u32 nchunks;
+	u32 chunk_bytes;
+	u32 per_chunk;
+	bool chained;
 	u32 npages;
 	u32 used;
 };
+
+/* Append @addr; the caller sized the list (orca_pgl_alloc()) for it. */
+static inline void orca_pgl_add(struct orca_pgl *pgl, u64 addr)
+{
+	u32 i = pgl->used++;
+
+	pgl->chunks[i / pgl->per_chunk][i % pgl->per_chunk] = cpu_to_le64(addr);
+}
+
+/* Bus address the device starts reading the list at. */
+static inline dma_addr_t orca_pgl_dma(const struct orca_pgl *pgl)
+{
+	return pgl->chunk_dma[0];
+}
 
 /*
  * CQs, QPs and SRQs can be the target of a device event that races their
@@ -421,19 +450,15 @@ struct orca_qp {
 /**
  * struct orca_mr - a memory region
  * @ibmr: the core's MR
- * @pages: FAST_REG page list the REG_MR WQE points at
- * @pages_dma: bus address of @pages
- * @max_pages: entries in @pages
- * @npages: entries filled by the last map_mr_sg
- * @page_shift: page size fixed at CREATE_MR
+ * @pgl: FAST_REG page list the REG_MR WQE points at; @pgl.used entries
+ *	 were filled by the last map_mr_sg
+ * @page_shift: page size fixed at CREATE_MR; FAST_REG: of the last
+ *		map_mr_sg, which the REG_MR WQE carries
  * @umem: pinned user memory of a user MR
  */
 struct orca_mr {
 	struct ib_mr ibmr;
-	__le64 *pages;
-	dma_addr_t pages_dma;
-	u32 max_pages;
-	u32 npages;
+	struct orca_pgl pgl;
 	u8 page_shift;
 	struct ib_umem *umem;
 };
@@ -547,6 +572,7 @@ int orca_add_gid(const struct ib_gid_attr *attr, void **context);
 int orca_del_gid(const struct ib_gid_attr *attr, void **context);
 
 /* orca_queue.c: DMA memory of queues, page lists and doorbell records */
+u8 orca_dev_page_shift(const struct orca_dev *odev);
 int orca_qbuf_alloc(struct orca_dev *odev, struct orca_qbuf *q, size_t size);
 void orca_qbuf_free(struct orca_dev *odev, struct orca_qbuf *q);
 void orca_qbuf_ring(const struct orca_qbuf *q, const struct orca_pgl *pgl,

@@ -27,8 +27,10 @@ static void orca_cmd_init(struct orca_cmd *cmd, u16 opcode)
 static void orca_cmd_set_in_pgl(struct orca_cmd *cmd,
 				const struct orca_pgl *pgl)
 {
-	cmd->in_addr = cpu_to_le64(pgl->dma);
+	cmd->in_addr = cpu_to_le64(orca_pgl_dma(pgl));
 	cmd->in_len = cpu_to_le32(pgl->used * sizeof(__le64));
+	if (pgl->chained)
+		cmd->flags |= cpu_to_le16(ORCA_CMD_F_IN_CHAIN);
 }
 
 /* A ring: its page list at in_addr, or its one page in the inline input. */

@@ -479,7 +479,8 @@ static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable,
  * orca_cmdq_exec() - execute one firmware command and wait for it
  * @odev: device
  * @cmd: the command; opcode, lengths, addresses and @in filled by the
- *	 caller, flags, token and (for @res->data) out_addr are set here
+ *	 caller, with any flags but ORCA_CMD_F_EVENT; the token,
+ *	 ORCA_CMD_F_EVENT and (for @res->data) out_addr are set here
  * @res: if not NULL, receives the syndrome, the inline output and, if
  *	 @res->data is set, the output the device wrote at out_addr
  * @sleepable: false in atomic context: no event, the completion ring is
@@ -538,7 +539,9 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	if (!cmdq->outstanding++)
 		cmdq->progress = jiffies;
 	cmd->token = cpu_to_le16(token);
-	cmd->flags = cpu_to_le16(events ? ORCA_CMD_F_EVENT : 0);
+	/* The caller's flags (ORCA_CMD_F_IN_CHAIN) stay. */
+	if (events)
+		cmd->flags |= cpu_to_le16(ORCA_CMD_F_EVENT);
 	cmdq->ring[cmdq->pi & (cmdq->depth - 1)] = *cmd;
 	cmdq->pi++;
 	/* writel() orders the ring entry before the doorbell. */

@@ -76,6 +76,8 @@ enum orca_cmd_status {
 };
 
 #define ORCA_CMD_F_EVENT		BIT(0)	/* post CMD_DONE on EQ 0 */
+/* 1.1, ORCA_DEV_CAP_PGL_CHAIN: the page list at in_addr is a chunk chain. */
+#define ORCA_CMD_F_IN_CHAIN		BIT(1)
 
 /**
  * struct orca_cmd - one firmware command, 128 bytes
@@ -128,6 +130,20 @@ struct orca_cmd_comp {
 #define ORCA_MIN_PAGE_SHIFT		12
 #define ORCA_MAX_PAGE_SHIFT		30
 
+/*
+ * Chained page lists (1.1, ORCA_DEV_CAP_PGL_CHAIN): a list of any length in
+ * 4 KiB chunks, none of which needs to be next to another.  A chunk is
+ * 4096-byte aligned and holds ORCA_PGL_CHUNK_ENTRIES entries of the list,
+ * then the DMA address of the next chunk in its last 8 bytes.  Entry k is
+ * entry k % ORCA_PGL_CHUNK_ENTRIES of chunk k / ORCA_PGL_CHUNK_ENTRIES; the
+ * device reads only the chunks the list needs and ignores the last chunk's
+ * next address.  Used by commands (ORCA_CMD_F_IN_CHAIN: in_addr is the
+ * first chunk, in_len still 8 * entries) and by REG_MR work requests
+ * (ORCA_WQE_F_PGL_CHAIN).
+ */
+#define ORCA_PGL_CHUNK_SIZE		4096
+#define ORCA_PGL_CHUNK_ENTRIES		(ORCA_PGL_CHUNK_SIZE / 8 - 1)
+
 /* QUERY_DEVICE: no input; output struct orca_dev_caps at out_addr. */
 #define ORCA_DEV_CAP_RC			BIT(0)
 #define ORCA_DEV_CAP_UD			BIT(1)
@@ -135,6 +151,10 @@ struct orca_cmd_comp {
 #define ORCA_DEV_CAP_ATOMIC		BIT(3)
 #define ORCA_DEV_CAP_FRWR		BIT(4)
 #define ORCA_DEV_CAP_ROCE_V2		BIT(5)
+/* 1.1: chained page lists (ORCA_CMD_F_IN_CHAIN, ORCA_WQE_F_PGL_CHAIN). */
+#define ORCA_DEV_CAP_PGL_CHAIN		BIT(6)
+/* 1.1: a REG_MR work request carries its page size (page_shift). */
+#define ORCA_DEV_CAP_REG_MR_PGSZ	BIT(7)
 
 struct orca_dev_caps {
 	__le64 sys_image_guid;

@@ -213,7 +213,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		orca_pgl_add_qbuf(&pgl, &cq->buf);
 	}
 
-	err = orca_cq_finish(odev, cq, pgl.pages ? &pgl : NULL);
+	err = orca_cq_finish(odev, cq, pgl.chunks ? &pgl : NULL);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_buf;

@@ -27,16 +27,12 @@
 /* An entry the driver has dropped (orca_eq_scrub()); no device type is 0. */
 #define ORCA_EQE_SCRUBBED		0
 
-static size_t orca_eq_bytes(const struct orca_eq *eq)
-{
-	return sizeof(*eq->ring) << eq->log_depth;
-}
-
 /* Next valid entry, or NULL; the caller consumes it with eq->ci++. */
 static struct orca_eqe *orca_eq_entry(struct orca_eq *eq, u32 idx)
 {
 	u32 mask = (1U << eq->log_depth) - 1;
-	struct orca_eqe *eqe = &eq->ring[idx & mask];
+	struct orca_eqe *eqe = orca_qbuf_entry(&eq->buf, idx & mask,
+					       sizeof(*eqe));
 	u8 phase = (idx & (1U << eq->log_depth)) ? 0 : ORCA_EQE_PHASE;
 
 	if ((READ_ONCE(eqe->flags) & ORCA_EQE_PHASE) != phase)
@@ -287,32 +283,36 @@ static int orca_eq_alloc(struct orca_dev *odev, struct orca_eq *eq,
 	eq->irq = pci_irq_vector(odev->pdev, vector);
 	if (eq->irq < 0)
 		return eq->irq;
-	eq->ring = dma_alloc_coherent(&odev->pdev->dev, orca_eq_bytes(eq),
-				      &eq->dma, GFP_KERNEL);
-	return eq->ring ? 0 : -ENOMEM;
+	/* Single pages, like every ring: a deep EQ is 1 MiB. */
+	return orca_qbuf_alloc(odev, &eq->buf,
+			       sizeof(struct orca_eqe) << log_depth);
+}
+
+/* CREATE_EQ with the ring's page list. */
+static int orca_eq_create(struct orca_dev *odev, struct orca_eq *eq)
+{
+	struct orca_cmd_eq_params p = {
+		.log_depth = eq->log_depth,
+		.msix_vector = eq->vector,
+	};
+	struct orca_pgl pgl = {};
+	int err;
+
+	if (eq->buf.npages > 1) {
+		err = orca_pgl_alloc(odev, &pgl, eq->buf.npages);
+		if (err)
+			return err;
+		orca_pgl_add_qbuf(&pgl, &eq->buf);
+	}
+	orca_qbuf_ring(&eq->buf, pgl.chunks ? &pgl : NULL, &p.ring);
+	err = orca_cmd_create_eq(odev, &p, &eq->eqn);
+	orca_pgl_free(odev, &pgl);
+	return err;
 }
 
 static void orca_eq_free(struct orca_dev *odev, struct orca_eq *eq)
 {
-	dma_free_coherent(&odev->pdev->dev, orca_eq_bytes(eq), eq->ring,
-			  eq->dma);
-	eq->ring = NULL;
-}
-
-/* The ring is one DMA-coherent block, described as a single page. */
-static int orca_eq_create(struct orca_dev *odev, struct orca_eq *eq)
-{
-	struct orca_cmd_eq_params p = {
-		.ring = {
-			.page_addr = eq->dma,
-			.npages = 1,
-			.page_shift = get_order(orca_eq_bytes(eq)) + PAGE_SHIFT,
-		},
-		.log_depth = eq->log_depth,
-		.msix_vector = eq->vector,
-	};
-
-	return orca_cmd_create_eq(odev, &p, &eq->eqn);
+	orca_qbuf_free(odev, &eq->buf);
 }
 
 /* Return: true if the EQ's ring may be freed (orca_dev_may_free()). */

@@ -115,6 +115,8 @@ enum orca_wqe_opcode {
 #define ORCA_WQE_F_SOLICITED		BIT(1)
 #define ORCA_WQE_F_FENCE		BIT(2)
 #define ORCA_WQE_F_INLINE		BIT(3)
+/* 1.1, ORCA_DEV_CAP_PGL_CHAIN: REG_MR's page list is a chunk chain. */
+#define ORCA_WQE_F_PGL_CHAIN		BIT(4)
 
 /*
  * WQE strides.  A send WQE is a 64-byte header followed by max_send_sge SGEs
@@ -142,7 +144,7 @@ struct orca_send_wqe_hdr {
 	u8 opcode;			/* enum orca_wqe_opcode */
 	u8 flags;			/* ORCA_WQE_F_* */
 	u8 num_sge;
-	u8 rsvd0;
+	u8 page_shift;			/* REG_MR (1.1): page size; 0: the MR's */
 	__le32 wr_id_lo;		/* not interpreted; echoed in the CQE */
 	__le32 wr_id_hi;
 	__le32 imm_or_inv;		/* immediate data or rkey to invalidate */

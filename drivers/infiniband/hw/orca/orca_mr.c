@@ -5,6 +5,7 @@
  * by map_mr_sg and handed to the device by a REG_MR work request.
  */
 #include <linux/dma-mapping.h>
+#include <linux/log2.h>
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -65,15 +66,16 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->max_pages = max_num_sg;
-	mr->page_shift = PAGE_SHIFT;
-	mr->pages = dma_alloc_coherent(&odev->pdev->dev,
-				       array_size(max_num_sg, sizeof(__le64)),
-				       &mr->pages_dma, GFP_KERNEL);
-	if (!mr->pages) {
-		err = -ENOMEM;
+	/* The size REG_MR uses on a device that takes none in the WQE. */
+	mr->page_shift = orca_dev_page_shift(odev);
+	if (!mr->page_shift) {
+		err = -EOPNOTSUPP;
 		goto err_free;
 	}
+	/* Chained 4 KiB chunks: a long list needs no contiguous memory. */
+	err = orca_pgl_alloc(odev, &mr->pgl, max_num_sg);
+	if (err)
+		goto err_free;
 
 	p.pdn = to_opd(ibpd)->pdn;
 	p.flags = ORCA_MR_F_FAST_REG;
@@ -85,8 +87,7 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	return &mr->ibmr;
 
 err_pages:
-	dma_free_coherent(&odev->pdev->dev, mr->max_pages * sizeof(__le64),
-			  mr->pages, mr->pages_dma);
+	orca_pgl_free(odev, &mr->pgl);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -96,24 +97,38 @@ static int orca_mr_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct orca_mr *mr = to_omr(ibmr);
 
-	if (mr->npages == mr->max_pages)
+	if (mr->pgl.used == mr->pgl.npages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = cpu_to_le64(addr);
+	orca_pgl_add(&mr->pgl, addr);
 	return 0;
 }
 
 /*
- * The REG_MR WQE carries no page size: the MR's pages are the size fixed
- * at CREATE_MR, so consumers must map with that size.
+ * A REG_MR WQE carries the page size (ORCA_DEV_CAP_REG_MR_PGSZ), so a
+ * consumer maps with any size the device takes: nvme-rdma maps 4 KiB pages
+ * on a 64 KiB-page kernel.  An older device uses the size fixed at
+ * CREATE_MR, which the consumer must then match.
  */
 int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset)
 {
+	struct orca_dev *odev = to_odev(ibmr->device);
 	struct orca_mr *mr = to_omr(ibmr);
+	unsigned int shift;
 
-	if (ibmr->page_size != BIT(mr->page_shift))
+	if (!is_power_of_2(ibmr->page_size))
 		return -EINVAL;
-	mr->npages = 0;
+	shift = ilog2(ibmr->page_size);
+	if (odev->caps.dev_caps & ORCA_DEV_CAP_REG_MR_PGSZ) {
+		if (shift < ORCA_MIN_PAGE_SHIFT ||
+		    shift > ORCA_MAX_PAGE_SHIFT ||
+		    !(odev->caps.page_size_cap & BIT_ULL(shift)))
+			return -EINVAL;
+		mr->page_shift = shift;
+	} else if (shift != mr->page_shift) {
+		return -EINVAL;
+	}
+	mr->pgl.used = 0;
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset,
 			      orca_mr_set_page);
 }
@@ -135,10 +150,7 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return 0;
 	}
 	ib_umem_release(mr->umem);
-	if (mr->pages)
-		dma_free_coherent(&odev->pdev->dev,
-				  mr->max_pages * sizeof(__le64), mr->pages,
-				  mr->pages_dma);
+	orca_pgl_free(odev, &mr->pgl);
 	kfree(mr);
 	return 0;
 }

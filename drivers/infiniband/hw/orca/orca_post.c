@@ -94,14 +94,19 @@ static int orca_wqe_reg_mr(const struct ib_send_wr *wr,
 	struct orca_mr *mr = to_omr(reg->mr);
 
 	/* The WQE's length field is 32 bits wide. */
-	if (!mr->pages || mr->ibmr.length > U32_MAX)
+	if (!mr->pgl.chunks || mr->ibmr.length > U32_MAX)
 		return -EINVAL;
 	hdr->opcode = ORCA_WQE_REG_MR;
+	if (mr->pgl.chained)
+		hdr->flags |= ORCA_WQE_F_PGL_CHAIN;
+	/* A 1.0 device takes no page size here: the field is reserved. */
+	if (to_odev(mr->ibmr.device)->caps.dev_caps & ORCA_DEV_CAP_REG_MR_PGSZ)
+		hdr->page_shift = mr->page_shift;
 	hdr->remote_addr = cpu_to_le64(mr->ibmr.iova);
 	hdr->rkey = cpu_to_le32(reg->key);
 	hdr->length = cpu_to_le32(mr->ibmr.length);
-	hdr->compare_add = cpu_to_le64(mr->pages_dma);
-	hdr->swap = cpu_to_le64((u64)mr->npages << 32 |
+	hdr->compare_add = cpu_to_le64(orca_pgl_dma(&mr->pgl));
+	hdr->swap = cpu_to_le64((u64)mr->pgl.used << 32 |
 				orca_wqe_access(reg->access));
 	return 0;
 }

@@ -297,7 +297,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (qp->rq.pages)
 		orca_pgl_add_qbuf(&pgl, &qp->rq);
 
-	p.page_shift = PAGE_SHIFT;
+	p.page_shift = qp->sq.page_shift;
 	p.pgl = &pgl;
 	p.sq_npages = qp->sq.npages;
 	p.rq_npages = qp->rq.npages;

@@ -145,7 +145,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 			goto err_buf;
 		orca_pgl_add_qbuf(&pgl, &srq->buf);
 	}
-	err = orca_srq_finish(odev, srq, pgl.pages ? &pgl : NULL);
+	err = orca_srq_finish(odev, srq, pgl.chunks ? &pgl : NULL);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_buf;

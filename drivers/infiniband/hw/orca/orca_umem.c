@@ -65,8 +65,7 @@ int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
 	rdma_umem_for_each_dma_block(umem, &biter, ORCA_UQUEUE_ALIGN) {
 		if (added == n)
 			break;
-		pgl->pages[pgl->used++] =
-			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		orca_pgl_add(pgl, rdma_block_iter_dma_address(&biter));
 		added++;
 	}
 	return added == n ? 0 : -EINVAL;

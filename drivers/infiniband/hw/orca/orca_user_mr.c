@@ -25,8 +25,7 @@ static int orca_umr_pgl(struct orca_dev *odev, struct ib_umem *umem,
 	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
 		if (WARN_ON_ONCE(pgl->used == pgl->npages))
 			break;
-		pgl->pages[pgl->used++] =
-			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		orca_pgl_add(pgl, rdma_block_iter_dma_address(&biter));
 	}
 	return 0;
 }
