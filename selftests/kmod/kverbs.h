@@ -119,6 +119,20 @@ bool kv_check_fill(struct kv_test *t, const void *buf, size_t len, u32 seed,
 bool kv_frwr_register(struct kv_test *t, struct ib_qp *qp, struct ib_cq *cq,
 		      struct ib_mr *mr, struct kv_buf *b, u32 len, int access);
 
+/* kverbs_frag.c: no free block of KV_FRAG_ORDER or more while it runs. */
+#define KV_FRAG_ORDER	4
+
+struct kv_frag {
+	struct page **held;
+	unsigned long n;
+	unsigned long cap;
+	int rounds;
+};
+
+bool kv_frag_begin(struct kv_test *t, struct kv_frag *f);
+bool kv_frag_check(struct kv_test *t, struct kv_frag *f);
+void kv_frag_end(struct kv_frag *f);
+
 /*
  * KV_EXPECT(t, cond, fmt, ...): the case fails unless @cond holds; the
  * failure is reported as a KTAP diagnostic with the expression and the
