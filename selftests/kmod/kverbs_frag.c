@@ -137,15 +137,22 @@ bool kv_frag_check(struct kv_test *t, struct kv_frag *f)
 	struct zone *zones[KV_FRAG_MAX_ZONES];
 	unsigned long left, taken = 0;
 	bool ok = true;
-	int nz, z, o;
+	int nz, z, o, i;
 
 	/*
 	 * Pages others freed to the per-CPU lists merge into blocks when the
-	 * lists are drained: take those once more right before looking.
+	 * lists are drained: take those again until a look finds none.
 	 */
-	if (!KV_EXPECT(t, !kv_frag_take(f, GFP_NOWAIT, &taken), "fragmenting"))
-		return false;
 	nz = kv_frag_zones(f, zones);
+	for (i = 0; i < KV_FRAG_ROUNDS; i++) {
+		if (!KV_EXPECT(t, !kv_frag_take(f, GFP_NOWAIT, &taken),
+			       "fragmenting"))
+			return false;
+		for (left = 0, z = 0; z < nz; z++)
+			left += kv_frag_left(zones[z]);
+		if (!left)
+			break;
+	}
 	for (z = 0; z < nz; z++) {
 		char line[160];
 		int len = 0;
