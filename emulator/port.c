@@ -72,13 +72,14 @@ struct emu_port {
 	int txq_fd;			/* eventfd: the tx queue has frames */
 	/*
 	 * The engine's frames the wire could not take at once, in order.
-	 * txq_lock is held for list operations and non-blocking sends only;
-	 * the frame at the head leaves the queue only once it was sent.
+	 * txq_lock is held for list operations and non-blocking sends only.
+	 * txq_busy: the port thread is sending a frame it took off the
+	 * queue, so a newer frame must queue behind it too.
 	 */
 	pthread_mutex_t txq_lock;
-	pthread_cond_t txq_room;	/* signalled as the thread takes frames */
 	struct txq_frame *txq_head, *txq_tail;
 	unsigned int txq_len;
+	bool txq_busy;
 	pthread_t thread;
 	struct emu_port_stats stats;	/* updated with __atomic ops */
 	uint8_t buf[PORT_MAX_FRAME + 1];
@@ -266,44 +267,40 @@ static void from_wire(struct emu_port *port)
 }
 
 /*
- * Sends up to @max queued RoCE frames without waiting: a frame the wire
- * cannot take stays at the head and is tried again on the thread's next
- * pass.  The thread must never block in a send, because it is also the one
- * that reads the wire: two ports each blocked sending to the switch, while
- * the switch is blocked sending to them, wait for each other until their
- * send timeouts drop frames.  Returns true if frames are left.
+ * Sends up to @max queued RoCE frames, waiting for the wire as any other
+ * port-thread send does.  Returns true if frames are left.
  */
 static bool txq_drain(struct emu_port *port, unsigned int max)
 {
 	struct txq_frame *f;
-	int ret;
+	bool more;
 
 	while (max--) {
 		pthread_mutex_lock(&port->txq_lock);
 		f = port->txq_head;
-		if (!f) {
-			pthread_mutex_unlock(&port->txq_lock);
-			return false;
+		if (f) {
+			port->txq_head = f->next;
+			if (!port->txq_head)
+				port->txq_tail = NULL;
+			port->txq_len--;
 		}
-		ret = link_send(&port->wire, f->data, f->len, true);
-		if (ret == -EAGAIN) {
-			pthread_mutex_unlock(&port->txq_lock);
-			return true;
-		}
-		port->txq_head = f->next;
-		if (!port->txq_head)
-			port->txq_tail = NULL;
-		port->txq_len--;
-		pthread_cond_signal(&port->txq_room);
+		port->txq_busy = f != NULL;
 		pthread_mutex_unlock(&port->txq_lock);
-		if (ret) {
+		if (!f)
+			return false;
+		if (link_send(&port->wire, f->data, f->len, false)) {
 			__atomic_fetch_sub(&port->stats.roce_tx, 1,
 					   __ATOMIC_RELAXED);
 			stat_inc(&port->stats.dropped);
 		}
 		free(f);
 	}
-	return true;
+	pthread_mutex_lock(&port->txq_lock);
+	more = port->txq_head != NULL;
+	if (!more)
+		port->txq_busy = false;
+	pthread_mutex_unlock(&port->txq_lock);
+	return more;
 }
 
 static void txq_free(struct emu_port *port)
@@ -331,12 +328,8 @@ static void *port_thread(void *arg)
 	uint64_t v;
 
 	for (;;) {
-		/*
-		 * Queued frames left: look at the sockets and try the wire
-		 * again within a millisecond (unconnected datagram sockets
-		 * cannot poll for room at the receiver).
-		 */
-		if (poll(pfd, 4, more ? 1 : -1) < 0) {
+		/* Queued frames left: look at the sockets, do not sleep. */
+		if (poll(pfd, 4, more ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -423,7 +416,6 @@ static void port_free(struct emu_port *port)
 		close(port->txq_fd);
 	txq_free(port);
 	pthread_mutex_destroy(&port->txq_lock);
-	pthread_cond_destroy(&port->txq_room);
 	free(port->nic_path);
 	free(port->wire_path);
 	free(port);
@@ -445,7 +437,6 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 		return NULL;
 	port->nic.fd = port->wire.fd = port->stop_fd = port->txq_fd = -1;
 	pthread_mutex_init(&port->txq_lock, NULL);
-	pthread_cond_init(&port->txq_room, NULL);
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
 	port->ctx = ctx;
@@ -486,38 +477,6 @@ void port_stop(struct emu_port *port)
 	port_free(port);
 }
 
-/*
- * Backpressure for the engine: with the queue full, wait (txq_lock held,
- * released while waiting) until the port thread took a frame, at most
- * SEND_TIMEOUT_MS, the bound the old blocking sendto had.  Dropping at once
- * instead let go-back-N retransmissions outrun the wire: every frame of a
- * burst was lost again and RC connections ran out of retries.
- */
-static void txq_wait_room(struct emu_port *port)
-{
-	struct port_link *wire = &port->wire;
-	struct timespec until;
-
-	if (port->txq_len < PORT_TXQ_LEN ||
-	    __atomic_load_n(&wire->stalled_until_ms, __ATOMIC_RELAXED) >
-	    now_ms())
-		return;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += SEND_TIMEOUT_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	while (port->txq_len >= PORT_TXQ_LEN)
-		if (pthread_cond_timedwait(&port->txq_room, &port->txq_lock,
-					   &until)) {
-			/* A stuck wire: drop without waiting for STALL_MS. */
-			__atomic_store_n(&wire->stalled_until_ms,
-					 now_ms() + STALL_MS, __ATOMIC_RELAXED);
-			break;
-		}
-}
-
 /* Appends a copy of the frame; txq_lock held.  -ENOBUFS when full. */
 static int txq_add(struct emu_port *port, const uint8_t *frame, size_t len)
 {
@@ -556,10 +515,9 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len)
 	stat_inc(&port->stats.roce_tx);
 	pthread_mutex_lock(&port->txq_lock);
 	/* Behind queued frames, or the wire is full now: queue. */
-	ret = port->txq_head ? -EAGAIN :
+	ret = port->txq_head || port->txq_busy ? -EAGAIN :
 	      link_send(&port->wire, frame, len, true);
 	if (ret == -EAGAIN) {
-		txq_wait_room(port);
 		ret = txq_add(port, frame, len);
 		queued = !ret;
 		if (ret)

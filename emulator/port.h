@@ -49,14 +49,12 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 			    port_roce_rx_fn rx, void *ctx);
 void port_stop(struct emu_port *port);
 /*
- * Send a frame the engine built to the wire; thread safe.  It does not wait
- * for the wire (the engine calls it holding the DMA lock, which a DMA_UNMAP
- * from the vfio-user client waits for): a frame the wire cannot take at once
+ * Send a frame the engine built to the wire; thread safe, and it never
+ * blocks (the engine calls it holding the DMA lock, which a DMA_UNMAP from
+ * the vfio-user client waits for).  A frame the wire cannot take at once
  * waits in a queue of PORT_TXQ_LEN frames that the port thread drains with
- * the usual short waits.  Only with that queue full does the caller wait,
- * at most SEND_TIMEOUT_MS (20 ms), for the thread to take a frame: the
- * backpressure that keeps retransmissions from outrunning the wire; then the
- * frame is dropped and counted.  Frames whose source MAC is not the port's
+ * the usual short waits; when that queue is full the frame is dropped and
+ * counted (RoCE retransmits).  Frames whose source MAC is not the port's
  * are dropped and counted, whatever the driver put in its GIDs or AVs.
  * Returns 0 (sent or queued) or -errno (dropped).
  */

@@ -471,7 +471,7 @@ static uint64_t mono_us(void)
  * wait.  Frames it cannot send at once queue (in order) for the port
  * thread; past the queue they are dropped and counted.
  */
-static void test_send_roce_waits_only_on_full_queue(void)
+static void test_send_roce_never_blocks(void)
 {
 	static uint8_t f[MAX_FRAME], got[MAX_FRAME + 1];
 	struct emu_port_stats before, after;
@@ -504,13 +504,7 @@ static void test_send_roce_waits_only_on_full_queue(void)
 	}
 	printf("# %d frames taken, %d dropped (queue full), worst call %llu us\n",
 	       sent, nobufs, (unsigned long long)worst);
-	/*
-	 * Only a full queue makes a sender wait, for at most 20 ms (the port
-	 * thread's own send to the stuck switch gives up after 20 ms and then
-	 * drops without waiting); the old sendto waited 20 ms on every frame.
-	 */
-	CHECK(worst < 60000);
-	CHECK(sent >= PORT_TXQ_LEN);
+	CHECK(worst < 10000);	/* the old sendto waited 20 ms */
 	CHECK(other == 0);
 	port_get_stats(port, &after);
 	CHECK(after.roce_tx_queued > before.roce_tx_queued);
@@ -531,7 +525,7 @@ static void test_send_roce_waits_only_on_full_queue(void)
 	CHECK(after.dropped - before.dropped ==
 	      (uint64_t)(2 * PORT_TXQ_LEN - received));
 	udp_src = peer_mac;
-	ktap_case_end("send_roce_waits_only_on_full_queue");
+	ktap_case_end("send_roce_never_blocks");
 }
 
 /* A peer that stops reading must not stall the other direction. */
@@ -637,7 +631,7 @@ int main(void)
 	test_non_roce_udp();
 	test_short_and_malformed();
 	test_send_roce();
-	test_send_roce_waits_only_on_full_queue();
+	test_send_roce_never_blocks();
 	test_stalled_nic();
 	port_stop(port);
 	CHECK(stat(nic_path, &sb) < 0 && stat(wire_path, &sb) < 0);
