@@ -440,20 +440,8 @@ out:
 	if (lfd >= 0)
 		close(lfd);
 	if (port) {
-		struct emu_port_stats ps;
-
 		/* The engine must stop sending before the port goes away. */
 		engine_set_roce_tx(dev->eng, NULL, NULL);
-		port_get_stats(port, &ps);
-		emu_log("port: nic->wire %llu, wire->nic %llu, roce rx %llu, roce tx %llu (queued %llu, queue full %llu), dropped %llu (foreign source MAC %llu)",
-			(unsigned long long)ps.nic_to_wire,
-			(unsigned long long)ps.wire_to_nic,
-			(unsigned long long)ps.roce_rx,
-			(unsigned long long)ps.roce_tx,
-			(unsigned long long)ps.roce_tx_queued,
-			(unsigned long long)ps.roce_tx_overflow,
-			(unsigned long long)ps.dropped,
-			(unsigned long long)ps.bad_src_mac);
 		port_stop(port);
 	}
 	if (dev) {
@@ -465,9 +453,6 @@ out:
 	if (roce_rx_frames)
 		emu_log("roce rx: %lu frames in total",
 			(unsigned long)roce_rx_frames);
-	if (emu_log_guest_suppressed())
-		emu_log("log: %llu guest-triggered lines suppressed",
-			emu_log_guest_suppressed());
 	emu_log("exit %d", status);
 	emu_log_close();
 	return status;

@@ -11,12 +11,6 @@
  * that stays full (a guest whose driver is not up yet makes QEMU stop
  * reading) is then treated as stalled for STALL_MS and frames to it are
  * dropped without waiting, so one dead peer never stops the other direction.
- * Only the port thread ever waits: the engine's RoCE frames are sent with
- * MSG_DONTWAIT and, when the wire is full, queued for the port thread.
- *
- * Every frame the port transmits to the wire carries the port's own MAC as
- * its source; anything else (a guest that spoofs through virtio-net, a GID
- * with another MAC) is dropped and counted.
  */
 #include <errno.h>
 #include <poll.h>
@@ -50,14 +44,8 @@ struct port_link {
 	struct sockaddr_un peer;
 	socklen_t peer_len;
 	bool has_peer;
-	uint64_t stalled_until_ms;	/* __atomic: senders' stall state */
-};
-
-/* A RoCE frame that waits for the port thread. */
-struct txq_frame {
-	struct txq_frame *next;
-	size_t len;
-	uint8_t data[];
+	uint64_t stalled_until_ms;	/* under lock */
+	pthread_mutex_t lock;		/* serialises senders' stall state */
 };
 
 struct emu_port {
@@ -69,17 +57,6 @@ struct emu_port {
 	port_roce_rx_fn rx;
 	void *ctx;
 	int stop_fd;			/* eventfd: wakes the thread to exit */
-	int txq_fd;			/* eventfd: the tx queue has frames */
-	/*
-	 * The engine's frames the wire could not take at once, in order.
-	 * txq_lock is held for list operations and non-blocking sends only.
-	 * txq_busy: the port thread is sending a frame it took off the
-	 * queue, so a newer frame must queue behind it too.
-	 */
-	pthread_mutex_t txq_lock;
-	struct txq_frame *txq_head, *txq_tail;
-	unsigned int txq_len;
-	bool txq_busy;
 	pthread_t thread;
 	struct emu_port_stats stats;	/* updated with __atomic ops */
 	uint8_t buf[PORT_MAX_FRAME + 1];
@@ -158,20 +135,12 @@ static bool frame_is_for_port(const struct emu_port *port, const uint8_t *f)
 	return (f[0] & 1) || memcmp(f, port->mac, 6) == 0;
 }
 
-/* The frame's source MAC is the port's (only such frames may leave). */
-static bool frame_from_port(const struct emu_port *port, const uint8_t *f)
-{
-	return memcmp(f + 6, port->mac, 6) == 0;
-}
-
 /*
- * Send one frame on @link.  Returns 0 or -errno.  Without @nowait a full
- * receiver gets SEND_TIMEOUT_MS (the socket's SO_SNDTIMEO) to make room;
- * after that it is stalled and we do not wait for it again for STALL_MS.
- * With @nowait (the engine's sends) it never waits: -EAGAIN.
+ * Send one frame on @link.  Returns 0 or -errno.  A full receiver gets
+ * SEND_TIMEOUT_MS (the socket's SO_SNDTIMEO) to make room; after that it
+ * is stalled and we do not wait for it again for STALL_MS.
  */
-static int link_send(struct port_link *link, const uint8_t *f, size_t len,
-		     bool nowait)
+static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 {
 	uint64_t now = now_ms();
 	int flags = MSG_NOSIGNAL;
@@ -180,20 +149,19 @@ static int link_send(struct port_link *link, const uint8_t *f, size_t len,
 
 	if (!link->has_peer)
 		return -ENOTCONN;
-	if (nowait ||
-	    __atomic_load_n(&link->stalled_until_ms, __ATOMIC_RELAXED) > now)
+	pthread_mutex_lock(&link->lock);
+	if (link->stalled_until_ms > now)
 		flags |= MSG_DONTWAIT;
 	n = sendto(link->fd, f, len, flags,
 		   (const struct sockaddr *)&link->peer, link->peer_len);
 	err = n < 0 ? errno : 0;
 	if (err == EAGAIN || err == EWOULDBLOCK) {
-		err = EAGAIN;
 		if (!(flags & MSG_DONTWAIT))
-			__atomic_store_n(&link->stalled_until_ms,
-					 now_ms() + STALL_MS, __ATOMIC_RELAXED);
+			link->stalled_until_ms = now_ms() + STALL_MS;
 	} else if (!err) {
-		__atomic_store_n(&link->stalled_until_ms, 0, __ATOMIC_RELAXED);
+		link->stalled_until_ms = 0;
 	}
+	pthread_mutex_unlock(&link->lock);
 	if (err)
 		return -err;
 	return (size_t)n == len ? 0 : -EMSGSIZE;
@@ -223,7 +191,7 @@ static void forward(struct emu_port *port, struct port_link *to,
 		    uint64_t *counter, size_t len)
 {
 	stat_inc(counter);
-	if (link_send(to, port->buf, len, false)) {
+	if (link_send(to, port->buf, len)) {
 		__atomic_fetch_sub(counter, 1, __ATOMIC_RELAXED);
 		stat_inc(&port->stats.dropped);
 	}
@@ -236,11 +204,6 @@ static void from_nic(struct emu_port *port)
 	if (n == 0)
 		return;
 	if (n < 0) {
-		stat_inc(&port->stats.dropped);
-		return;
-	}
-	if (!frame_from_port(port, port->buf)) {
-		stat_inc(&port->stats.bad_src_mac);
 		stat_inc(&port->stats.dropped);
 		return;
 	}
@@ -266,70 +229,17 @@ static void from_wire(struct emu_port *port)
 	forward(port, &port->nic, &port->stats.wire_to_nic, n);
 }
 
-/*
- * Sends up to @max queued RoCE frames, waiting for the wire as any other
- * port-thread send does.  Returns true if frames are left.
- */
-static bool txq_drain(struct emu_port *port, unsigned int max)
-{
-	struct txq_frame *f;
-	bool more;
-
-	while (max--) {
-		pthread_mutex_lock(&port->txq_lock);
-		f = port->txq_head;
-		if (f) {
-			port->txq_head = f->next;
-			if (!port->txq_head)
-				port->txq_tail = NULL;
-			port->txq_len--;
-		}
-		port->txq_busy = f != NULL;
-		pthread_mutex_unlock(&port->txq_lock);
-		if (!f)
-			return false;
-		if (link_send(&port->wire, f->data, f->len, false)) {
-			__atomic_fetch_sub(&port->stats.roce_tx, 1,
-					   __ATOMIC_RELAXED);
-			stat_inc(&port->stats.dropped);
-		}
-		free(f);
-	}
-	pthread_mutex_lock(&port->txq_lock);
-	more = port->txq_head != NULL;
-	if (!more)
-		port->txq_busy = false;
-	pthread_mutex_unlock(&port->txq_lock);
-	return more;
-}
-
-static void txq_free(struct emu_port *port)
-{
-	struct txq_frame *f;
-
-	while ((f = port->txq_head)) {
-		port->txq_head = f->next;
-		free(f);
-	}
-	port->txq_tail = NULL;
-	port->txq_len = 0;
-}
-
 static void *port_thread(void *arg)
 {
 	struct emu_port *port = arg;
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[3] = {
 		{ .fd = port->nic.fd, .events = POLLIN },
 		{ .fd = port->wire.fd, .events = POLLIN },
 		{ .fd = port->stop_fd, .events = POLLIN },
-		{ .fd = port->txq_fd, .events = POLLIN },
 	};
-	bool more = false;
-	uint64_t v;
 
 	for (;;) {
-		/* Queued frames left: look at the sockets, do not sleep. */
-		if (poll(pfd, 4, more ? 0 : -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -340,9 +250,6 @@ static void *port_thread(void *arg)
 			from_nic(port);
 		if (pfd[1].revents)
 			from_wire(port);
-		if (pfd[3].revents && read(port->txq_fd, &v, sizeof(v)) < 0)
-			v = 0;	/* EAGAIN: nothing new, drain anyway */
-		more = txq_drain(port, 32);
 	}
 	return NULL;
 }
@@ -382,6 +289,7 @@ static int link_open(struct port_link *link, const char *path,
 	int sndbuf = 1 << 20;
 
 	link->fd = -1;
+	pthread_mutex_init(&link->lock, NULL);
 	if (fill_addr(&sa, &sa_len, path))
 		return -1;
 	if (peer) {
@@ -412,10 +320,8 @@ static void port_free(struct emu_port *port)
 	}
 	if (port->stop_fd >= 0)
 		close(port->stop_fd);
-	if (port->txq_fd >= 0)
-		close(port->txq_fd);
-	txq_free(port);
-	pthread_mutex_destroy(&port->txq_lock);
+	pthread_mutex_destroy(&port->nic.lock);
+	pthread_mutex_destroy(&port->wire.lock);
 	free(port->nic_path);
 	free(port->wire_path);
 	free(port);
@@ -435,8 +341,7 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 	port = calloc(1, sizeof(*port));
 	if (!port)
 		return NULL;
-	port->nic.fd = port->wire.fd = port->stop_fd = port->txq_fd = -1;
-	pthread_mutex_init(&port->txq_lock, NULL);
+	port->nic.fd = port->wire.fd = port->stop_fd = -1;
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
 	port->ctx = ctx;
@@ -450,9 +355,6 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 		goto fail;
 	port->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (port->stop_fd < 0)
-		goto fail;
-	port->txq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (port->txq_fd < 0)
 		goto fail;
 	err = pthread_create(&port->thread, NULL, port_thread, port);
 	if (err) {
@@ -477,59 +379,14 @@ void port_stop(struct emu_port *port)
 	port_free(port);
 }
 
-/* Appends a copy of the frame; txq_lock held.  -ENOBUFS when full. */
-static int txq_add(struct emu_port *port, const uint8_t *frame, size_t len)
-{
-	struct txq_frame *f;
-
-	if (port->txq_len >= PORT_TXQ_LEN)
-		return -ENOBUFS;
-	f = malloc(sizeof(*f) + len);
-	if (!f)
-		return -ENOBUFS;
-	f->next = NULL;
-	f->len = len;
-	memcpy(f->data, frame, len);
-	if (port->txq_tail)
-		port->txq_tail->next = f;
-	else
-		port->txq_head = f;
-	port->txq_tail = f;
-	port->txq_len++;
-	return 0;
-}
-
 int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len)
 {
-	uint64_t one = 1;
-	bool queued = false;
 	int ret;
 
 	if (!port || !frame || len < ETH_HLEN || len > PORT_MAX_FRAME)
 		return -EINVAL;
-	if (!frame_from_port(port, frame)) {
-		stat_inc(&port->stats.bad_src_mac);
-		stat_inc(&port->stats.dropped);
-		return -EPERM;
-	}
 	stat_inc(&port->stats.roce_tx);
-	pthread_mutex_lock(&port->txq_lock);
-	/* Behind queued frames, or the wire is full now: queue. */
-	ret = port->txq_head || port->txq_busy ? -EAGAIN :
-	      link_send(&port->wire, frame, len, true);
-	if (ret == -EAGAIN) {
-		ret = txq_add(port, frame, len);
-		queued = !ret;
-		if (ret)
-			stat_inc(&port->stats.roce_tx_overflow);
-	}
-	pthread_mutex_unlock(&port->txq_lock);
-	if (queued) {
-		stat_inc(&port->stats.roce_tx_queued);
-		if (write(port->txq_fd, &one, sizeof(one)) < 0) {
-			/* Counter at its maximum: the thread is awake anyway. */
-		}
-	}
+	ret = link_send(&port->wire, frame, len);
 	if (ret) {
 		__atomic_fetch_sub(&port->stats.roce_tx, 1, __ATOMIC_RELAXED);
 		stat_inc(&port->stats.dropped);
@@ -546,10 +403,4 @@ void port_get_stats(struct emu_port *port, struct emu_port_stats *st)
 	st->roce_rx = __atomic_load_n(&port->stats.roce_rx, __ATOMIC_RELAXED);
 	st->roce_tx = __atomic_load_n(&port->stats.roce_tx, __ATOMIC_RELAXED);
 	st->dropped = __atomic_load_n(&port->stats.dropped, __ATOMIC_RELAXED);
-	st->roce_tx_queued = __atomic_load_n(&port->stats.roce_tx_queued,
-					     __ATOMIC_RELAXED);
-	st->roce_tx_overflow = __atomic_load_n(&port->stats.roce_tx_overflow,
-					       __ATOMIC_RELAXED);
-	st->bad_src_mac = __atomic_load_n(&port->stats.bad_src_mac,
-					  __ATOMIC_RELAXED);
 }

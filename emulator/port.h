@@ -38,27 +38,14 @@ struct emu_port_stats {
 	uint64_t wire_to_nic;
 	uint64_t roce_rx;
 	uint64_t roce_tx;
-	uint64_t dropped;		/* every frame not delivered */
-	uint64_t roce_tx_queued;	/* waited in the tx queue */
-	uint64_t roce_tx_overflow;	/* tx queue full: dropped */
-	uint64_t bad_src_mac;		/* not from our MAC: dropped */
+	uint64_t dropped;
 };
 
 /* Binds the sockets and starts the port thread; NULL + errno on failure. */
 struct emu_port *port_start(const struct emu_port_config *cfg,
 			    port_roce_rx_fn rx, void *ctx);
 void port_stop(struct emu_port *port);
-/*
- * Send a frame the engine built to the wire; thread safe, and it never
- * blocks (the engine calls it holding the DMA lock, which a DMA_UNMAP from
- * the vfio-user client waits for).  A frame the wire cannot take at once
- * waits in a queue of PORT_TXQ_LEN frames that the port thread drains with
- * the usual short waits; when that queue is full the frame is dropped and
- * counted (RoCE retransmits).  Frames whose source MAC is not the port's
- * are dropped and counted, whatever the driver put in its GIDs or AVs.
- * Returns 0 (sent or queued) or -errno (dropped).
- */
-#define PORT_TXQ_LEN	256
+/* Send a frame the engine built to the wire; thread safe. */
 int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len);
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st);
 
