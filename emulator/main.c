@@ -441,7 +441,17 @@ out:
 		close(lfd);
 	if (port) {
 		/* The engine must stop sending before the port goes away. */
+		struct emu_port_stats ps;
+
 		engine_set_roce_tx(dev->eng, NULL, NULL);
+		port_get_stats(port, &ps);
+		emu_log("port: nic->wire %llu, wire->nic %llu, roce rx %llu, roce tx %llu, dropped %llu (foreign source MAC %llu)",
+			(unsigned long long)ps.nic_to_wire,
+			(unsigned long long)ps.wire_to_nic,
+			(unsigned long long)ps.roce_rx,
+			(unsigned long long)ps.roce_tx,
+			(unsigned long long)ps.dropped,
+			(unsigned long long)ps.bad_src_mac);
 		port_stop(port);
 	}
 	if (dev) {

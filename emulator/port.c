@@ -11,6 +11,11 @@
  * that stays full (a guest whose driver is not up yet makes QEMU stop
  * reading) is then treated as stalled for STALL_MS and frames to it are
  * dropped without waiting, so one dead peer never stops the other direction.
+ *
+ * Like a NIC's anti-spoofing check, only frames whose source MAC is the
+ * port's own leave for the wire: from the guest's virtio-net and from the
+ * engine alike (the engine takes the source MAC from a GID entry the
+ * driver wrote).  Others are dropped and counted.
  */
 #include <errno.h>
 #include <poll.h>
@@ -135,6 +140,12 @@ static bool frame_is_for_port(const struct emu_port *port, const uint8_t *f)
 	return (f[0] & 1) || memcmp(f, port->mac, 6) == 0;
 }
 
+/* Ours: only such frames may leave for the wire. */
+static bool frame_is_from_port(const struct emu_port *port, const uint8_t *f)
+{
+	return memcmp(f + 6, port->mac, 6) == 0;
+}
+
 /*
  * Send one frame on @link.  Returns 0 or -errno.  A full receiver gets
  * SEND_TIMEOUT_MS (the socket's SO_SNDTIMEO) to make room; after that it
@@ -204,6 +215,11 @@ static void from_nic(struct emu_port *port)
 	if (n == 0)
 		return;
 	if (n < 0) {
+		stat_inc(&port->stats.dropped);
+		return;
+	}
+	if (!frame_is_from_port(port, port->buf)) {
+		stat_inc(&port->stats.bad_src_mac);
 		stat_inc(&port->stats.dropped);
 		return;
 	}
@@ -385,6 +401,11 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len)
 
 	if (!port || !frame || len < ETH_HLEN || len > PORT_MAX_FRAME)
 		return -EINVAL;
+	if (!frame_is_from_port(port, frame)) {
+		stat_inc(&port->stats.bad_src_mac);
+		stat_inc(&port->stats.dropped);
+		return -EPERM;
+	}
 	stat_inc(&port->stats.roce_tx);
 	ret = link_send(&port->wire, frame, len);
 	if (ret) {
@@ -403,4 +424,6 @@ void port_get_stats(struct emu_port *port, struct emu_port_stats *st)
 	st->roce_rx = __atomic_load_n(&port->stats.roce_rx, __ATOMIC_RELAXED);
 	st->roce_tx = __atomic_load_n(&port->stats.roce_tx, __ATOMIC_RELAXED);
 	st->dropped = __atomic_load_n(&port->stats.dropped, __ATOMIC_RELAXED);
+	st->bad_src_mac = __atomic_load_n(&port->stats.bad_src_mac,
+					  __ATOMIC_RELAXED);
 }

@@ -38,14 +38,18 @@ struct emu_port_stats {
 	uint64_t wire_to_nic;
 	uint64_t roce_rx;
 	uint64_t roce_tx;
-	uint64_t dropped;
+	uint64_t dropped;		/* any reason, bad_src_mac included */
+	uint64_t bad_src_mac;		/* not from the port's MAC: dropped */
 };
 
 /* Binds the sockets and starts the port thread; NULL + errno on failure. */
 struct emu_port *port_start(const struct emu_port_config *cfg,
 			    port_roce_rx_fn rx, void *ctx);
 void port_stop(struct emu_port *port);
-/* Send a frame the engine built to the wire; thread safe. */
+/*
+ * Send a frame the engine built to the wire; thread safe.  -EPERM (and
+ * counted) if its source MAC is not the port's.
+ */
 int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len);
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st);
 

@@ -29,6 +29,8 @@ static const uint8_t port_mac[6] = { 0x52, 0x54, 0x00, 0x0d, 0xca, 0x01 };
 static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0x0d, 0xca, 0x02 };
 static const uint8_t other_mac[6] = { 0x52, 0x54, 0x00, 0x0d, 0xca, 0x03 };
 static const uint8_t bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+/* build_udp()'s source: the peer's for frames from the wire, ours outward. */
+static const uint8_t *udp_src = peer_mac;
 
 static char dir[64];
 static char nic_path[128], qemu_path[128], wire_path[128], switch_path[128];
@@ -140,7 +142,7 @@ static size_t build_udp(uint8_t *f, const uint8_t *dst, bool ipv6, bool vlan,
 
 	memset(f, 0, (vlan ? 4 : 0) + 14 + 48 + payload);
 	memcpy(f, dst, 6);
-	memcpy(f + 6, peer_mac, 6);
+	memcpy(f + 6, udp_src, 6);
 	if (vlan) {
 		put_be16(f + off, 0x8100);
 		put_be16(f + off + 2, 5);
@@ -207,6 +209,7 @@ static void test_nic_to_wire(void)
 	size_t i, len;
 	ssize_t n;
 
+	udp_src = port_mac;
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		len = build_udp(f, other_mac, false, false, 53, 0);
 		for (len = 14; len < sizes[i]; len++)
@@ -223,6 +226,14 @@ static void test_nic_to_wire(void)
 	CHECK(n == (ssize_t)len && memcmp(got, f, len) == 0);
 	port_get_stats(port, &st);
 	CHECK(st.nic_to_wire == 5);
+	/* Another source MAC (a spoofing guest) never reaches the wire. */
+	udp_src = other_mac;
+	len = build_udp(f, peer_mac, false, false, 53, 32);
+	CHECK(send_to(qemu_fd, nic_path, f, len) == 0);
+	CHECK(recv_within(switch_fd, got, sizeof(got), QUIET_MS) < 0);
+	port_get_stats(port, &st);
+	CHECK(st.nic_to_wire == 5 && st.bad_src_mac == 1);
+	udp_src = peer_mac;
 	ktap_case_end("nic_to_wire_byte_for_byte");
 }
 
@@ -412,10 +423,18 @@ static void test_send_roce(void)
 	ssize_t n;
 
 	port_get_stats(port, &before);
+	udp_src = port_mac;
 	len = build_udp(f, peer_mac, true, false, 4791, 100);
 	CHECK(port_send_roce(port, f, len) == 0);
 	n = recv_within(switch_fd, got, sizeof(got), WAIT_MS);
 	CHECK(n == (ssize_t)len && memcmp(got, f, len) == 0);
+	/* Whatever MAC the driver put in a GID, only ours leaves. */
+	memcpy(f + 6, other_mac, 6);
+	CHECK(port_send_roce(port, f, len) == -EPERM);
+	CHECK(recv_within(switch_fd, got, sizeof(got), QUIET_MS) < 0);
+	port_get_stats(port, &after);
+	CHECK(after.bad_src_mac == before.bad_src_mac + 1);
+	CHECK(after.roce_tx == before.roce_tx + 1);
 	CHECK(port_send_roce(port, f, 13) == -EINVAL);
 	CHECK(port_send_roce(port, f, MAX_FRAME + 1) == -EINVAL);
 	CHECK(port_send_roce(port, NULL, 60) == -EINVAL);
@@ -431,6 +450,7 @@ static void test_send_roce(void)
 	CHECK(received == 2 * SENDS_PER_THREAD);
 	port_get_stats(port, &after);
 	CHECK(after.roce_tx == before.roce_tx + 1 + 2 * SENDS_PER_THREAD);
+	udp_src = peer_mac;
 	ktap_case_end("port_send_roce_thread_safe");
 }
 
@@ -451,7 +471,9 @@ static void test_stalled_nic(void)
 	i = rx_seen();
 	CHECK(send_to(switch_fd, wire_path, f, len) == 0);
 	CHECK(wait_rx(i + 1));
+	udp_src = port_mac;
 	len = build_udp(f, other_mac, false, false, 80, 100);
+	udp_src = peer_mac;
 	CHECK(send_to(qemu_fd, nic_path, f, len) == 0);
 	do {
 		n = recv_within(switch_fd, got, sizeof(got), WAIT_MS);
