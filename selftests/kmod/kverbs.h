@@ -166,7 +166,7 @@ void kv_ah_attr(struct kv_test *t, struct rdma_ah_attr *ah, union ib_gid *gid,
 		int sgid_index);
 int kv_rc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn);
 int kv_rc_connect_to(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn,
-		     union ib_gid *dgid, const u8 *dmac);
+		     union ib_gid *dgid, const u8 *dmac, u8 timeout);
 int kv_ud_ready(struct kv_test *t, struct ib_qp *qp, u32 qkey);
 enum ib_mtu kv_active_mtu(struct kv_test *t);
 void kv_dump_qps(struct kv_test *t);

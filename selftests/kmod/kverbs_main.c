@@ -329,7 +329,7 @@ enum ib_mtu kv_active_mtu(struct kv_test *t)
  * the port's active MTU.
  */
 int kv_rc_connect_to(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn,
-		     union ib_gid *dgid, const u8 *dmac)
+		     union ib_gid *dgid, const u8 *dmac, u8 timeout)
 {
 	struct ib_qp_attr attr = {};
 	union ib_gid gid;
@@ -364,7 +364,7 @@ int kv_rc_connect_to(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn,
 
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IB_QPS_RTS;
-	attr.timeout = 14;
+	attr.timeout = timeout;
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 1;
@@ -378,7 +378,7 @@ int kv_rc_connect_to(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn,
 /* Connect to @dest_qpn on this device: loopback through the own GID. */
 int kv_rc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn)
 {
-	return kv_rc_connect_to(t, qp, dest_qpn, NULL, NULL);
+	return kv_rc_connect_to(t, qp, dest_qpn, NULL, NULL, 14);
 }
 
 /* Move a UD QP from RESET to RTS with Q_Key @qkey. */

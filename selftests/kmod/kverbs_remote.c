@@ -215,8 +215,14 @@ static int kv_peer_connect(char *args)
 	err = ib_modify_qp(pr->rc, &attr, IB_QP_STATE);
 	if (err)
 		return err;
+	/*
+	 * Local ACK timeout 18 (1.07 s), eight tries: the other guest may not
+	 * run for seconds on a loaded host (TCG), as perftest's -u 18 in
+	 * in-guest/perftest.sh allows for; 14 (67 ms) gave up within half a
+	 * second there.
+	 */
 	err = kv_rc_connect_to(&pr->t, pr->rc, pr->other.qpn, &pr->other.gid,
-			       pr->other.mac);
+			       pr->other.mac, 18);
 	if (err)
 		return err;
 	/* The AH of the UD case: same PD as the UD QP. */

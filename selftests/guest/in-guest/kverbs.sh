@@ -30,6 +30,9 @@ if [ "$suite" = remote ]; then
 	ok_if "peer connected" sh -c \
 		"echo peer-connect $((gi + 1)) $((other + 1)) $(cat "$book$other") > $run" ||
 		ktap_done
+	# Nobody sends before both QPs are in RTS: the first guest's barrier
+	# would otherwise use up its retries against a QP still in RESET.
+	ok_if "both guests connected" barrier kverbs-connected 120 || ktap_done
 fi
 
 ok_if "suite $suite runs" sh -c "echo $suite > $run" || ktap_done
