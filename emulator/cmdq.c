@@ -326,6 +326,8 @@ void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
 	eng->stats.cmds++;
 	eng->stats.cmd_status[st <= ORCA_CMD_ST_INTERNAL ? st :
 			      ORCA_CMD_ST_INTERNAL]++;
+	eng->last_cmd_opcode = le16toh(c.cmd.opcode);
+	eng->last_cmd_status = st;
 	stale = gen != eng->cmdq_gen;
 	if (!stale)
 		eng->cmdq_ci = ci + 1;

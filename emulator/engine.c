@@ -47,6 +47,11 @@ static uint32_t heartbeat(struct orca_engine *eng)
 	return (uint32_t)((now_ms() - eng->hb_start_ms) / 100);
 }
 
+uint32_t engine_heartbeat_locked(struct orca_engine *eng)
+{
+	return heartbeat(eng);
+}
+
 /* Call before setting hang or hb_stop; eng->lock held. */
 static void hb_freeze(struct orca_engine *eng)
 {
@@ -294,7 +299,8 @@ static bool garbage_pending(const struct orca_engine *eng)
 
 static bool work_pending(struct orca_engine *eng)
 {
-	return eng->reset_req || eng->eq_db_pending || eng->link_event ||
+	return eng->reset_req || eng->dump_req || eng->eq_db_pending ||
+	       eng->link_event ||
 	       eng->fatal_event || eng->uar_pending || cmdq_due(eng) ||
 	       garbage_pending(eng) ||
 	       (roce_runnable(eng) && roce_work_pending_locked(eng));
@@ -393,6 +399,18 @@ static void *engine_thread(void *arg)
 			continue;
 		}
 		eng->busy = true;
+		/*
+		 * Also when hung or fatal: a dump is for a dead adapter.  And
+		 * before a reset: a driver fencing a dead adapter asks for a
+		 * snapshot, then resets it, and wants the state before.
+		 */
+		if (eng->dump_req) {
+			eng->dump_req = false;
+			pthread_mutex_unlock(&eng->lock);
+			dump_take(eng);
+			pthread_mutex_lock(&eng->lock);
+			continue;
+		}
 		if (eng->reset_req) {
 			do_reset(eng);
 			continue;
@@ -577,6 +595,7 @@ void engine_destroy(struct orca_engine *eng)
 	log_stats(s);
 	log_dma_fence(eng);
 	log_mem(eng);
+	dump_free(eng);
 	pthread_cond_destroy(&eng->idle);
 	pthread_cond_destroy(&eng->wake);
 	pthread_mutex_destroy(&eng->lock);
@@ -615,7 +634,8 @@ uint32_t engine_reg_read(struct orca_engine *eng, uint32_t off)
 		break;
 	case ORCA_REG_CAPS:
 		val = FIELD_PREP(ORCA_CAPS_NUM_MSIX, eng->cfg.num_msix) |
-		      FIELD_PREP(ORCA_CAPS_LOG_MAX_CMDQ, EMU_LOG_MAX_CMDQ);
+		      FIELD_PREP(ORCA_CAPS_LOG_MAX_CMDQ, EMU_LOG_MAX_CMDQ) |
+		      ORCA_CAPS_DUMP;
 		break;
 	case ORCA_REG_CMD_TIMEOUT_MS:
 		val = EMU_CMD_TIMEOUT_MS;
@@ -644,6 +664,12 @@ uint32_t engine_reg_read(struct orca_engine *eng, uint32_t off)
 		break;
 	case ORCA_REG_PORT_MAC_HI:
 		val = mac[4] | mac[5] << 8;
+		break;
+	case ORCA_REG_DUMP_CTRL:
+	case ORCA_REG_DUMP_LEN:
+	case ORCA_REG_DUMP_OFFSET:
+	case ORCA_REG_DUMP_DATA:
+		val = dump_reg_read_locked(eng, off);
 		break;
 	default:
 		/* Write-only and unknown registers read as 0. */
@@ -772,6 +798,10 @@ void engine_reg_write(struct orca_engine *eng, uint32_t off, uint32_t val)
 		pthread_cond_signal(&eng->wake);
 		break;
 	}
+	case ORCA_REG_DUMP_CTRL:
+	case ORCA_REG_DUMP_OFFSET:
+		dump_reg_write_locked(eng, off, val);
+		break;
 	default:
 		/* Read-only and unknown registers ignore writes. */
 		break;
@@ -878,9 +908,21 @@ int engine_inject(struct orca_engine *eng, const char *what)
 		log_dma_fence(eng);
 		/* Engine-thread data, read racily: a report, not a decision. */
 		log_mem(eng);
-	} else if (!strcmp(what, "fatal")) {
+	} else if (!strcmp(what, "fatal") || !strncmp(what, "fatal ", 6)) {
+		unsigned long syndrome = ORCA_FATAL_INTERNAL;
+
+		if (what[5]) {
+			errno = 0;
+			syndrome = strtoul(what + 6, &end, 0);
+			if (errno || *end || end == what + 6 ||
+			    syndrome == ORCA_FATAL_NONE ||
+			    syndrome > UINT32_MAX) {
+				pthread_mutex_unlock(&eng->lock);
+				return -EINVAL;
+			}
+		}
 		if (!(eng->status & ORCA_STATUS_FATAL)) {
-			set_fatal_locked(eng, ORCA_FATAL_INTERNAL);
+			set_fatal_locked(eng, syndrome);
 			eng->fatal_event = true;
 			pthread_cond_signal(&eng->wake);
 		}

@@ -80,7 +80,9 @@ void engine_set_link(struct orca_engine *eng, bool up);
  *   "heartbeat-stop" freezes only the heartbeat register: commands and the
  *                    data path go on (a watchdog-only failure)
  *   "resume"         undoes "hang" and "heartbeat-stop"
- *   "fatal"          raises a fatal error (DEVICE_FATAL on EQ 0)
+ *   "fatal [SYN]"    raises a fatal error (DEVICE_FATAL on EQ 0) with
+ *                    fatal syndrome SYN (default ORCA_FATAL_INTERNAL; any
+ *                    non-zero 32-bit number, for tests to recognise)
  *   "slow MS"        every command completes no sooner than MS ms after it
  *                    became the next to run; registers, events and the data
  *                    path are not delayed ("slow 0": off)

@@ -237,6 +237,17 @@ struct orca_engine {
 	uint64_t eq_db_pending;		/* bit per eqn */
 	bool uar_pending;		/* UAR write: data path hook */
 	struct engine_stats stats;
+	uint16_t last_cmd_opcode;	/* for the diagnostic dump */
+	uint8_t last_cmd_status;
+	/*
+	 * The diagnostic dump window (dump.c): a snapshot request for the
+	 * engine thread, then the snapshot the registers read.
+	 */
+	bool dump_req;			/* DUMP_CTRL asked for a snapshot */
+	bool dump_busy;			/* ... and it is not complete yet */
+	uint8_t *dump;			/* the snapshot, dump_len bytes */
+	uint32_t dump_len;
+	uint32_t dump_off;		/* ORCA_REG_DUMP_OFFSET */
 
 	/*
 	 * --- atomics: set on the socket thread, read on every DMA ---
@@ -278,10 +289,22 @@ struct cmd_ctx {
 
 /* engine.c */
 void engine_set_fatal(struct orca_engine *eng, uint32_t syndrome);
+uint32_t engine_heartbeat_locked(struct orca_engine *eng);
 void *engine_dma(struct orca_engine *eng, uint64_t addr, size_t len);
 void engine_irq(struct orca_engine *eng, unsigned int vector);
 void engine_free_objects(struct orca_engine *eng);
 void engine_init_port(struct orca_engine *eng);
+
+/*
+ * dump.c: the diagnostic dump.  dump_take() runs on the engine thread,
+ * without the lock (it reads engine-thread objects), and publishes the
+ * snapshot under it; dump_reg_*() are the window's registers, lock held.
+ */
+void dump_take(struct orca_engine *eng);
+uint32_t dump_reg_read_locked(struct orca_engine *eng, uint32_t off);
+void dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
+			   uint32_t val);
+void dump_free(struct orca_engine *eng);
 
 /* cmdq.c */
 void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
