@@ -119,6 +119,9 @@ def makefile(title, objs, link):
         else:
             cur += ' ' + o
     out.append(cur)
+    if 'orca_trace.o' in names:
+        out += ['', '# orca_trace.h is found by <trace/define_trace.h> from here.',
+                'CFLAGS_orca_trace.o := -I$(src)']
     return '\n'.join(out) + '\n'
 
 

@@ -41,6 +41,12 @@ enum orca_drv_stat {
 	ORCA_DRV_STAT_MAX
 };
 
+/* Who changed a QP's state, for the orca_qp_state tracepoint. */
+enum orca_qp_state_src {
+	ORCA_QPS_SRC_MODIFY,	/* the consumer's modify_qp */
+	ORCA_QPS_SRC_ADAPTER,	/* the adapter, by an event, CQE or query */
+};
+
 /* struct orca_dev.flags bits */
 enum {
 	ORCA_DEV_DEAD,		/* no further commands are sent */

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "orca.h"
+#include "orca_trace.h"
 
 /* Polling interval while waiting for a completion without events. */
 #define ORCA_CMDQ_POLL_MIN_US	20
@@ -317,6 +318,8 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 		cmdq->progress = jiffies;
 		ctx->status = comp->status;
 		ctx->syndrome = le32_to_cpu(comp->syndrome);
+		trace_orca_cmd_complete(odev, ctx->opcode, token, ctx->status,
+					ctx->syndrome, ctx->posted);
 		memcpy(ctx->out, comp->out, sizeof(ctx->out));
 		if (ctx->state == ORCA_CMD_CTX_ORPHAN) {
 			orca_cmdq_reclaim_orphan(odev, ctx, token);
@@ -544,6 +547,8 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		cmd->flags |= cpu_to_le16(ORCA_CMD_F_EVENT);
 	cmdq->ring[cmdq->pi & (cmdq->depth - 1)] = *cmd;
 	cmdq->pi++;
+	ctx->posted = trace_orca_cmd_complete_enabled() ? ktime_get() : 0;
+	trace_orca_cmd_submit(odev, opcode, token);
 	/* writel() orders the ring entry before the doorbell. */
 	orca_wr32(odev, ORCA_REG_CMDQ_DB, cmdq->pi & 0xffff);
 	spin_unlock_irqrestore(&cmdq->lock, flags);

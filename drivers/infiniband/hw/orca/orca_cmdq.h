@@ -12,6 +12,7 @@
 #include <linux/build_bug.h>
 #include <linux/completion.h>
 #include <linux/idr.h>
+#include <linux/ktime.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -61,6 +62,7 @@ enum orca_cmd_ctx_state {
  * @buf: this context's slice of orca_cmdq.out_bufs, the command's out_addr
  * @buf_dma: bus address of @buf
  * @opcode: the command's opcode, for an orphan's completion
+ * @posted: when it was posted, if the orca_cmd_complete tracepoint was on
  */
 struct orca_cmd_ctx {
 	struct completion done;
@@ -71,6 +73,7 @@ struct orca_cmd_ctx {
 	void *buf;
 	dma_addr_t buf_dma;
 	u16 opcode;
+	ktime_t posted;
 };
 
 /**

@@ -13,6 +13,7 @@
 #include <linux/dma-mapping.h>
 
 #include "orca.h"
+#include "orca_trace.h"
 
 /* Entries one handler run consumes before it yields. */
 #define ORCA_EQ_BUDGET			64
@@ -76,8 +77,10 @@ static bool orca_eq_run(struct orca_eq *eq,
 					  ORCA_DRV_STAT_EQ_BUDGET_YIELDS);
 			return false;
 		}
-		if (eqe->type != ORCA_EQE_SCRUBBED)
+		if (eqe->type != ORCA_EQE_SCRUBBED) {
+			trace_orca_eq_event(eq, eqe);
 			handle(eq->odev, eqe);
+		}
 		eq->ci++;
 		n++;
 	}

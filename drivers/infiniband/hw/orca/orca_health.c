@@ -5,6 +5,7 @@
  * timeout).
  */
 #include "orca.h"
+#include "orca_trace.h"
 
 /**
  * orca_dev_fence() - stop a device's DMA for good
@@ -62,6 +63,7 @@ void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 {
 	if (test_and_set_bit(ORCA_DEV_DEAD, &odev->flags))
 		return;
+	trace_orca_dev_dead(odev, reason);
 	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
 	orca_dev_fence(odev);
 	set_bit(ORCA_DEV_FENCED, &odev->flags);

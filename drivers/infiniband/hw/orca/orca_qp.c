@@ -9,6 +9,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
+#include "orca_trace.h"
 
 /* The ORCA attribute mask is numbered as enum ib_qp_attr_mask. */
 static_assert(ORCA_QP_ATTR_STATE == IB_QP_STATE);
@@ -84,6 +85,8 @@ void orca_qp_set_err_state(struct orca_qp *qp, enum ib_qp_state state)
 		if (state == IB_QPS_SQE && cur != IB_QPS_RTS)
 			return;
 	} while (!try_cmpxchg(&qp->state, &cur, state));
+	trace_orca_qp_state(to_odev(qp->ibqp.device), qp->qpn, cur, state,
+			    ORCA_QPS_SRC_ADAPTER);
 }
 
 static int orca_qp_type(struct orca_dev *odev, enum ib_qp_type type)
@@ -347,6 +350,8 @@ static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
 	if (orca_cmd_modify_qp(odev, &hw))
 		return false;
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	trace_orca_qp_state(odev, qp->qpn, state, IB_QPS_ERR,
+			    ORCA_QPS_SRC_MODIFY);
 	return true;
 }
 
@@ -454,6 +459,9 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	WRITE_ONCE(qp->state, next);
+	if (mask & IB_QP_STATE)
+		trace_orca_qp_state(odev, qp->qpn, cur, next,
+				    ORCA_QPS_SRC_MODIFY);
 	/*
 	 * The device restarted the queues at 0: so do we.  The provider does
 	 * this for a user QP (its CQs and indices are in user memory).
@@ -495,8 +503,11 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (!err && hw.qp_state > IB_QPS_ERR)
 		err = -EIO;
 	/* The adapter may have moved the QP (to ERR, SQE) by itself. */
-	if (!err)
+	if (!err && hw.qp_state != READ_ONCE(qp->state)) {
+		trace_orca_qp_state(odev, qp->qpn, READ_ONCE(qp->state),
+				    hw.qp_state, ORCA_QPS_SRC_ADAPTER);
 		WRITE_ONCE(qp->state, hw.qp_state);
+	}
 	mutex_unlock(&qp->lock);
 	if (err)
 		return err;
