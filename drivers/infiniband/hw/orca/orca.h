@@ -54,6 +54,31 @@ enum {
 	ORCA_DEV_REGISTERED,	/* the ib_device is registered */
 	ORCA_DEV_LEAK_LOGGED,	/* a leak after a failed destroy was logged */
 	ORCA_DEV_FATAL_SENT,	/* IB_EVENT_DEVICE_FATAL was dispatched */
+	ORCA_DEV_HEALTH_REPORTED, /* the death went to devlink health */
+	ORCA_DEV_DEATH_DUMP,	/* the adapter took a snapshot at the death */
+};
+
+/**
+ * struct orca_pf - the PCI function: what outlives an orca_dev
+ * @pdev: the function
+ * @regs: BAR 0 register file, mapped once; each orca_dev uses it
+ * @odev: the current orca_dev; NULL after a recovery that failed.  Set at
+ *	probe, then changed only by a recovery, under the devlink instance
+ *	lock; remove reads it once no recovery can run any more.
+ * @fw_reporter: the "fw_fatal" devlink health reporter
+ * @fatal_work: reports the death of @odev to @fw_reporter.  Not a work of
+ *	the orca_dev: the recovery it may run destroys that orca_dev, which
+ *	flushes the orca_dev's own works.
+ *
+ * The devlink instance's private data (orca_devlink.c); the ib_device is
+ * the orca_dev's, so a recovery replaces it while this stays.
+ */
+struct orca_pf {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	struct orca_dev *odev;
+	struct devlink_health_reporter *fw_reporter;
+	struct work_struct fatal_work;
 };
 
 /*
@@ -188,13 +213,15 @@ struct orca_port {
 /**
  * struct orca_dev - one ORCA PCI function and its ib_device
  * @ibdev: the RDMA core device; first, for ib_alloc_device()
+ * @pf: the PCI function's devlink side
  * @pdev: the PCI function
- * @regs: BAR 0 register file
+ * @regs: BAR 0 register file (@pf's mapping)
  * @uar: BAR 4 mapping of the kernel's UAR page
  * @uar_idx: the kernel's UAR index (ALLOC_UAR)
  * @flags: ORCA_DEV_* bits
  * @caps: capabilities from QUERY_DEVICE
  * @fw_ver: ORCA_REG_FW_VERSION
+ * @has_dump: the adapter has the diagnostic dump window (ORCA_CAPS_DUMP)
  * @reset_timeout_ms: ORCA_REG_RESET_TIMEOUT_MS, bounded
  * @cmdq: firmware command queue
  * @async_eq: EQ 0, async and command events
@@ -205,7 +232,9 @@ struct orca_port {
  * @last_heartbeat: ORCA_REG_HEARTBEAT at the previous check
  * @heartbeat_stalls: consecutive checks without progress
  * @dead_work: after death: reports IB_EVENT_DEVICE_FATAL and runs the
- *	completion handlers of armed kernel CQs, whose pollers then flush
+ *	completion handlers of armed kernel CQs, whose pollers then flush;
+ *	then has the death reported to devlink health
+ * @dead_reason: why it died (a string constant), once ORCA_DEV_DEAD is set
  * @leaked: objects whose memory was kept after a failed destroy
  * @db_pool: doorbell records of CQs, QPs and SRQs
  * @cq_xa: cqn -> struct orca_cq, IRQ-safe lock (looked up in hard IRQ)
@@ -216,6 +245,7 @@ struct orca_port {
  */
 struct orca_dev {
 	struct ib_device ibdev;
+	struct orca_pf *pf;
 	struct pci_dev *pdev;
 	void __iomem *regs;
 	void __iomem *uar;
@@ -223,6 +253,7 @@ struct orca_dev {
 	unsigned long flags;
 	struct orca_caps caps;
 	u32 fw_ver;
+	bool has_dump;
 	u32 reset_timeout_ms;
 	struct orca_cmdq cmdq;
 	struct orca_eq async_eq;
@@ -233,6 +264,7 @@ struct orca_dev {
 	u32 last_heartbeat;
 	int heartbeat_stalls;
 	struct work_struct dead_work;
+	const char *dead_reason;
 	atomic_t leaked;
 	struct dma_pool *db_pool;
 	struct xarray cq_xa;
@@ -533,6 +565,17 @@ static inline bool orca_dev_is_fenced(struct orca_dev *odev)
 {
 	return test_bit(ORCA_DEV_FENCED, &odev->flags);
 }
+
+/* orca_main.c: bring-up and teardown of an orca_dev */
+struct orca_dev *orca_dev_create(struct orca_pf *pf);
+void orca_dev_destroy(struct orca_dev *odev);
+
+/* orca_devlink.c: the devlink instance and its fw_fatal health reporter */
+struct orca_pf *orca_pf_alloc(struct pci_dev *pdev);
+int orca_pf_register(struct orca_pf *pf);
+void orca_pf_unregister(struct orca_pf *pf);
+void orca_pf_free(struct orca_pf *pf);
+void orca_devlink_report_dead(struct orca_dev *odev);
 
 /* orca_eq.c */
 #define ORCA_QP_EVENT_TYPES	(BIT(ORCA_EQE_QP_FATAL) | \

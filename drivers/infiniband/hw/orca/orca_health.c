@@ -64,7 +64,17 @@ void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 	if (test_and_set_bit(ORCA_DEV_DEAD, &odev->flags))
 		return;
 	trace_orca_dev_dead(odev, reason);
+	odev->dead_reason = reason;
 	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
+	/*
+	 * The adapter's state for devlink health, before the fence's reset
+	 * erases it: the adapter takes the snapshot first (spec, "Diagnostic
+	 * dump").
+	 */
+	if (odev->has_dump) {
+		orca_wr32(odev, ORCA_REG_DUMP_CTRL, ORCA_DUMP_CTRL_SNAPSHOT);
+		set_bit(ORCA_DEV_DEATH_DUMP, &odev->flags);
+	}
 	orca_dev_fence(odev);
 	set_bit(ORCA_DEV_FENCED, &odev->flags);
 	wake_up_var(&odev->flags);
@@ -100,6 +110,7 @@ void orca_dead_work(struct work_struct *work)
 	}
 	/* Also while the core unregisters: its clients drain their QPs. */
 	orca_cq_kick_armed(odev);
+	orca_devlink_report_dead(odev);
 }
 
 /**

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA RoCE HCA driver: PCI probe and remove as a table of init/cleanup
- * stages, and the ib_device ops table and registration.
+ * ORCA RoCE HCA driver: PCI probe and remove, the bring-up and teardown of
+ * an orca_dev as a table of init/cleanup stages (also run by a devlink
+ * health recovery, orca_devlink.c), and the ib_device ops table and
+ * registration.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -13,23 +15,27 @@
 MODULE_DESCRIPTION("ORCA RoCE host channel adapter driver");
 MODULE_LICENSE("GPL");
 
-static int orca_pci_init(struct orca_dev *odev)
+/*
+ * What belongs to the PCI function and outlives an orca_dev: the enabled
+ * function, its BARs.  Bus mastering is the orca_dev's (orca_reset()): a
+ * dead device's fence clears it.
+ */
+static int orca_pci_init(struct orca_pf *pf)
 {
-	struct pci_dev *pdev = odev->pdev;
+	struct pci_dev *pdev = pf->pdev;
 	int err;
 
 	err = pcim_enable_device(pdev);
 	if (err)
 		return err;
-	pci_set_master(pdev);
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err) {
 		dev_err(&pdev->dev, "no 64-bit DMA (%d)\n", err);
 		return err;
 	}
-	odev->regs = pcim_iomap_region(pdev, ORCA_BAR_REGS, KBUILD_MODNAME);
-	if (IS_ERR(odev->regs))
-		return PTR_ERR(odev->regs);
+	pf->regs = pcim_iomap_region(pdev, ORCA_BAR_REGS, KBUILD_MODNAME);
+	if (IS_ERR(pf->regs))
+		return PTR_ERR(pf->regs);
 	if (pci_resource_len(pdev, ORCA_BAR_REGS) < ORCA_BAR_REGS_SIZE) {
 		dev_err(&pdev->dev, "register BAR too small\n");
 		return -ENODEV;
@@ -57,6 +63,7 @@ static int orca_reset(struct orca_dev *odev)
 		return -ENODEV;
 	}
 	odev->fw_ver = orca_rd32(odev, ORCA_REG_FW_VERSION);
+	odev->has_dump = orca_rd32(odev, ORCA_REG_CAPS) & ORCA_CAPS_DUMP;
 	odev->reset_timeout_ms = clamp_t(u32,
 					 orca_rd32(odev, ORCA_REG_RESET_TIMEOUT_MS),
 					 100, 60000);
@@ -67,6 +74,8 @@ static int orca_reset(struct orca_dev *odev)
 			orca_rd32(odev, ORCA_REG_DEV_STATUS));
 		return err;
 	}
+	/* Reset: the device has no address of ours left to use. */
+	pci_set_master(odev->pdev);
 	dev_info(dev, "ORCA interface %lu.%lu firmware %lu.%lu.%lu\n",
 		 FIELD_GET(ORCA_IF_VERSION_MAJOR, ver),
 		 FIELD_GET(ORCA_IF_VERSION_MINOR, ver),
@@ -250,7 +259,6 @@ struct orca_stage {
 };
 
 static const struct orca_stage orca_stages[] = {
-	{ "pci", orca_pci_init, NULL },
 	{ "reset", orca_reset, NULL },
 	{ "irqs", orca_irqs_init, orca_irqs_cleanup },
 	{ "cmdq", orca_cmdq_init, orca_cmdq_cleanup },
@@ -273,40 +281,52 @@ static void orca_stages_cleanup(struct orca_dev *odev, int n)
 			orca_stages[n].cleanup(odev);
 }
 
-static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/**
+ * orca_dev_create() - bring up an orca_dev on a PCI function
+ * @pf: the function, enabled and mapped
+ *
+ * Runs every stage, from the reset to the ib_device's registration; at
+ * probe, and again by a devlink health recovery after the previous
+ * orca_dev was destroyed.
+ *
+ * Return: the device, or an ERR_PTR() with the failed stage undone.
+ */
+struct orca_dev *orca_dev_create(struct orca_pf *pf)
 {
 	struct orca_dev *odev;
 	int i, err;
 
 	odev = ib_alloc_device(orca_dev, ibdev);
 	if (!odev)
-		return -ENOMEM;
-	odev->pdev = pdev;
+		return ERR_PTR(-ENOMEM);
+	odev->pf = pf;
+	odev->pdev = pf->pdev;
+	odev->regs = pf->regs;
 	xa_init_flags(&odev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&odev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init(&odev->srq_xa);
 	INIT_WORK(&odev->dead_work, orca_dead_work);
-	pci_set_drvdata(pdev, odev);
 
 	for (i = 0; i < ARRAY_SIZE(orca_stages); i++) {
 		err = orca_stages[i].init(odev);
 		if (err) {
-			dev_err(&pdev->dev, "probe stage %s failed (%d)\n",
+			dev_err(&pf->pdev->dev, "probe stage %s failed (%d)\n",
 				orca_stages[i].name, err);
 			orca_stages_cleanup(odev, i);
 			disable_work_sync(&odev->dead_work);
-			pci_set_drvdata(pdev, NULL);
 			ib_dealloc_device(&odev->ibdev);
-			return err;
+			return ERR_PTR(err);
 		}
 	}
-	return 0;
+	return odev;
 }
 
-static void orca_remove(struct pci_dev *pdev)
+/**
+ * orca_dev_destroy() - tear an orca_dev down, dead or alive
+ * @odev: device from orca_dev_create()
+ */
+void orca_dev_destroy(struct orca_dev *odev)
 {
-	struct orca_dev *odev = pci_get_drvdata(pdev);
-
 	orca_stages_cleanup(odev, ARRAY_SIZE(orca_stages));
 	disable_work_sync(&odev->dead_work);
 	WARN_ON(!xa_empty(&odev->cq_xa));
@@ -315,8 +335,50 @@ static void orca_remove(struct pci_dev *pdev)
 	xa_destroy(&odev->cq_xa);
 	xa_destroy(&odev->qp_xa);
 	xa_destroy(&odev->srq_xa);
-	pci_set_drvdata(pdev, NULL);
 	ib_dealloc_device(&odev->ibdev);
+}
+
+static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct orca_dev *odev;
+	struct orca_pf *pf;
+	int err;
+
+	pf = orca_pf_alloc(pdev);
+	if (!pf)
+		return -ENOMEM;
+	err = orca_pci_init(pf);
+	if (err)
+		goto err_free;
+	odev = orca_dev_create(pf);
+	if (IS_ERR(odev)) {
+		err = PTR_ERR(odev);
+		goto err_free;
+	}
+	pf->odev = odev;
+	err = orca_pf_register(pf);
+	if (err)
+		goto err_destroy;
+	pci_set_drvdata(pdev, pf);
+	return 0;
+
+err_destroy:
+	orca_dev_destroy(odev);
+err_free:
+	orca_pf_free(pf);
+	return err;
+}
+
+static void orca_remove(struct pci_dev *pdev)
+{
+	struct orca_pf *pf = pci_get_drvdata(pdev);
+
+	/* No recovery runs or starts past this: pf->odev is ours. */
+	orca_pf_unregister(pf);
+	if (pf->odev)
+		orca_dev_destroy(pf->odev);
+	pci_set_drvdata(pdev, NULL);
+	orca_pf_free(pf);
 }
 
 static const struct pci_device_id orca_pci_ids[] = {
