@@ -146,6 +146,8 @@ fault_scenario() {
 		return
 	fi
 	# (no process substitution: the guest has no /dev/fd)
+	# The scenarios are about a dead adapter: no devlink recovery.
+	ok_if "$s: devlink fw_fatal auto_recover off" orca_auto_recover off
 	c=$(emu_dma_counts)
 	b0=${c% *} l0=${c#* }
 	dmesg_mark=$(dmesg | wc -l)

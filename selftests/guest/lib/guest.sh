@@ -8,6 +8,7 @@
 #                         kept as "# " comments when it fails
 #   expect_eq NAME GOT WANT
 #   orca_load             load ib_core, the orca driver and the observer
+#   orca_auto_recover on|off  devlink fw_fatal auto_recover of orca_0
 #   wait_for SECS CMD...  poll CMD (every 0.2 s) until it succeeds
 #   barrier NAME SECS     wait until every guest of the run reached NAME
 #   flag_set NAME / flag_wait SECS NAME [NAME...]
@@ -100,6 +101,16 @@ orca_load() {
 	modprobe ib_core && modprobe ib_uverbs &&
 	insmod "$ktest_ko" 2>/dev/null; insmod "$orca_ko" &&
 	wait_for 20 test -e /sys/class/infiniband/orca_0
+}
+
+# orca_auto_recover on|off: whether the devlink fw_fatal reporter of
+# orca_0's function recovers a dead adapter by itself (on after every
+# load).  Tests of what a dead adapter does turn it off.
+orca_auto_recover() {
+	local fn
+	fn=$(basename "$(readlink -f /sys/class/infiniband/orca_0/device)")
+	devlink health set "pci/$fn" reporter fw_fatal auto_recover \
+		"$([ "$1" = on ] && echo true || echo false)"
 }
 
 # The netdev the adapter's port is paired with (the guest's only NIC).
