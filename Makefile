@@ -13,6 +13,8 @@
 #                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings,
 #                   ORCA_BENCH="nvmeof perftest ulp" the workloads)
 #   make check      all tests: unit, lint, guest (README)
+#   make check-long the long tier: soaks and baselines without ORCA that
+#                   make check leaves out (guest tests marked "# tier: long")
 #   make check-debug  the guest tests on a debug kernel (KASAN, lockdep,
 #                   kmemleak, UBSAN), built once and cached; the first run
 #                   takes about an hour longer (scripts/check-debug.sh)
@@ -38,6 +40,9 @@ $(TR_GOALS): toolroot
 check: toolroot
 	@$(IN_TOOLROOT) selftests/run.sh
 
+check-long: toolroot
+	@$(IN_TOOLROOT) selftests/run.sh --long
+
 check-debug: toolroot
 	@$(IN_TOOLROOT) ORCA_TIMEOUT_SCALE=$(ORCA_TIMEOUT_SCALE) \
 		ORCA_DEBUG_KERNEL_DIR=$(ORCA_DEBUG_KERNEL_DIR) scripts/check-debug.sh $(TESTS)
@@ -57,7 +62,7 @@ clean:
 		-o -name modules.order | xargs rm -f
 	rm -f Module.symvers modules.order
 
-.PHONY: $(TR_GOALS) check check-debug demo bench toolroot clean
+.PHONY: $(TR_GOALS) check check-long check-debug demo bench toolroot clean
 
 else # inside the toolroot
 

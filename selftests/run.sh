@@ -9,11 +9,26 @@
 # puts it there).
 #
 # Usage: selftests/run.sh [-k PATTERN]   only programs whose name matches
+#        selftests/run.sh --long [-k PATTERN]   the long tier instead
+#
+# Tiers: a guest test whose script has a line "# tier: long" (a soak, or a
+# baseline without ORCA in it) is left out of make check, which must stay
+# short enough to run on every change, and runs in make check-long.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+tier=check
+if [ "${1:-}" = --long ]; then
+	tier=long
+	shift
+fi
 filter=
 [ "${1:-}" = -k ] && filter=${2:-}
+
+# test_tier SCRIPT: the tier a guest test belongs to.
+test_tier() {
+	if grep -qx '# tier: long' "$1"; then echo long; else echo check; fi
+}
 
 pass=0 fail=0 skip=0
 logdir=$top/out/check
@@ -55,6 +70,16 @@ if ! make --no-print-directory all >"$logdir/build.log" 2>&1; then
 	exit 1
 fi
 
+if [ "$tier" = long ]; then
+	for t in selftests/guest/[0-9]*.sh; do
+		[ -x "$t" ] && [ "$(test_tier "$t")" = long ] || continue
+		run_program "guest/$(basename "$t" .sh)" "$t"
+	done
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ]
+	exit
+fi
+
 # 1. Native unit tests.
 for t in emulator/build/tests/test_*; do
 	[ -x "$t" ] || continue
@@ -73,7 +98,7 @@ done
 
 # 3. Guest tests, in name order.
 for t in selftests/guest/[0-9]*.sh; do
-	[ -x "$t" ] || continue
+	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] || continue
 	run_program "guest/$(basename "$t" .sh)" "$t"
 done
 
