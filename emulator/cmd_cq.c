@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completion queues: CREATE_CQ, RESIZE_CQ, DESTROY_CQ.  A CQ is bound to an
- * EQ (its COMP events) and a UAR, and keeps its page list and doorbell
- * record for the data path.  RESIZE_CQ validates the new buffer completely
+ * Completion queues: CREATE_CQ, RESIZE_CQ, DESTROY_CQ, QUERY_CQ.  A CQ is
+ * bound to an EQ (its COMP events) and a UAR, and keeps its page list and
+ * doorbell record for the data path.  RESIZE_CQ validates the new buffer completely
  * before swapping it in, so a failed resize leaves the CQ untouched, and
  * carries the unpolled CQEs over so that indices continue across it.
  */
@@ -165,6 +165,44 @@ int cmd_resize_cq(struct cmd_ctx *c)
 	cq->buf = buf;
 	cq->log_depth = in.log_depth;
 	return ORCA_CMD_ST_OK;
+}
+
+/*
+ * The CQ as the engine sees it: its producer index, and the doorbell
+ * record's ci and arm word read now (zero if the record is unreachable:
+ * the query still answers, it is for diagnosis).
+ */
+int cmd_query_cq(struct cmd_ctx *c)
+{
+	struct emu_cq *cq = objtab_get(&c->eng->cqs, cmd_in_handle(c));
+	struct orca_cq_db_rec *rec;
+	struct orca_cq_attr a;
+	uint32_t ci = 0, arm = 0;
+
+	if (!cq)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	rec = engine_dma(c->eng, cq->db_rec, sizeof(*rec));
+	if (rec) {
+		ci = le32toh(atomic_load_explicit((_Atomic uint32_t *)&rec->ci,
+						  memory_order_acquire));
+		arm = le32toh(atomic_load_explicit((_Atomic uint32_t *)&rec->arm,
+						   memory_order_acquire));
+	}
+	memset(&a, 0, sizeof(a));
+	a.cqn = htole32(cq->cqn);
+	a.eqn = htole32(cq->eqn);
+	a.pi = htole32(cq->pi);
+	a.ci = htole32(ci);
+	a.arm = htole32(arm);
+	a.arm_fired = htole32(cq->arm_fired);
+	a.overruns = htole32(cq->overruns);
+	a.log_depth = cq->log_depth;
+	if ((arm & (ORCA_CQ_ARM_ANY | ORCA_CQ_ARM_SOLICITED)) &&
+	    FIELD_GET(ORCA_CQ_ARM_SEQ, arm) != cq->arm_fired)
+		a.flags |= ORCA_CQ_ATTR_F_ARMED;
+	if (cq->overrun)
+		a.flags |= ORCA_CQ_ATTR_F_OVERRUN;
+	return cmd_write_out(c, &a, sizeof(a));
 }
 
 int cmd_destroy_cq(struct cmd_ctx *c)

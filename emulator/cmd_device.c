@@ -5,6 +5,7 @@
  * port's GID table, which address vectors index by sgid_index).
  */
 #include <endian.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "engine_priv.h"
@@ -39,7 +40,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_SRQ | ORCA_DEV_CAP_ATOMIC |
 				    ORCA_DEV_CAP_FRWR | ORCA_DEV_CAP_ROCE_V2 |
 				    ORCA_DEV_CAP_PGL_CHAIN |
-				    ORCA_DEV_CAP_REG_MR_PGSZ),
+				    ORCA_DEV_CAP_REG_MR_PGSZ |
+				    ORCA_DEV_CAP_IDENTITY),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_TAB_LIMIT - 1),
@@ -65,13 +67,18 @@ int cmd_query_device(struct cmd_ctx *c)
 		.max_qp_init_rd_atom = EMU_MAX_RD_ATOM,
 		.num_ports = 1,
 		.local_ca_ack_delay = 15,
+		.hca_type = EMU_HCA_TYPE,
+		.board_id = EMU_BOARD_ID,
 	};
 	/* EUI-64 from the MAC, in wire (big endian) byte order. */
 	uint8_t guid[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
 			    mac[3], mac[4], mac[5] };
 
+	static_assert(offsetof(struct orca_dev_caps, hca_type) ==
+		      ORCA_DEV_CAPS_V1_0_LEN, "1.0 size of orca_dev_caps");
 	memcpy(&caps.sys_image_guid, guid, sizeof(guid));
-	return cmd_write_out(c, &caps, sizeof(caps));
+	return cmd_write_out_grown(c, &caps, sizeof(caps),
+				   ORCA_DEV_CAPS_V1_0_LEN);
 }
 
 int cmd_query_port(struct cmd_ctx *c)

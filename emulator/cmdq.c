@@ -36,6 +36,7 @@ static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
 	[ORCA_CMD_CREATE_CQ]	= cmd_create_cq,
 	[ORCA_CMD_RESIZE_CQ]	= cmd_resize_cq,
 	[ORCA_CMD_DESTROY_CQ]	= cmd_destroy_cq,
+	[ORCA_CMD_QUERY_CQ]	= cmd_query_cq,
 	[ORCA_CMD_CREATE_MR]	= cmd_create_mr,
 	[ORCA_CMD_DESTROY_MR]	= cmd_destroy_mr,
 	[ORCA_CMD_CREATE_QP]	= cmd_create_qp,
@@ -61,6 +62,18 @@ int cmd_write_out(struct cmd_ctx *c, const void *src, size_t len)
 		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
 	memcpy(dst, src, len);
 	return ORCA_CMD_ST_OK;
+}
+
+/*
+ * An output that grew in a minor version: out_len must cover its first
+ * @min_len bytes (the older size), and min(out_len, @len) are written.
+ */
+int cmd_write_out_grown(struct cmd_ctx *c, const void *src, size_t len,
+			size_t min_len)
+{
+	if (c->out_len < min_len)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_LENGTH);
+	return cmd_write_out(c, src, c->out_len < len ? c->out_len : len);
 }
 
 void cmd_set_handle(struct cmd_ctx *c, uint32_t handle)

@@ -44,7 +44,10 @@
 #define EMU_SPEED_MBPS		25000
 #define EMU_CMD_TIMEOUT_MS	5000
 #define EMU_RESET_TIMEOUT_MS	2000
-#define EMU_FW_VERSION		0x01000000	/* 1.0.0 */
+#define EMU_FW_VERSION		0x01020000	/* 1.2.0 */
+/* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
+#define EMU_HCA_TYPE		"ORCA-EMU"
+#define EMU_BOARD_ID		"ORCA_EMU_0001"
 #define EMU_QPN_GSI		1
 #define EMU_EQ_DB_CI_MASK	ORCA_EQ_DB_CI
 /*
@@ -117,6 +120,7 @@ struct emu_cq {
 	uint32_t sol_idx;		/* last solicited or error CQE */
 	bool sol_valid;
 	bool overrun;
+	uint32_t overruns;		/* CQEs refused for lack of room */
 };
 
 struct emu_srq {
@@ -310,6 +314,8 @@ void dump_free(struct orca_engine *eng);
 void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
 		  uint64_t comp_base, uint8_t log_depth, uint32_t gen);
 int cmd_write_out(struct cmd_ctx *c, const void *src, size_t len);
+int cmd_write_out_grown(struct cmd_ctx *c, const void *src, size_t len,
+			size_t min_len);
 void cmd_set_handle(struct cmd_ctx *c, uint32_t handle);
 int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 			uint32_t first, uint32_t npages, uint8_t page_shift,
@@ -351,6 +357,7 @@ int cmd_destroy_pd(struct cmd_ctx *c);
 int cmd_create_cq(struct cmd_ctx *c);
 int cmd_resize_cq(struct cmd_ctx *c);
 int cmd_destroy_cq(struct cmd_ctx *c);
+int cmd_query_cq(struct cmd_ctx *c);
 int cmd_create_mr(struct cmd_ctx *c);
 int cmd_destroy_mr(struct cmd_ctx *c);
 int cmd_create_qp(struct cmd_ctx *c);

@@ -47,8 +47,12 @@ int roce_cq_post(struct orca_engine *eng, uint32_t cqn, struct orca_cqe *cqe,
 	struct orca_cqe *slot;
 	uint8_t flags;
 
-	if (!cq || cq->overrun)
+	if (!cq)
 		return -ENOSPC;
+	if (cq->overrun) {
+		cq->overruns++;
+		return -ENOSPC;
+	}
 	depth = 1u << cq->log_depth;
 	if (!cq_read_rec(eng, cq, &ci, &arm) || cq->pi - ci >= depth)
 		goto overrun;
@@ -79,6 +83,7 @@ int roce_cq_post(struct orca_engine *eng, uint32_t cqn, struct orca_cqe *cqe,
 
 overrun:
 	cq->overrun = true;
+	cq->overruns++;
 	eng->roce->st.cq_overruns++;
 	eq_post(eng, 0, ORCA_EQE_CQ_ERR, cqn, 0);
 	return -ENOSPC;

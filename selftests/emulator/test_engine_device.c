@@ -37,8 +37,29 @@ static void test_query_device(void)
 	CHECK(le64toh(caps->page_size_cap) & (1ull << 30));
 	CHECK(!(le64toh(caps->page_size_cap) & (1ull << 11)));
 	CHECK(((uint8_t *)&caps->sys_image_guid)[3] == 0xff);
+	/* 1.2 identity: NUL-padded strings, flagged by their cap bit. */
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_IDENTITY);
+	CHECK(!memcmp(caps->hca_type, "ORCA-EMU", sizeof("ORCA-EMU")));
+	CHECK(!memcmp(caps->board_id, "ORCA_EMU_0001",
+		      sizeof("ORCA_EMU_0001")));
+	CHECK(caps->hca_type[sizeof(caps->hca_type) - 1] == 0);
+	CHECK(caps->board_id[sizeof(caps->board_id) - 1] == 0);
 
-	c.out_len = sizeof(*caps) - 1;
+	/*
+	 * The structure grew in 1.2: a 1.0/1.1 driver's out_len of 136 bytes
+	 * still works and gets exactly that much; less is refused.
+	 */
+	memset(caps, 0xa5, 4096);
+	c.out_len = ORCA_DEV_CAPS_V1_0_LEN;
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
+	CHECK(le32toh(caps->max_qp) == 65535);
+	CHECK(caps->hca_type[0] == 0xa5);
+	memset(caps, 0xa5, 4096);
+	c.out_len = 4096;
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
+	CHECK(caps->board_id[0] == 'O');
+	CHECK(((uint8_t *)caps)[sizeof(*caps)] == 0xa5);
+	c.out_len = ORCA_DEV_CAPS_V1_0_LEN - 1;
 	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_BAD_LENGTH);
 	c.out_len = sizeof(*caps);
 	c.out_addr = UNMAPPED;

@@ -159,6 +159,65 @@ static void test_cq_resize(void)
 	ktap_case_end("cq_resize");
 }
 
+static int query_cq(struct th *t, uint32_t cqn, uint64_t out,
+		    uint32_t out_len)
+{
+	struct orca_cmd_destroy_obj q = { .handle = htole32(cqn) };
+	struct tcmd c = {
+		.opcode = ORCA_CMD_QUERY_CQ, .in = &q, .in_size = sizeof(q),
+		.out_addr = out, .out_len = out_len,
+	};
+
+	return th_exec(t, &c);
+}
+
+/* QUERY_CQ (1.2): the adapter's view of a CQ, its record read at once. */
+static void test_cq_query(void)
+{
+	struct orca_cmd_create_cq in;
+	struct orca_cq_db_rec *rec;
+	struct orca_cq_attr *a;
+	struct th_objs o;
+	uint64_t out;
+	uint32_t cqn;
+	struct th t;
+
+	CHECK(th_setup(&t, &o));
+	in = th_cq_in(&t, 0, o.uar, 7);
+	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), 0, 0) == 0);
+	cqn = th_out_handle(&t);
+	rec = gptr(&t, le64toh(in.db_rec_addr));
+	out = galloc(&t, 4096, 0);
+	a = gptr(&t, out);
+	memset(a, 0xa5, sizeof(*a));
+	CHECK(query_cq(&t, cqn, out, sizeof(*a)) == ORCA_CMD_ST_OK);
+	CHECK(le32toh(a->cqn) == cqn && le32toh(a->eqn) == 0);
+	CHECK(a->log_depth == 7 && a->flags == 0);
+	CHECK(a->pi == 0 && a->ci == 0 && a->arm == 0 && a->overruns == 0);
+	CHECK(a->arm_fired == 0 && a->rsvd0 == 0 && a->rsvd[3] == 0);
+
+	/* Armed: a new sequence with ANY or SOLICITED that has not fired. */
+	rec->arm = htole32(FIELD_PREP(ORCA_CQ_ARM_SEQ, 1) | ORCA_CQ_ARM_ANY);
+	rec->ci = htole32(0);
+	CHECK(query_cq(&t, cqn, out, sizeof(*a)) == ORCA_CMD_ST_OK);
+	CHECK(a->flags == ORCA_CQ_ATTR_F_ARMED);
+	CHECK(le32toh(a->arm) == le32toh(rec->arm));
+	rec->arm = htole32(FIELD_PREP(ORCA_CQ_ARM_SEQ, 2));
+	CHECK(query_cq(&t, cqn, out, sizeof(*a)) == ORCA_CMD_ST_OK);
+	CHECK(a->flags == 0);
+
+	CHECK(query_cq(&t, cqn, out, sizeof(*a) - 1) ==
+	      ORCA_CMD_ST_BAD_LENGTH);
+	CHECK(query_cq(&t, cqn, UNMAPPED, sizeof(*a)) ==
+	      ORCA_CMD_ST_DMA_ERROR);
+	CHECK(query_cq(&t, 99, out, sizeof(*a)) == ORCA_CMD_ST_BAD_HANDLE);
+	CHECK(query_cq(&t, 0, out, sizeof(*a)) == ORCA_CMD_ST_BAD_HANDLE);
+	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, cqn) == ORCA_CMD_ST_OK);
+	CHECK(query_cq(&t, cqn, out, sizeof(*a)) == ORCA_CMD_ST_BAD_HANDLE);
+	th_fini(&t);
+	ktap_case_end("cq_query");
+}
+
 struct mr_req {
 	struct orca_cmd_create_mr in;
 	uint64_t list;
@@ -729,9 +788,10 @@ static void test_teardown_with_objects_no_leak(void)
 
 int main(void)
 {
-	ktap_plan(11);
+	ktap_plan(12);
 	test_cq_create_errors();
 	test_cq_resize();
+	test_cq_query();
 	test_mr_create_kinds();
 	test_mr_create_errors();
 	test_mr_chained_page_list();

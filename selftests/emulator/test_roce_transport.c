@@ -1002,8 +1002,26 @@ static int comp_events(struct node *n, uint32_t cqn)
 }
 
 /* CQ arming: one COMP per arm; SOLICITED waits for a solicited CQE. */
+/* QUERY_CQ: the adapter's view of @cqn, or the command's status. */
+static int query_cq(struct node *n, uint32_t cqn, struct orca_cq_attr *a)
+{
+	struct orca_cmd_destroy_obj q = { .handle = htole32(cqn) };
+	uint64_t out = galloc(&n->t, 4096, 0);
+	struct tcmd c = {
+		.opcode = ORCA_CMD_QUERY_CQ, .in = &q, .in_size = sizeof(q),
+		.out_addr = out, .out_len = sizeof(*a),
+	};
+	int st;
+
+	engine_flush(n->t.eng);
+	st = th_exec(&n->t, &c);
+	memcpy(a, gptr(&n->t, out), sizeof(*a));
+	return st;
+}
+
 static void test_cq_arm(void)
 {
+	struct orca_cq_attr qa;
 	struct pair p;
 	struct orca_send_wqe_hdr h;
 	struct orca_cqe c;
@@ -1029,8 +1047,15 @@ static void test_cq_arm(void)
 				 ORCA_CQE_ST_SUCCESS, NULL));
 	}
 	CHECK(comp_events(p.nb, p.bcq.cqn) == 1);	/* once per arm */
+	/* QUERY_CQ: two CQEs written and consumed, arm 1 fired. */
+	CHECK(query_cq(p.nb, p.bcq.cqn, &qa) == ORCA_CMD_ST_OK);
+	CHECK(le32toh(qa.pi) == 2 && le32toh(qa.ci) == 2);
+	CHECK(le32toh(qa.arm_fired) == 1 && qa.flags == 0);
+	CHECK(qa.log_depth == 10 && le32toh(qa.overruns) == 0);
 
 	arm_cq(p.nb, &p.bcq, 2, ORCA_CQ_ARM_SOLICITED);
+	CHECK(query_cq(p.nb, p.bcq.cqn, &qa) == ORCA_CMD_ST_OK);
+	CHECK(qa.flags == ORCA_CQ_ATTR_F_ARMED);
 	post_recv(p.nb, &p.bqp, 1202, &r, 1);
 	h = wqe(ORCA_WQE_SEND, 1212);
 	post_send(p.na, &p.aqp, &h, &s, 1);
@@ -1065,6 +1090,27 @@ static void test_cq_arm(void)
 	CHECK(comp_events(p.nb, p.bcq.cqn) == 1);
 	CHECK(expect_cqe(p.nb, &p.bcq, 1204, ORCA_CQE_RECV,
 			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(query_cq(p.nb, p.bcq.cqn, &qa) == ORCA_CMD_ST_OK);
+	CHECK(le32toh(qa.pi) == 5 && !(qa.flags & ORCA_CQ_ATTR_F_OVERRUN));
+
+	/*
+	 * Overrun: a consumer index a whole ring behind leaves no room; the
+	 * next CQE is refused, counted, and the CQ reports it.
+	 */
+	atomic_store((_Atomic __le32 *)&((struct orca_cq_db_rec *)
+		     gptr(&p.nb->t, p.bcq.rec))->ci, htole32(5 - 1024));
+	post_recv(p.nb, &p.bqp, 1205, &r, 1);
+	h = wqe(ORCA_WQE_SEND, 1215);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	for (int i = 0; i < 200; i++) {
+		engine_flush(p.na->t.eng);
+		CHECK(query_cq(p.nb, p.bcq.cqn, &qa) == ORCA_CMD_ST_OK);
+		if (qa.flags & ORCA_CQ_ATTR_F_OVERRUN)
+			break;
+		th_sleep_ms(5);
+	}
+	CHECK(qa.flags & ORCA_CQ_ATTR_F_OVERRUN);
+	CHECK(le32toh(qa.overruns) >= 1 && le32toh(qa.pi) == 5);
 	pair_fini(&p);
 	ktap_case_end("cq_arm_any_solicited_and_doorbell");
 }

@@ -113,6 +113,9 @@ struct orca_caps {
 	u8 max_qp_rd_atom;
 	u8 max_qp_init_rd_atom;
 	u8 local_ca_ack_delay;
+	/* ORCA_DEV_CAP_IDENTITY, else empty; printable ASCII */
+	char hca_type[ORCA_DEV_HCA_TYPE_LEN + 1];
+	char board_id[ORCA_DEV_BOARD_ID_LEN + 1];
 };
 
 /**

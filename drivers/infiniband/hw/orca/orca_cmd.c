@@ -7,6 +7,7 @@
  * the command context's preallocated DMA buffer (orca_cmdq.c), so no
  * command allocates DMA memory.
  */
+#include <linux/ctype.h>
 #include <linux/etherdevice.h>
 
 #include "orca.h"
@@ -15,6 +16,9 @@ static_assert(sizeof(struct orca_dev_caps) <= ORCA_CMDQ_OUT_BUF_BYTES);
 static_assert(sizeof(struct orca_port_attr) <= ORCA_CMDQ_OUT_BUF_BYTES);
 static_assert(sizeof(struct orca_port_stats) <= ORCA_CMDQ_OUT_BUF_BYTES);
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMDQ_OUT_BUF_BYTES);
+static_assert(sizeof(struct orca_cq_attr) <= ORCA_CMDQ_OUT_BUF_BYTES);
+static_assert(offsetof(struct orca_dev_caps, hca_type) ==
+	      ORCA_DEV_CAPS_V1_0_LEN);
 static_assert(ORCA_CMD_NUM_PORT_STATS * sizeof(__le64) <=
 	      sizeof(struct orca_port_stats));
 
@@ -42,6 +46,20 @@ static void orca_cmd_set_ring(struct orca_cmd *cmd,
 		orca_cmd_set_in_pgl(cmd, ring->pgl);
 	else
 		*page_addr = cpu_to_le64(ring->page_addr);
+}
+
+/*
+ * An identity string of QUERY_DEVICE: up to the first NUL, anything but
+ * printable ASCII replaced, so sysfs never shows what the adapter should
+ * not have sent.  @dst has room for @len + 1 bytes.
+ */
+static void orca_cmd_copy_ident(char *dst, const u8 *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && src[i]; i++)
+		dst[i] = isprint(src[i]) ? src[i] : '?';
+	dst[i] = '\0';
 }
 
 static u32 orca_cmd_out_handle(const struct orca_cmd_out *res)
@@ -100,6 +118,13 @@ int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	caps->max_qp_rd_atom = hw.max_qp_rd_atom;
 	caps->max_qp_init_rd_atom = hw.max_qp_init_rd_atom;
 	caps->local_ca_ack_delay = hw.local_ca_ack_delay;
+	/* Beyond the 1.0 size the buffer holds what an older device left. */
+	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {
+		orca_cmd_copy_ident(caps->hca_type, hw.hca_type,
+				    sizeof(hw.hca_type));
+		orca_cmd_copy_ident(caps->board_id, hw.board_id,
+				    sizeof(hw.board_id));
+	}
 	*num_ports = hw.num_ports;
 	return 0;
 }
@@ -432,6 +457,55 @@ int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
 	orca_cmd_av_from_hw(&attr->av, &hw.av);
 	attr->sq_draining = hw.sq_draining;
 	return 0;
+}
+
+/* QUERY_CQ (1.2): inline input is the cqn, as in DESTROY_CQ. */
+int orca_cmd_query_cq(struct orca_dev *odev, u32 cqn,
+		      struct orca_cmd_cq_attr *attr)
+{
+	struct orca_cq_attr hw;
+	int err;
+
+	err = orca_cmd_query_raw(odev, ORCA_CMD_QUERY_CQ, cqn, &hw, sizeof(hw));
+	if (err)
+		return err;
+	attr->cqn = le32_to_cpu(hw.cqn);
+	attr->eqn = le32_to_cpu(hw.eqn);
+	attr->pi = le32_to_cpu(hw.pi);
+	attr->ci = le32_to_cpu(hw.ci);
+	attr->arm = le32_to_cpu(hw.arm);
+	attr->arm_fired = le32_to_cpu(hw.arm_fired);
+	attr->overruns = le32_to_cpu(hw.overruns);
+	attr->log_depth = hw.log_depth;
+	attr->armed = hw.flags & ORCA_CQ_ATTR_F_ARMED;
+	attr->overrun = hw.flags & ORCA_CQ_ATTR_F_OVERRUN;
+	return 0;
+}
+
+/**
+ * orca_cmd_query_raw() - run a QUERY_* command and keep its output as is
+ * @odev: device
+ * @opcode: ORCA_CMD_QUERY_QP or ORCA_CMD_QUERY_CQ
+ * @handle: the qpn or cqn
+ * @buf: receives the little-endian output structure
+ * @len: its size (struct orca_qp_attr or struct orca_cq_attr)
+ *
+ * For the raw resource dumps of rdma restrack, which hand the adapter's
+ * own layout to userspace.
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP from a device that does not
+ * know the command).
+ */
+int orca_cmd_query_raw(struct orca_dev *odev, u16 opcode, u32 handle,
+		       void *buf, size_t len)
+{
+	struct orca_cmd_destroy_obj *in;
+	struct orca_cmd cmd;
+
+	orca_cmd_init(&cmd, opcode);
+	in = (void *)cmd.in;
+	in->handle = cpu_to_le32(handle);
+	return orca_cmd_exec_out(odev, &cmd, buf, len);
 }
 
 /* @sleepable: false from atomic context (the CM's locks). */

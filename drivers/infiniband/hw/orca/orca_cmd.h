@@ -141,6 +141,20 @@ struct orca_cmd_qp_attr {
 	bool sq_draining;
 };
 
+/* QUERY_CQ (1.2), in CPU order; struct orca_cq_attr says what each is. */
+struct orca_cmd_cq_attr {
+	u32 cqn;
+	u32 eqn;
+	u32 pi;
+	u32 ci;
+	u32 arm;
+	u32 arm_fired;
+	u32 overruns;
+	u8 log_depth;
+	bool armed;
+	bool overrun;
+};
+
 /* QUERY_PORT, in CPU order. */
 struct orca_cmd_port_info {
 	u8 state;
@@ -181,6 +195,10 @@ int orca_cmd_modify_qp(struct orca_dev *odev,
 		       const struct orca_cmd_qp_attr *attr);
 int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
 		      struct orca_cmd_qp_attr *attr);
+int orca_cmd_query_cq(struct orca_dev *odev, u32 cqn,
+		      struct orca_cmd_cq_attr *attr);
+int orca_cmd_query_raw(struct orca_dev *odev, u16 opcode, u32 handle,
+		       void *buf, size_t len);
 int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
 		       const struct orca_cmd_av *av, bool sleepable, u32 *ahn);
 int orca_cmd_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable);

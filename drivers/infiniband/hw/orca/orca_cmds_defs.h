@@ -46,6 +46,7 @@ enum orca_cmd_opcode {
 	ORCA_CMD_CREATE_CQ		= 0x28,
 	ORCA_CMD_RESIZE_CQ		= 0x29,
 	ORCA_CMD_DESTROY_CQ		= 0x2a,
+	ORCA_CMD_QUERY_CQ		= 0x2b,	/* 1.2 */
 	ORCA_CMD_CREATE_MR		= 0x30,
 	ORCA_CMD_DESTROY_MR		= 0x31,
 	ORCA_CMD_CREATE_QP		= 0x38,
@@ -155,6 +156,13 @@ struct orca_cmd_comp {
 #define ORCA_DEV_CAP_PGL_CHAIN		BIT(6)
 /* 1.1: a REG_MR work request carries its page size (page_shift). */
 #define ORCA_DEV_CAP_REG_MR_PGSZ	BIT(7)
+/* 1.2: orca_dev_caps has hca_type and board_id (the identity strings). */
+#define ORCA_DEV_CAP_IDENTITY		BIT(8)
+
+/* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
+#define ORCA_DEV_CAPS_V1_0_LEN		136
+#define ORCA_DEV_HCA_TYPE_LEN		16
+#define ORCA_DEV_BOARD_ID_LEN		64
 
 struct orca_dev_caps {
 	__le64 sys_image_guid;
@@ -187,6 +195,9 @@ struct orca_dev_caps {
 	u8 num_ports;
 	u8 local_ca_ack_delay;
 	__le32 rsvd[5];
+	/* 1.2, valid with ORCA_DEV_CAP_IDENTITY: NUL-padded ASCII. */
+	u8 hca_type[ORCA_DEV_HCA_TYPE_LEN];	/* adapter model */
+	u8 board_id[ORCA_DEV_BOARD_ID_LEN];	/* board (PSID-like) */
 };
 
 /* QUERY_PORT: inline input port number (1); output struct orca_port_attr. */
@@ -303,6 +314,27 @@ struct orca_cmd_resize_cq {
 	__le32 npages;
 	__le32 rsvd1;
 	__le64 page_addr;
+};
+
+/*
+ * QUERY_CQ (1.2): inline input the cqn (struct orca_cmd_destroy_obj);
+ * output struct orca_cq_attr at out_addr, the adapter's view of the CQ.
+ */
+#define ORCA_CQ_ATTR_F_ARMED		BIT(0)	/* an arm is pending */
+#define ORCA_CQ_ATTR_F_OVERRUN		BIT(1)	/* CQ_ERR was reported */
+
+struct orca_cq_attr {
+	__le32 cqn;
+	__le32 eqn;			/* completion EQ */
+	__le32 pi;			/* CQEs written, free-running */
+	__le32 ci;			/* doorbell record ci, read now */
+	__le32 arm;			/* doorbell record arm word, read now */
+	__le32 arm_fired;		/* ORCA_CQ_ARM_SEQ of the last event */
+	__le32 overruns;		/* CQEs the CQ had no room for */
+	u8 log_depth;
+	u8 flags;			/* ORCA_CQ_ATTR_F_* */
+	__le16 rsvd0;
+	__le32 rsvd[4];
 };
 
 /* Memory access rights, as in IB. */
@@ -485,6 +517,7 @@ struct orca_cmd_modify_srq {
 static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
 static_assert(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
 static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
+static_assert(sizeof(struct orca_cq_attr) == 48, "cq attr");
 static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
