@@ -666,6 +666,7 @@ int orca_caps_init(struct orca_dev *odev);
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
 void orca_get_dev_fw_str(struct ib_device *ibdev, char *str);
+extern const struct attribute_group orca_dev_attr_group;
 
 /* orca_pd.c */
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -2,7 +2,8 @@
 /*
  * ORCA device capabilities and attributes: QUERY_DEVICE at probe, and what
  * the RDMA core asks of the device as a whole (query_device, the firmware
- * version string).
+ * version string, and the hw_rev, hca_type and board_id sysfs attributes
+ * that mlx5, bnxt_re and ionic also have).
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -104,3 +105,49 @@ void orca_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 FIELD_GET(ORCA_FW_VERSION_MINOR, fw),
 		 FIELD_GET(ORCA_FW_VERSION_PATCH, fw));
 }
+
+/* sysfs: /sys/class/infiniband/orca_N/{hw_rev,hca_type,board_id} */
+static ssize_t hw_rev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct orca_dev *odev = rdma_device_to_drv_device(device,
+							  struct orca_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "0x%x\n", odev->caps.hw_rev);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+/* From QUERY_DEVICE (1.2); empty on an adapter without the identity cap. */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct orca_dev *odev = rdma_device_to_drv_device(device,
+							  struct orca_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "%s\n", odev->caps.hca_type);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct orca_dev *odev = rdma_device_to_drv_device(device,
+							  struct orca_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "%s\n", odev->caps.board_id);
+}
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *orca_dev_attrs[] = {
+	&dev_attr_hw_rev.attr,
+	&dev_attr_hca_type.attr,
+	&dev_attr_board_id.attr,
+	NULL
+};
+
+const struct attribute_group orca_dev_attr_group = {
+	.attrs = orca_dev_attrs,
+};

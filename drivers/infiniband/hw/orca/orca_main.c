@@ -153,6 +153,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
 	/* Every op taking a udata checks it with the core's helpers. */
 	.uverbs_robust_udata = 1,
+	.device_group = &orca_dev_attr_group,
 
 	.add_gid = orca_add_gid,
 	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
