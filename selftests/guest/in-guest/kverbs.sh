@@ -69,8 +69,8 @@ if [ "${KVERBS_EXPECT_RETRANSMITS:-0}" = 1 ]; then
 	echo "# $stats" >>"$ktap_out"
 	retrans=$(echo "$stats" | sed -n 's/.* retransmits \([0-9]*\).*/\1/p')
 	ok_if "retransmits counted (${retrans:-none})" test "${retrans:-0}" -gt 0
-	timeouts=$(echo "$stats" | sed -n 's/.* retry_timeouts \([0-9]*\).*/\1/p')
-	naks=$(echo "$stats" | sed -n 's/.* seq_naks_rx \([0-9]*\).*/\1/p')
+	timeouts=$(echo "$stats" | sed -n 's/.* local_ack_timeout_err \([0-9]*\).*/\1/p')
+	naks=$(echo "$stats" | sed -n 's/.* packet_seq_err \([0-9]*\).*/\1/p')
 	ok_if "recovery by timeout or sequence NAK" test $((${timeouts:-0} + ${naks:-0})) -gt 0
 fi
 ok_if "rmmod orca_kverbs" rmmod orca_kverbs

@@ -36,7 +36,7 @@ done
 expect_eq "max_mtu 4096" "$(ktest_port max_mtu)" 4096
 ok_if "rdma statistic shows the adapter's counters" sh -c \
 	"rdma statistic show link orca_0/1 | grep -q 'retransmits 0' &&
-	 rdma statistic show link orca_0/1 | grep -q 'rx_drops'"
+	 rdma statistic show link orca_0/1 | grep -q 'rx_roce_discards'"
 
 # The adapter is not trusted: malformed EQEs on every EQ (unknown types,
 # numbers of no object) are counted and dropped, without a kernel warning.

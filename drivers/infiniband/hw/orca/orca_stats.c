@@ -9,25 +9,29 @@
 /*
  * One name per __le64 of struct orca_port_stats, in the header's order: the
  * counter at index i is the i-th __le64 of the structure.
+ *
+ * The names are ABI.  Where another RoCE driver counts the same thing, its
+ * name is used (mlx5 and bnxt_re for the requester's view, rxe where it is
+ * the only one counting exactly this); the rest are ORCA's own.
  */
 static const struct rdma_stat_desc orca_port_stat_descs[] = {
-	{ .name = "tx_packets" },
-	{ .name = "rx_packets" },
+	{ .name = "sent_pkts" },		/* rxe */
+	{ .name = "rcvd_pkts" },		/* rxe */
 	{ .name = "loopback_packets" },
-	{ .name = "rx_drops" },
-	{ .name = "rx_bad_packets" },
+	{ .name = "rx_roce_discards" },		/* bnxt_re */
+	{ .name = "rx_roce_errors" },		/* bnxt_re */
 	{ .name = "rx_qkey_drops" },
-	{ .name = "rx_no_recv_wqe" },
+	{ .name = "out_of_buffer" },		/* mlx5, bnxt_re */
 	{ .name = "retransmits" },
-	{ .name = "retry_timeouts" },
-	{ .name = "rnr_naks_rx" },
-	{ .name = "rnr_naks_tx" },
-	{ .name = "seq_naks_rx" },
-	{ .name = "seq_naks_tx" },
+	{ .name = "local_ack_timeout_err" },	/* mlx5, bnxt_re */
+	{ .name = "rnr_nak_retry_err" },	/* mlx5, bnxt_re: received */
+	{ .name = "send_rnr_err" },		/* rxe: sent */
+	{ .name = "packet_seq_err" },		/* mlx5, bnxt_re: received */
+	{ .name = "out_of_seq_request" },	/* rxe: one NAK per episode */
 	{ .name = "err_naks_rx" },
 	{ .name = "err_naks_tx" },
 	{ .name = "acks_tx" },
-	{ .name = "dup_requests" },
+	{ .name = "duplicate_request" },	/* mlx5, bnxt_re, rxe */
 	{ .name = "cq_overruns" },
 	/* The driver's counters (enum orca_drv_stat) follow the adapter's. */
 	{ .name = "driver_bad_eqes" },
