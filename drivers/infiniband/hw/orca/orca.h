@@ -647,6 +647,8 @@ void orca_mmap_free(struct rdma_user_mmap_entry *entry);
 int orca_udb_get(struct orca_ucontext *uctx, u64 va, size_t len,
 		 struct orca_udb_page **page, dma_addr_t *dma);
 void orca_udb_put(struct orca_udb_page *page);
+void orca_udb_read(const struct orca_udb_page *page, dma_addr_t dma,
+		   void *buf, size_t len);
 
 /* orca_umem.c: user queue rings */
 #define ORCA_UQUEUE_PAGE_SHIFT	12
@@ -660,6 +662,14 @@ struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num);
 int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port_num, int index);
+
+/* orca_restrack.c: rdma restrack driver attributes and raw dumps */
+int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int orca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
+int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int orca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
+int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int orca_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
 
 /* orca_device.c: the device's capabilities and attributes */
 int orca_caps_init(struct orca_dev *odev);

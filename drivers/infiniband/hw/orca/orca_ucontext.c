@@ -205,6 +205,32 @@ out:
 	return err;
 }
 
+/**
+ * orca_udb_read() - copy a doorbell record out of its pinned user page
+ * @page: the page orca_udb_get() returned for the record
+ * @dma: the record's bus address from orca_udb_get()
+ * @buf: receives the record
+ * @len: its size, as given to orca_udb_get()
+ *
+ * For diagnostics (restrack, debugfs): the provider and the adapter keep
+ * writing the record, so the copy is a snapshot.
+ */
+void orca_udb_read(const struct orca_udb_page *page, dma_addr_t dma,
+		   void *buf, size_t len)
+{
+	struct scatterlist *sg = page->umem->sgt_append.sgt.sgl;
+	size_t off = dma - sg_dma_address(sg);
+	void *va;
+
+	if (WARN_ON_ONCE(off + len > PAGE_SIZE)) {
+		memset(buf, 0, len);
+		return;
+	}
+	va = kmap_local_page(sg_page(sg));
+	memcpy(buf, va + off, len);
+	kunmap_local(va);
+}
+
 /* Called once the adapter forgot the queue whose record is in @page. */
 void orca_udb_put(struct orca_udb_page *page)
 {
