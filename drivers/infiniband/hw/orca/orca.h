@@ -245,6 +245,8 @@ struct orca_port {
  * @srq_xa: srqn -> struct orca_srq
  * @port: the RoCE port
  * @drv_stats: enum orca_drv_stat counters
+ * @dbg: debugfs (orca_debugfs.c): the device's directory and the QP and
+ *	 CQ numbers the qp and cq files show
  */
 struct orca_dev {
 	struct ib_device ibdev;
@@ -275,6 +277,11 @@ struct orca_dev {
 	struct xarray srq_xa;
 	struct orca_port port;
 	atomic64_t drv_stats[ORCA_DRV_STAT_MAX];
+	struct {
+		struct dentry *dir;
+		u32 qpn;
+		u32 cqn;
+	} dbg;
 };
 
 static inline void orca_drv_stat_inc(struct orca_dev *odev,
@@ -671,6 +678,12 @@ int orca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
 int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int orca_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
 
+/* orca_debugfs.c: /sys/kernel/debug/orca/<PCI name>/ */
+int orca_debugfs_init(struct orca_dev *odev);
+void orca_debugfs_cleanup(struct orca_dev *odev);
+void orca_debugfs_register(void);
+void orca_debugfs_unregister(void);
+
 /* orca_device.c: the device's capabilities and attributes */
 int orca_caps_init(struct orca_dev *odev);
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -690,6 +703,8 @@ int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 		   const struct orca_pgl *pgl);
 bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq);
+struct orca_cq *orca_cq_get(struct orca_dev *odev, u32 cqn);
+void orca_cq_put(struct orca_cq *cq);
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void orca_cq_comp_event(struct orca_dev *odev, u32 cqn);
 void orca_cq_async_event(struct orca_dev *odev, u32 cqn);
@@ -709,6 +724,8 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 		   const struct orca_cmd_qp_params *p);
 bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
+struct orca_qp *orca_qp_get(struct orca_dev *odev, u32 qpn);
+void orca_qp_put(struct orca_qp *qp);
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata);
 int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -570,6 +570,7 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 					    ORCA_CMDQ_ATOMIC_WAIT_US);
 			return -EBUSY;
 		}
+		cmdq->timeouts++;
 		spin_unlock_irqrestore(&cmdq->lock, flags);
 		dev_err(&odev->pdev->dev, "command 0x%x (token %d) timed out\n",
 			opcode, token);
@@ -585,6 +586,8 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		return -EIO;
 	}
 	ctx->state = ORCA_CMD_CTX_FREE;
+	if (ctx->status != ORCA_CMD_ST_OK)
+		cmdq->failed++;
 	spin_unlock_irqrestore(&cmdq->lock, flags);
 
 	err = orca_cmd_status_to_errno(ctx->status);

@@ -101,6 +101,8 @@ struct orca_cmd_ctx {
  *	      oldest: the last completion, or the post into an empty queue.
  *	      The spec's timeout runs from there, so commands queued behind
  *	      slow ones never count as timed out.
+ * @failed: commands the device completed with a failure status
+ * @timeouts: commands that timed out (each one declared the device dead)
  * @orphan_ahs: AHs that orphaned CREATE_AH commands created, to destroy
  * @num_orphan_ahs: entries in @orphan_ahs
  * @orphan_work: destroys @orphan_ahs
@@ -123,6 +125,8 @@ struct orca_cmdq {
 	unsigned long timeout;
 	u32 outstanding;
 	unsigned long progress;
+	u64 failed;
+	u64 timeouts;
 	u32 *orphan_ahs;
 	u32 num_orphan_ahs;
 	struct work_struct orphan_work;

@@ -9,14 +9,14 @@
 
 #include "orca.h"
 
-static void orca_cq_put(struct orca_cq *cq)
+void orca_cq_put(struct orca_cq *cq)
 {
 	if (refcount_dec_and_test(&cq->refcnt))
 		complete(&cq->free);
 }
 
-/* Look up a CQ for an event; may run in hard IRQ context. */
-static struct orca_cq *orca_cq_get(struct orca_dev *odev, u32 cqn)
+/* Look up a CQ and take a reference; may run in hard IRQ context. */
+struct orca_cq *orca_cq_get(struct orca_dev *odev, u32 cqn)
 {
 	struct orca_cq *cq;
 	unsigned long flags;

@@ -275,6 +275,7 @@ static const struct orca_stage orca_stages[] = {
 	{ "health", orca_health_init, orca_health_cleanup },
 	{ "uar", orca_uar_init, orca_uar_cleanup },
 	{ "comp_eqs", orca_comp_eqs_init, orca_comp_eqs_cleanup },
+	{ "debugfs", orca_debugfs_init, orca_debugfs_cleanup },
 	{ "port", orca_port_init_hw, NULL },
 	{ "ib_setup", orca_ib_setup, NULL },
 	{ "netdev", orca_port_init, orca_port_cleanup },
@@ -401,4 +402,23 @@ static struct pci_driver orca_pci_driver = {
 	.probe = orca_probe,
 	.remove = orca_remove,
 };
-module_pci_driver(orca_pci_driver);
+
+static int __init orca_init(void)
+{
+	int err;
+
+	orca_debugfs_register();
+	err = pci_register_driver(&orca_pci_driver);
+	if (err)
+		orca_debugfs_unregister();
+	return err;
+}
+
+static void __exit orca_exit(void)
+{
+	pci_unregister_driver(&orca_pci_driver);
+	orca_debugfs_unregister();
+}
+
+module_init(orca_init);
+module_exit(orca_exit);

@@ -27,16 +27,15 @@ static_assert(ORCA_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
 
 #define ORCA_PSN_MASK		GENMASK(23, 0)
 
-static void orca_qp_put(struct orca_qp *qp)
+void orca_qp_put(struct orca_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->refcnt))
 		complete(&qp->free);
 }
 
-void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
-			 enum ib_event_type type)
+/* Look up a QP and take a reference; may run in hard IRQ context. */
+struct orca_qp *orca_qp_get(struct orca_dev *odev, u32 qpn)
 {
-	struct ib_event ev = {};
 	struct orca_qp *qp;
 	unsigned long flags;
 
@@ -45,6 +44,15 @@ void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 	if (qp && !refcount_inc_not_zero(&qp->refcnt))
 		qp = NULL;
 	xa_unlock_irqrestore(&odev->qp_xa, flags);
+	return qp;
+}
+
+void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
+			 enum ib_event_type type)
+{
+	struct orca_qp *qp = orca_qp_get(odev, qpn);
+	struct ib_event ev = {};
+
 	if (!qp) {
 		orca_unknown_object_event(odev, "QP", qpn);
 		return;
