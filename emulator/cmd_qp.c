@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine_priv.h"
+#include "roce.h"
 
 #define QP_24BIT	0xffffffu
 
@@ -310,6 +311,11 @@ int cmd_query_qp(struct cmd_ctx *c)
 	a.qp_state = qp->state;
 	a.cur_qp_state = qp->state;
 	a.sq_draining = 0;
+	/* The transport's PSNs, not the ones MODIFY_QP started them at. */
+	if (qp->roce && qp->state >= ORCA_QPS_RTR && qp->state <= ORCA_QPS_SQE)
+		a.rq_psn = htole32(qp->roce->epsn);
+	if (qp->roce && qp->state >= ORCA_QPS_RTS && qp->state <= ORCA_QPS_SQE)
+		a.sq_psn = htole32(qp->roce->snd_psn);
 	return cmd_write_out(c, &a, sizeof(a));
 }
 

@@ -1019,8 +1019,29 @@ static int query_cq(struct node *n, uint32_t cqn, struct orca_cq_attr *a)
 	return st;
 }
 
+/* QUERY_QP: the QP's current send and expected receive PSNs. */
+static int query_qp_psns(struct node *n, uint32_t qpn, uint32_t *sq_psn,
+			 uint32_t *rq_psn)
+{
+	struct orca_cmd_destroy_obj q = { .handle = htole32(qpn) };
+	uint64_t out = galloc(&n->t, 4096, 0);
+	struct orca_qp_attr *a = gptr(&n->t, out);
+	struct tcmd c = {
+		.opcode = ORCA_CMD_QUERY_QP, .in = &q, .in_size = sizeof(q),
+		.out_addr = out, .out_len = sizeof(*a),
+	};
+	int st;
+
+	engine_flush(n->t.eng);
+	st = th_exec(&n->t, &c);
+	*sq_psn = le32toh(a->sq_psn);
+	*rq_psn = le32toh(a->rq_psn);
+	return st;
+}
+
 static void test_cq_arm(void)
 {
+	uint32_t sq_psn, rq_psn;
 	struct orca_cq_attr qa;
 	struct pair p;
 	struct orca_send_wqe_hdr h;
@@ -1092,6 +1113,12 @@ static void test_cq_arm(void)
 			 ORCA_CQE_ST_SUCCESS, NULL));
 	CHECK(query_cq(p.nb, p.bcq.cqn, &qa) == ORCA_CMD_ST_OK);
 	CHECK(le32toh(qa.pi) == 5 && !(qa.flags & ORCA_CQ_ATTR_F_OVERRUN));
+	/* QUERY_QP reports the transport's PSNs: 5 sends from each start. */
+	CHECK(query_qp_psns(p.na, p.aqp.qpn, &sq_psn, &rq_psn) == 0);
+	CHECK(sq_psn == ((0xfffff0 + p.bqp.qpn + 5) & 0xffffff));
+	CHECK(query_qp_psns(p.nb, p.bqp.qpn, &sq_psn, &rq_psn) == 0);
+	CHECK(rq_psn == ((0xfffff0 + p.bqp.qpn + 5) & 0xffffff));
+	CHECK(sq_psn == ((0xfffff0 + p.aqp.qpn) & 0xffffff));
 
 	/*
 	 * Overrun: a consumer index a whole ring behind leaves no room; the
