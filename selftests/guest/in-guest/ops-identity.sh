@@ -40,6 +40,17 @@ expect_eq "hca_type is the adapter's" "$(cat $sys/hca_type)" \
 expect_eq "board_id is the adapter's" "$(cat $sys/board_id)" \
 	"$(emu_def EMU_BOARD_ID "$emu_h" | tr -d '"')"
 
+# ibstat (infiniband-diags) shows the same identity and an active port.
+ibstat orca_0 >/tmp/ibstat.out 2>&1
+sed 's/^/# ibstat: /' /tmp/ibstat.out >>"$ktap_out"
+ibstat_has() { grep -qE "^[[:space:]]*$1\$" /tmp/ibstat.out; }
+ok_if "ibstat: CA 'orca_0'" ibstat_has "CA 'orca_0'"
+ok_if "ibstat: CA type is hca_type" ibstat_has "CA type: $(cat $sys/hca_type)"
+ok_if "ibstat: firmware version is fw_ver" ibstat_has "Firmware version: $fw_want"
+ok_if "ibstat: port 1 Active on Ethernet" sh -c \
+	"grep -qE '^[[:space:]]*State: Active\$' /tmp/ibstat.out &&
+	 grep -qE '^[[:space:]]*Link layer: Ethernet\$' /tmp/ibstat.out"
+
 dbg=/sys/kernel/debug/orca/$(basename "$(readlink -f $sys/device)")
 ok_if "debugfs: $dbg has cmdq, eqs, qp, cq" \
 	test -r "$dbg/cmdq" -a -r "$dbg/eqs" -a -w "$dbg/qp" -a -w "$dbg/cq"
