@@ -37,13 +37,19 @@
 #define ROCE_TX_BURST		64	/* packets per QP per engine pass */
 #define ROCE_MAX_RES		EMU_MAX_RD_ATOM
 /*
- * Adaptive retransmission: a lost tail packet (last WRITE/SEND packet,
- * last READ response, READ request) shows no gap to anybody, and the QP's
+ * Early retransmission: a lost tail packet (last WRITE/SEND packet, last
+ * READ response, READ request) shows no gap to anybody, and the QP's
  * timeout from rdma_cm is ~1 s.  Like other RoCE adapters we retransmit
- * early, after this and then doubling, without spending retry_cnt: only
- * the QP's full timeout without progress counts as a retry, so the time
- * to retry exhaustion is unchanged.  Duplicates are harmless to any IBA
- * responder.
+ * early, without spending retry_cnt: only the QP's full timeout without
+ * progress counts as a retry, so the time to retry exhaustion is
+ * unchanged.  Duplicates are harmless to any IBA responder, but not free:
+ * a duplicate READ request makes the responder send the whole response
+ * again.  So the early timeout follows the round trips measured on the QP
+ * (RFC 6298: SRTT + 4 * RTTVAR, Karn's rule: no sample across a
+ * retransmission), never below ROCE_FAST_RTO_US, which is also the
+ * timeout before the first sample; it doubles on each early retry.  A
+ * slow peer (a loaded host, a busy rxe) then no longer gets each request
+ * several times.
  */
 #define ROCE_FAST_RTO_US	10000
 
@@ -64,6 +70,7 @@ struct roce_stats {
 	uint64_t retransmits;		/* request packets sent again */
 	uint64_t timeouts;
 	uint64_t fast_retries;		/* early retransmissions */
+	uint64_t rtt_samples;		/* round trips measured */
 	uint64_t rnr_naks_rx, rnr_naks_tx;
 	uint64_t seq_naks_rx, seq_naks_tx;
 	uint64_t err_naks_rx, err_naks_tx;
@@ -181,7 +188,10 @@ struct roce_qp {
 	uint8_t retry_left, rnr_left;
 	uint64_t retry_deadline;	/* us, 0: off */
 	uint64_t retry_full;		/* us: the QP's own timeout */
-	uint8_t rto_shift;		/* early retries since then */
+	uint8_t rto_shift;		/* early timeout doublings (Karn) */
+	uint32_t rtt_psn;		/* the PSN being timed ... */
+	uint64_t rtt_start;		/* ... sent at (us); 0: none */
+	uint32_t srtt_us, rttvar_us;	/* 0, 0: no sample yet */
 	bool retried;			/* a retry counted since progress */
 	uint64_t rnr_deadline;		/* us, 0: not waiting */
 	bool rd_gap_asked;		/* READ gap: asked again already */
@@ -284,6 +294,8 @@ void roce_req_arm_timer(struct roce_qp *rq);
  * a retry.  False when the full timeout has passed (a real retry is due).
  */
 bool roce_req_early_retry(struct roce_qp *rq, uint64_t now);
+void roce_req_rtt_acked(struct roce_qp *rq, uint32_t una, uint64_t now);
+uint64_t roce_req_early_rto(const struct roce_qp *rq);
 /* Sends READ @w's request again from rd_next; false if it could not. */
 bool roce_req_reread(struct roce_qp *rq, struct roce_swqe *w);
 /* Copies WQE @w's SGEs from the send queue; false if unreachable. */

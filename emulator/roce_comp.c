@@ -153,6 +153,7 @@ static void progress(struct roce_qp *rq, uint32_t una)
 {
 	if (roce_psn_diff(una, rq->una_psn) <= 0)
 		return;
+	roce_req_rtt_acked(rq, una, roce_now_us());
 	rq->una_psn = una & ROCE_PSN_MASK;
 	rq->retried = false;
 	rq->retry_left = rq->qp->attr.retry_cnt;

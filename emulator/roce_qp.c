@@ -48,13 +48,14 @@ void roce_dev_destroy(struct orca_engine *eng)
 	if (!dev)
 		return;
 	if (dev->st.tx_frames || dev->st.rx_frames)
-		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu timeouts %llu early %llu rx queue full %llu",
+		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu timeouts %llu early %llu (rtt samples %llu) rx queue full %llu",
 			(unsigned long long)dev->st.tx_frames,
 			(unsigned long long)dev->st.rx_frames,
 			(unsigned long long)dev->st.loopback,
 			(unsigned long long)dev->st.retransmits,
 			(unsigned long long)dev->st.timeouts,
 			(unsigned long long)dev->st.fast_retries,
+			(unsigned long long)dev->st.rtt_samples,
 			(unsigned long long)dev->st.rxq_full);
 	for (int i = 1; i < ROCE_RX_NERR; i++)
 		if (dev->drops.err[i])
@@ -223,6 +224,9 @@ static void start_requester(struct roce_qp *rq)
 	uint32_t psn = le32toh(a->sq_psn) & ROCE_PSN_MASK;
 
 	rq->snd_psn = rq->una_psn = rq->max_sent_psn = psn;
+	rq->rtt_start = 0;
+	rq->srtt_us = rq->rttvar_us = 0;
+	rq->rto_shift = 0;
 	rq->retry_left = a->retry_cnt;
 	rq->retried = false;
 	rq->rnr_left = a->rnr_retry;

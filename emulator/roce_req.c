@@ -40,19 +40,56 @@ static uint64_t timeout_us(const struct emu_qp *qp)
 	return ((4096ull << t) + 999) / 1000;
 }
 
+/*
+ * The early retransmission timeout (roce.h), doubled per early retry.  The
+ * doubling stays until a round trip is measured again (Karn): otherwise a
+ * peer slower than the timeout would see every request twice, and no
+ * round trip would ever be measured.
+ */
+uint64_t roce_req_early_rto(const struct roce_qp *rq)
+{
+	uint64_t rto = (uint64_t)rq->srtt_us + 4ull * rq->rttvar_us;
+
+	if (rto < ROCE_FAST_RTO_US)
+		rto = ROCE_FAST_RTO_US;
+	return rto << rq->rto_shift;
+}
+
+/* una moved: a round trip ends if the PSN being timed is acknowledged. */
+void roce_req_rtt_acked(struct roce_qp *rq, uint32_t una, uint64_t now)
+{
+	uint64_t sample;
+	uint32_t s, err;
+
+	if (!rq->rtt_start || roce_psn_diff(una, rq->rtt_psn) <= 0)
+		return;
+	sample = now > rq->rtt_start ? now - rq->rtt_start : 1;
+	rq->rtt_start = 0;
+	s = sample < UINT32_MAX / 16 ? (uint32_t)sample : UINT32_MAX / 16;
+	if (!rq->srtt_us) {
+		rq->srtt_us = s;
+		rq->rttvar_us = s / 2;
+	} else {
+		err = rq->srtt_us > s ? rq->srtt_us - s : s - rq->srtt_us;
+		rq->rttvar_us = rq->rttvar_us - rq->rttvar_us / 4 + err / 4;
+		rq->srtt_us = rq->srtt_us - rq->srtt_us / 8 + s / 8;
+	}
+	rq->rto_shift = 0;
+	rq->dev->st.rtt_samples++;
+}
+
 void roce_req_arm_timer(struct roce_qp *rq)
 {
-	uint64_t t = timeout_us(rq->qp), now;
+	uint64_t t = timeout_us(rq->qp), now, rto;
 
-	rq->rto_shift = 0;
 	if (!t || !roce_req_outstanding(rq)) {
 		rq->retry_deadline = 0;
 		return;
 	}
 	now = roce_now_us();
+	rto = roce_req_early_rto(rq);
 	rq->retry_full = now + t;
-	rq->retry_deadline = now + (t < ROCE_FAST_RTO_US ? t :
-					   ROCE_FAST_RTO_US);
+	rq->retry_deadline = now + (t < rto ? t : rto);
 }
 
 bool roce_req_early_retry(struct roce_qp *rq, uint64_t now)
@@ -63,7 +100,7 @@ bool roce_req_early_retry(struct roce_qp *rq, uint64_t now)
 		return false;
 	if (rq->rto_shift < 16)
 		rq->rto_shift++;
-	next = now + ((uint64_t)ROCE_FAST_RTO_US << rq->rto_shift);
+	next = now + roce_req_early_rto(rq);
 	rq->retry_deadline = next < rq->retry_full ? next : rq->retry_full;
 	roce_req_rewind(rq, rq->una_psn);
 	return true;
@@ -290,10 +327,18 @@ static uint32_t wire_imm(uint32_t le_field)
 
 static void note_sent(struct roce_qp *rq, uint32_t end_psn)
 {
-	if (roce_psn_diff(end_psn, rq->max_sent_psn) > 0)
+	if (roce_psn_diff(end_psn, rq->max_sent_psn) > 0) {
+		/* New PSNs from max_sent_psn on: time the first, if idle. */
+		if (!rq->rtt_start) {
+			rq->rtt_psn = rq->max_sent_psn;
+			rq->rtt_start = roce_now_us();
+		}
 		rq->max_sent_psn = end_psn & ROCE_PSN_MASK;
-	else
+	} else {
+		/* Karn: an ACK after a retransmission times neither send. */
+		rq->rtt_start = 0;
 		rq->dev->st.retransmits++;
+	}
 	if (!rq->retry_deadline)
 		roce_req_arm_timer(rq);
 }

@@ -7,10 +7,12 @@
  * is verified; errors must surface as the right CQE status; 5% frame loss
  * must be repaired by retransmission.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ktap.h"
 #include "roce_node.h"
@@ -525,6 +527,167 @@ static void test_lossy_128k(void)
 	CHECK(ms < 15000);
 	pair_fini(&p);
 	ktap_case_end("rc_128k_read_write_5pct_loss_reorder_cm_timeout");
+}
+
+/*
+ * A slow but loss-free peer: every frame arrives DELAY_MS after it was
+ * sent (a loaded host, a busy Soft-RoCE), a round trip of 2 * DELAY_MS,
+ * well above the 10 ms early retransmission timeout.  The early timeout
+ * must follow the measured round trip, so the requests go out about once:
+ * before, each 64 KiB READ was requested two or three times, and each
+ * duplicate READ request made the peer send the whole response again.
+ */
+#define DELAY_MS	25
+#define DELAY_SLOTS	2048
+
+struct delay_line {
+	struct node *n;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	unsigned int head, tail;	/* head - tail frames queued */
+	struct {
+		uint64_t due_ms;
+		size_t len;
+		uint8_t frame[ROCE_MAX_FRAME];
+	} q[DELAY_SLOTS];
+	unsigned long overflow;
+	uint8_t out[ROCE_MAX_FRAME];	/* the frame being delivered */
+};
+
+static void delay_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct delay_line *d = ctx;
+
+	pthread_mutex_lock(&d->lock);
+	if (d->head - d->tail < DELAY_SLOTS && len <= ROCE_MAX_FRAME) {
+		unsigned int i = d->head++ % DELAY_SLOTS;
+
+		d->q[i].due_ms = now_ms() + DELAY_MS;
+		d->q[i].len = len;
+		memcpy(d->q[i].frame, frame, len);
+		pthread_cond_signal(&d->cond);
+	} else {
+		d->overflow++;
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void *delay_thread(void *arg)
+{
+	struct delay_line *d = arg;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->stop) {
+		unsigned int i = d->tail % DELAY_SLOTS;
+		uint64_t now = now_ms();
+		size_t len;
+
+		if (d->head == d->tail) {
+			pthread_cond_wait(&d->cond, &d->lock);
+			continue;
+		}
+		if (d->q[i].due_ms > now) {
+			pthread_mutex_unlock(&d->lock);
+			usleep((d->q[i].due_ms - now) * 1000);
+			pthread_mutex_lock(&d->lock);
+			continue;
+		}
+		len = d->q[i].len;
+		memcpy(d->out, d->q[i].frame, len);
+		d->tail++;
+		pthread_mutex_unlock(&d->lock);
+		node_tx(d->n, d->out, len);
+		pthread_mutex_lock(&d->lock);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+static void delay_start(struct delay_line *d, struct node *n)
+{
+	memset(d, 0, sizeof(*d));
+	d->n = n;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cond, NULL);
+	pthread_create(&d->thread, NULL, delay_thread, d);
+	engine_set_roce_tx(n->t.eng, delay_tx, d);
+}
+
+static void delay_stop(struct delay_line *d)
+{
+	engine_set_roce_tx(d->n->t.eng, node_tx, d->n);
+	pthread_mutex_lock(&d->lock);
+	d->stop = true;
+	pthread_cond_signal(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->thread, NULL);
+}
+
+#define SLOW_LEN	(64u << 10)
+#define SLOW_DEPTH	4
+#define SLOW_ROUNDS	8
+
+static void test_slow_peer(void)
+{
+	static struct delay_line da, db;
+	struct roce_stats sa, sb;
+	unsigned int reads = SLOW_ROUNDS * SLOW_DEPTH;
+	struct pair p;
+	bool ok = true;
+
+	if (!pair_init_to(&p, false, 0, 3, 18)) {
+		CHECK(!"setup");
+		ktap_case_end("slow_peer_early_timeout_follows_rtt");
+		return;
+	}
+	delay_start(&da, p.na);
+	delay_start(&db, p.nb);
+	for (unsigned int round = 0; round < SLOW_ROUNDS && ok; round++) {
+		for (unsigned int i = 0; i < SLOW_DEPTH; i++) {
+			uint64_t off = (uint64_t)i * SLOW_LEN;
+			struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_READ, i);
+			struct tsge sg = { IOVA_A + off, SLOW_LEN, p.abuf.key };
+
+			buf_fill(p.nb, &p.bbuf, off, SLOW_LEN, round * 8 + i);
+			h.remote_addr = htole64(IOVA_B + off);
+			h.rkey = htole32(p.bbuf.key);
+			post_send(p.na, &p.aqp, &h, &sg, 1);
+		}
+		for (unsigned int i = 0; i < SLOW_DEPTH && ok; i++)
+			ok &= expect_cqe(p.na, &p.acq, i, ORCA_CQE_RDMA_READ,
+					 ORCA_CQE_ST_SUCCESS, NULL);
+		for (unsigned int i = 0; i < SLOW_DEPTH && ok; i++)
+			ok &= buf_check(p.na, &p.abuf, (uint64_t)i * SLOW_LEN,
+					SLOW_LEN, round * 8 + i);
+	}
+	CHECK(ok);
+	delay_stop(&da);
+	delay_stop(&db);
+	sa = stats(p.na);
+	sb = stats(p.nb);
+	printf("# %u x %u KiB READs over a %u ms round trip: requester "
+	       "retransmits %llu, early retries %llu, timeouts %llu, rtt "
+	       "samples %llu; responder dup requests %llu; queue overflow "
+	       "%lu+%lu\n", reads, SLOW_LEN >> 10, 2 * DELAY_MS,
+	       (unsigned long long)sa.retransmits,
+	       (unsigned long long)sa.fast_retries,
+	       (unsigned long long)sa.timeouts,
+	       (unsigned long long)sa.rtt_samples,
+	       (unsigned long long)sb.dup_requests, da.overflow, db.overflow);
+	CHECK(da.overflow == 0 && db.overflow == 0);
+	CHECK(sa.rtt_samples > 0);
+	/*
+	 * Before the first round trip is measured the 10 ms timeout fires a
+	 * few times; afterwards nothing is sent twice.  The fixed timeout
+	 * sent every one of the 32 READ requests again, most of them twice.
+	 */
+	CHECK(sa.fast_retries <= 4);
+	CHECK(sb.dup_requests <= 4 * SLOW_DEPTH);
+	CHECK(sa.timeouts == 0);
+	pair_fini(&p);
+	ktap_case_end("slow_peer_early_timeout_follows_rtt");
 }
 
 static void test_remote_access_errors(void)
@@ -1399,12 +1562,13 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(16);
+	ktap_plan(17);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
 	test_loss();
 	test_lossy_128k();
+	test_slow_peer();
 	test_remote_access_errors();
 	test_local_errors();
 	test_rnr();
