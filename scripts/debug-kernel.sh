@@ -6,9 +6,11 @@
 # scripts/debug-kernel.config (KASAN, lockdep, KMEMLEAK, UBSAN, atomic-sleep
 # checks, slab and page allocation fault injection; siw and SMB Direct
 # in-tree), with the modules cut down to those the guest tests use
-# (scripts/debug-kernel.modules, by localmodconfig), built once and cached machine-wide in the toolroot under
+# (scripts/debug-kernel.modules, by localmodconfig), with the fixes
+# scripts/kernel-fixes/*.patch applied (bugs of the kernel that the guest
+# tests hit), built once and cached machine-wide in the toolroot under
 # /var/cache/orca-debug-kernel/<key>, where <key> hashes this script, the
-# fragment, the module list, Debian's config and the source package's
+# fragment, the module list, the fixes, Debian's config and the source package's
 # version.  Runs inside
 # the toolroot and prints the cache directory, which holds:
 #   vmlinuz        the kernel the guests boot
@@ -30,7 +32,8 @@ tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
 pkg=$(basename "$tarball" .tar.xz)
 srcver=$(dpkg-query -W -f='${Version}' "$pkg")
 base=$(ls /boot/config-*-amd64 | sort -V | tail -n 1)
-key=$( { cat "$here/debug-kernel.sh" "$frag" "$mods" "$base"; echo "$pkg $srcver"; } |
+fixes=$(ls "$here"/kernel-fixes/*.patch 2>/dev/null || true)
+key=$( { cat "$here/debug-kernel.sh" "$frag" "$mods" "$base" $fixes; echo "$pkg $srcver"; } |
 	sha256sum | cut -c1-16)
 cache=/var/cache/orca-debug-kernel
 dest=$cache/$key
@@ -53,6 +56,11 @@ step "extracting $pkg $srcver"
 src=$dest/build
 mkdir -p "$src"
 tar -xJf "$tarball" -C "$src" --strip-components=1 || fail "tar"
+for p in $fixes; do
+	step "applying $(basename "$p")"
+	patch -d "$src" -p1 --no-backup-if-mismatch <"$p" >>"$log" 2>&1 ||
+		fail "patch $p"
+done
 
 step "configuring: $base + $frag"
 cp "$base" "$src/.config"

@@ -11,6 +11,9 @@
 # rebuilds only when the tarball, the headers or this script change, and
 # prints the directory.
 #
+# The fixes scripts/kernel-fixes/smb-*.patch, for bugs of fs/smb that the
+# guest tests hit, are applied to the sources first.
+#
 # Only those three modules are kept.  The helpers cifs_md4.ko and
 # smb_compress.ko (fs/smb/common) do not depend on any of the three options,
 # and the kernel has no MODVERSIONS (Module.symvers CRCs are all 0), so the
@@ -50,7 +53,8 @@ dest=/opt/orca-smb
 tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n 1)
 mods="smbdirect/smbdirect.ko client/cifs.ko server/ksmbd.ko"
-stamp=$( { sha256sum "$tarball" "$0" "$kdir/Module.symvers" "$kdir/.config"
+fixes=$(ls "$(dirname "$0")"/kernel-fixes/smb-*.patch 2>/dev/null || true)
+stamp=$( { sha256sum "$tarball" "$0" "$kdir/Module.symvers" "$kdir/.config" $fixes
 	echo "$kdir"; } | sha256sum | cut -d' ' -f1)
 
 mkdir -p "$dest"
@@ -72,6 +76,11 @@ rm -rf "$src" && mkdir -p "$src"
 tar -xJf "$tarball" -C "$src" --strip-components=1 \
 	"$top/fs/smb" "$top/fs/nls/nls_ucs2_utils.h" "$top/fs/nls/nls_ucs2_data.h" \
 	"$top/scripts/asn1_compiler.c" >>"$log" 2>&1 || fail "tar"
+# Fixes for bugs of fs/smb that the guest tests hit (scripts/kernel-fixes).
+for p in $fixes; do
+	patch -d "$src" -p1 --no-backup-if-mismatch <"$p" >>"$log" 2>&1 ||
+		fail "patch $p"
+done
 
 # The shadow object tree (see above).
 kb=$dest/kbuild
