@@ -31,15 +31,10 @@
 #include <unistd.h>
 
 #include "port.h"
+#include "roce_wire.h"
 
 #define PORT_MAX_FRAME		9018	/* jumbo 9000 + Ethernet + VLAN tag */
 #define ETH_HLEN		14
-#define ETH_P_IPV4		0x0800
-#define ETH_P_IPV6		0x86dd
-#define ETH_P_8021Q		0x8100
-#define ETH_P_8021AD		0x88a8
-#define IPPROTO_UDP_NUM		17
-#define ROCEV2_UDP_PORT		4791
 #define SEND_TIMEOUT_MS		20
 #define STALL_MS		200
 
@@ -78,60 +73,6 @@ static uint64_t now_ms(void)
 static void stat_inc(uint64_t *counter)
 {
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
-}
-
-static uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/*
- * Is this a RoCEv2 frame (Ethernet, up to two VLAN tags, IPv4 or IPv6, UDP
- * destination port 4791)?  Every offset is checked against @len: the frame
- * comes from the wire and may be anything.  IPv4 fragments other than the
- * first carry no UDP header; RoCE never fragments, so they are not RoCE.
- * IPv6 extension headers are not walked (rxe sends none).
- */
-static bool frame_is_roce(const uint8_t *f, size_t len)
-{
-	size_t off = 12;
-	uint16_t type;
-	int tags = 0;
-
-	if (len < ETH_HLEN)
-		return false;
-	type = get_be16(f + off);
-	while ((type == ETH_P_8021Q || type == ETH_P_8021AD) && tags < 2) {
-		off += 4;
-		if (len < off + 2)
-			return false;
-		type = get_be16(f + off);
-		tags++;
-	}
-	off += 2;
-
-	if (type == ETH_P_IPV4) {
-		size_t ihl;
-
-		if (len < off + 20 || (f[off] >> 4) != 4)
-			return false;
-		ihl = (size_t)(f[off] & 0xf) * 4;
-		if (ihl < 20 || f[off + 9] != IPPROTO_UDP_NUM)
-			return false;
-		if (get_be16(f + off + 6) & 0x1fff)	/* fragment offset */
-			return false;
-		off += ihl;
-	} else if (type == ETH_P_IPV6) {
-		if (len < off + 40 || (f[off] >> 4) != 6 ||
-		    f[off + 6] != IPPROTO_UDP_NUM)
-			return false;
-		off += 40;
-	} else {
-		return false;
-	}
-	if (len < off + 8)
-		return false;
-	return get_be16(f + off + 2) == ROCEV2_UDP_PORT;
 }
 
 /* For us: our unicast MAC, or the group bit (broadcast and multicast). */
@@ -228,6 +169,7 @@ static void from_nic(struct emu_port *port)
 
 static void from_wire(struct emu_port *port)
 {
+	struct roce_frame_hdrs hdrs;
 	ssize_t n = read_frame(port, port->wire.fd);
 
 	if (n == 0)
@@ -236,7 +178,8 @@ static void from_wire(struct emu_port *port)
 		stat_inc(&port->stats.dropped);
 		return;
 	}
-	if (frame_is_roce(port->buf, n) && frame_is_for_port(port, port->buf)) {
+	if (frame_is_for_port(port, port->buf) &&
+	    roce_classify(port->buf, n, &hdrs) == ROCE_RX_OK) {
 		stat_inc(&port->stats.roce_rx);
 		if (port->rx)
 			port->rx(port->ctx, port->buf, n);

@@ -3,8 +3,9 @@
  * The adapter's Ethernet port.  Like a converged NIC, the RoCE port owns the
  * wire: frames from the guest's virtio-net backend (a QEMU "-netdev dgram"
  * unix socket) go out to the wire switch, and frames from the wire go to
- * virtio-net unless they are RoCEv2 (UDP destination port 4791) frames for
- * our MAC or broadcast/multicast, which go to the RDMA engine.
+ * virtio-net unless they are RoCEv2 frames (by roce_classify(), the
+ * parser's own test: UDP destination port 4791, untagged or one 802.1Q
+ * tag) for our MAC or broadcast/multicast, which go to the RDMA engine.
  */
 #ifndef ORCA_EMU_PORT_H
 #define ORCA_EMU_PORT_H

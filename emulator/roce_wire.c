@@ -409,32 +409,98 @@ size_t roce_build(uint8_t *frame, size_t cap, const struct roce_pkt *pkt)
 	return roce_build_finish(frame, pkt);
 }
 
+/* ---- classifying ---- */
+
+/*
+ * The IPv4 header at @p, @avail bytes of frame from it: its length, or the
+ * reason it cannot start a RoCE packet.  Fragments other than the first
+ * carry no UDP header, and RoCE never fragments (it sets DF), so no
+ * fragment is RoCE.
+ */
+static enum roce_rx_err classify_ipv4(const uint8_t *p, size_t avail,
+				      size_t *ihl)
+{
+	if (avail < ROCE_IPV4_HLEN)
+		return ROCE_RX_TRUNCATED;
+	*ihl = (p[0] & 0x0f) * 4u;
+	if (p[0] >> 4 != 4 || *ihl < ROCE_IPV4_HLEN)
+		return ROCE_RX_BAD_IP;
+	if (*ihl > avail)
+		return ROCE_RX_TRUNCATED;
+	if (p[9] != IPPROTO_UDP_NR)
+		return ROCE_RX_NOT_ROCE;
+	if (get16(p + 6) & (IPV4_MF | IPV4_FRAG_OFF))
+		return ROCE_RX_BAD_IP;
+	return ROCE_RX_OK;
+}
+
+/* IPv6: extension headers are not walked (rxe sends none). */
+static enum roce_rx_err classify_ipv6(const uint8_t *p, size_t avail)
+{
+	if (avail < ROCE_IPV6_HLEN)
+		return ROCE_RX_TRUNCATED;
+	if (p[0] >> 4 != 6)
+		return ROCE_RX_BAD_IP;
+	if (p[6] != IPPROTO_UDP_NR)
+		return ROCE_RX_NOT_ROCE;
+	return ROCE_RX_OK;
+}
+
+enum roce_rx_err roce_classify(const uint8_t *frame, size_t len,
+			       struct roce_frame_hdrs *h)
+{
+	size_t off = ROCE_ETH_HLEN, l3_hdr_len = ROCE_IPV6_HLEN;
+	enum roce_rx_err err;
+	uint16_t type;
+
+	if (len < ROCE_ETH_HLEN)
+		return ROCE_RX_TRUNCATED;
+	type = get16(frame + 12);
+	h->vlan = ROCE_NO_VLAN;
+	if (type == ETH_P_8021Q) {
+		if (len < ROCE_ETH_HLEN + ROCE_VLAN_HLEN)
+			return ROCE_RX_TRUNCATED;
+		h->vlan = get16(frame + 14);
+		type = get16(frame + 16);
+		off += ROCE_VLAN_HLEN;
+	}
+	/* A second tag (or an 802.1ad one) falls out here as not IP. */
+	if (type == ETH_P_IPV4)
+		err = classify_ipv4(frame + off, len - off, &l3_hdr_len);
+	else if (type == ETH_P_IPV6)
+		err = classify_ipv6(frame + off, len - off);
+	else
+		return ROCE_RX_NOT_ROCE;
+	if (err)
+		return err;
+	if (len - off - l3_hdr_len < ROCE_UDP_HLEN)
+		return ROCE_RX_TRUNCATED;
+	if (get16(frame + off + l3_hdr_len + 2) != ROCE_UDP_PORT)
+		return ROCE_RX_NOT_ROCE;
+	h->ipv6 = type == ETH_P_IPV6;
+	h->l3_off = off;
+	h->l3_hdr_len = l3_hdr_len;
+	h->udp_off = off + l3_hdr_len;
+	return ROCE_RX_OK;
+}
+
 /* ---- parsing ---- */
 
 /*
- * IPv4: returns the error or OK and sets *udp and *udp_avail (the IP payload,
- * bounded by the IP total length, not the frame: Ethernet pads runts).
+ * The rest of the IPv4 header roce_classify() found: returns the error or
+ * OK and sets *udp_avail (the IP payload, bounded by the IP total length,
+ * not the frame: Ethernet pads runts).
  */
 static enum roce_rx_err parse_ipv4(const uint8_t *p, size_t avail,
-				   struct roce_pkt *pkt, const uint8_t **udp,
+				   size_t ihl, struct roce_pkt *pkt,
 				   size_t *udp_avail)
 {
-	size_t ihl, tot;
+	size_t tot = get16(p + 2);
 
-	if (avail < ROCE_IPV4_HLEN)
-		return ROCE_RX_TRUNCATED;
-	ihl = (p[0] & 0x0f) * 4u;
-	tot = get16(p + 2);
-	if (p[0] >> 4 != 4 || ihl < ROCE_IPV4_HLEN)
-		return ROCE_RX_BAD_IP;
-	if (ihl > avail || tot > avail)
+	if (tot > avail)
 		return ROCE_RX_TRUNCATED;
 	if (tot < ihl)
 		return ROCE_RX_BAD_IP;
-	if (get16(p + 6) & (IPV4_MF | IPV4_FRAG_OFF))
-		return ROCE_RX_BAD_IP;	/* RoCE is never fragmented */
-	if (p[9] != IPPROTO_UDP_NR)
-		return ROCE_RX_NOT_ROCE;
 	if (csum_fold(csum_add(0, p, ihl)) != 0)
 		return ROCE_RX_BAD_IP_CSUM;
 
@@ -444,28 +510,16 @@ static enum roce_rx_err parse_ipv4(const uint8_t *p, size_t avail,
 	pkt->flow_label = 0;
 	roce_gid_from_v4(pkt->sgid, p + 12);
 	roce_gid_from_v4(pkt->dgid, p + 16);
-	pkt->l3 = p;
-	pkt->l3_hdr_len = ihl;
-	*udp = p + ihl;
 	*udp_avail = tot - ihl;
 	return ROCE_RX_OK;
 }
 
 static enum roce_rx_err parse_ipv6(const uint8_t *p, size_t avail,
-				   struct roce_pkt *pkt, const uint8_t **udp,
-				   size_t *udp_avail)
+				   struct roce_pkt *pkt, size_t *udp_avail)
 {
-	uint32_t w;
-	size_t plen;
+	uint32_t w = get32(p);
+	size_t plen = get16(p + 4);
 
-	if (avail < ROCE_IPV6_HLEN)
-		return ROCE_RX_TRUNCATED;
-	w = get32(p);
-	plen = get16(p + 4);
-	if (w >> 28 != 6)
-		return ROCE_RX_BAD_IP;
-	if (p[6] != IPPROTO_UDP_NR)
-		return ROCE_RX_NOT_ROCE;	/* no extension headers */
 	if (plen > avail - ROCE_IPV6_HLEN)
 		return ROCE_RX_TRUNCATED;
 
@@ -475,9 +529,6 @@ static enum roce_rx_err parse_ipv6(const uint8_t *p, size_t avail,
 	pkt->hop_limit = p[7];
 	memcpy(pkt->sgid, p + 8, 16);
 	memcpy(pkt->dgid, p + 24, 16);
-	pkt->l3 = p;
-	pkt->l3_hdr_len = ROCE_IPV6_HLEN;
-	*udp = p + ROCE_IPV6_HLEN;
 	*udp_avail = plen;
 	return ROCE_RX_OK;
 }
@@ -557,40 +608,34 @@ enum roce_rx_err roce_parse(const uint8_t *frame, size_t len,
 			    struct roce_pkt *pkt)
 {
 	const struct roce_opinfo *op;
-	const uint8_t *p = frame, *udp, *bth;
-	size_t off = ROCE_ETH_HLEN, udp_avail, udp_len, tail;
+	const uint8_t *p, *udp, *bth;
+	struct roce_frame_hdrs h;
+	size_t udp_avail, udp_len, tail;
 	enum roce_rx_err err;
-	uint16_t type;
 	uint32_t icrc;
 
 	memset(pkt, 0, sizeof(*pkt));
-	if (len < ROCE_ETH_HLEN)
-		return ROCE_RX_TRUNCATED;
-	memcpy(pkt->dmac, p, 6);
-	memcpy(pkt->smac, p + 6, 6);
-	type = get16(p + 12);
-	pkt->vlan = ROCE_NO_VLAN;
-	if (type == ETH_P_8021Q) {
-		if (len < ROCE_ETH_HLEN + ROCE_VLAN_HLEN)
-			return ROCE_RX_TRUNCATED;
-		pkt->vlan = get16(p + 14);
-		type = get16(p + 16);
-		off += ROCE_VLAN_HLEN;
-	}
-	if (type == ETH_P_IPV4)
-		err = parse_ipv4(p + off, len - off, pkt, &udp, &udp_avail);
-	else if (type == ETH_P_IPV6)
-		err = parse_ipv6(p + off, len - off, pkt, &udp, &udp_avail);
-	else
-		return ROCE_RX_NOT_ROCE;
+	err = roce_classify(frame, len, &h);
 	if (err)
 		return err;
+	memcpy(pkt->dmac, frame, 6);
+	memcpy(pkt->smac, frame + 6, 6);
+	pkt->vlan = h.vlan;
+	p = frame + h.l3_off;
+	if (h.ipv6)
+		err = parse_ipv6(p, len - h.l3_off, pkt, &udp_avail);
+	else
+		err = parse_ipv4(p, len - h.l3_off, h.l3_hdr_len, pkt,
+				 &udp_avail);
+	if (err)
+		return err;
+	pkt->l3 = p;
+	pkt->l3_hdr_len = h.l3_hdr_len;
+	udp = frame + h.udp_off;
 
 	/* UDP: udp_avail is what the IP header says follows it. */
 	if (udp_avail < ROCE_UDP_HLEN)
 		return ROCE_RX_TRUNCATED;
-	if (get16(udp + 2) != ROCE_UDP_PORT)
-		return ROCE_RX_NOT_ROCE;
 	udp_len = get16(udp + 4);
 	if (udp_len != udp_avail)
 		return ROCE_RX_BAD_UDP;

@@ -214,6 +214,43 @@ struct roce_rx_drops {
 
 const char *roce_rx_err_name(enum roce_rx_err err);
 
+/**
+ * struct roce_frame_hdrs - where a RoCEv2 frame's headers are
+ * @vlan: 802.1Q TCI, or ROCE_NO_VLAN for an untagged frame
+ * @ipv6: IPv6 (else IPv4) network header
+ * @l3_off: offset of the IP header in the frame
+ * @l3_hdr_len: IP header length (IPv4 with options included)
+ * @udp_off: offset of the UDP header (@l3_off + @l3_hdr_len)
+ */
+struct roce_frame_hdrs {
+	uint16_t vlan;
+	bool ipv6;
+	uint16_t l3_off;
+	uint16_t l3_hdr_len;
+	uint16_t udp_off;
+};
+
+/*
+ * The one answer to "is this a RoCEv2 frame?", for the port (which frames
+ * go to the engine rather than to virtio-net), the parser (which starts
+ * from it) and the wire switch (which frames its RC faults hit), so no
+ * frame is RoCE to one and foreign to another.
+ *
+ * A RoCEv2 frame is Ethernet, untagged or with exactly one 802.1Q (0x8100)
+ * tag, then IPv4 (not a fragment) or IPv6 (no extension headers), then
+ * UDP to port 4791, with the UDP header inside the frame.  The VLAN rule
+ * is what rxe speaks: rxe itself sends untagged frames, and rxe on a VLAN
+ * netdev sends one 802.1Q tag, which is also all the builder writes.  An
+ * 802.1ad (0x88a8) tag or stacked tags are not ours.
+ *
+ * Returns ROCE_RX_OK and fills @h, or ROCE_RX_NOT_ROCE, ROCE_RX_BAD_IP or
+ * ROCE_RX_TRUNCATED (as roce_parse() would).  Only identifies the frame:
+ * lengths, checksums and the BTH are roce_parse()'s business.  Never reads
+ * outside [frame, frame + len).
+ */
+enum roce_rx_err roce_classify(const uint8_t *frame, size_t len,
+			       struct roce_frame_hdrs *h);
+
 /*
  * Parses @frame (Ethernet header first, no FCS; trailing Ethernet padding
  * allowed) into @pkt.  Returns ROCE_RX_OK, or the reason the frame must be

@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "roce_wire.h"
+
 #define MAX_FRAME		9018
 #define PCAP_MAX_SNAPLEN	65535
 #define MAX_PORTS		64
@@ -48,7 +50,6 @@
 #define SEND_TIMEOUT_MS		10	/* wait this long for a full port */
 #define STALL_MS		200	/* then do not wait for it again */
 #define HOLD_MS			100	/* a reordered frame waits at most */
-#define ROCEV2_UDP_PORT		4791
 #define BTH_OPCODE_TRANSPORT	0xe0	/* top three bits: RC is 000 */
 
 struct wire_port {
@@ -313,32 +314,20 @@ static void flush_held(struct wire *w)
 }
 
 /*
- * True if @f is a RoCEv2 packet of an RC QP: Ethernet II, IPv4 or IPv6,
- * UDP to port 4791, and a BTH whose opcode has the RC transport bits.
+ * True if @f is a RoCEv2 packet (as the adapters' ports see it) of an RC
+ * QP: its BTH opcode has the RC transport bits.
  */
 static bool frame_is_roce_rc(const struct frame *f)
 {
-	const uint8_t *d = f->data;
-	size_t udp, ihl;
+	struct roce_frame_hdrs h;
+	size_t bth;
 
-	if (f->len < 14)
+	if (roce_classify(f->data, f->len, &h) != ROCE_RX_OK)
 		return false;
-	if (d[12] == 0x08 && d[13] == 0x00) {
-		ihl = (size_t)(d[14] & 0x0f) * 4;
-		if (f->len < 14 + 20 || ihl < 20 || d[14 + 9] != 17)
-			return false;
-		udp = 14 + ihl;
-	} else if (d[12] == 0x86 && d[13] == 0xdd) {
-		if (f->len < 14 + 40 || d[14 + 6] != 17)
-			return false;
-		udp = 14 + 40;
-	} else {
+	bth = (size_t)h.udp_off + ROCE_UDP_HLEN;
+	if (f->len < bth + ROCE_BTH_LEN)
 		return false;
-	}
-	if (f->len < udp + 8 + 12 ||
-	    ((d[udp + 2] << 8) | d[udp + 3]) != ROCEV2_UDP_PORT)
-		return false;
-	return !(d[udp + 8] & BTH_OPCODE_TRANSPORT);
+	return !(f->data[bth] & BTH_OPCODE_TRANSPORT);
 }
 
 /* Fault injection, then forwarding: drop, hold for reorder, or send. */

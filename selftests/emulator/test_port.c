@@ -376,6 +376,36 @@ static void test_short_and_malformed(void)
 	ktap_case_end("short_and_malformed_frames");
 }
 
+/*
+ * The VLAN rules are roce_classify()'s, as the parser's: RoCE behind one
+ * 802.1Q tag goes to the engine; behind an 802.1ad tag or two tags it is
+ * not RoCE to the adapter (the parser would drop it), so virtio-net gets it.
+ */
+static void test_roce_vlan_rules(void)
+{
+	static uint8_t f[MAX_FRAME];
+	int before = rx_seen();
+	size_t len;
+
+	len = build_udp(f, port_mac, false, true, 4791, 16);
+	CHECK(wire_frame_reaches_engine(f, len));
+	put_be16(f + 12, 0x88a8);
+	CHECK(wire_frame_reaches_nic(f, len));
+	/* QinQ: 802.1ad outer tag, 802.1Q inner tag */
+	memmove(f + 16, f + 12, len - 12);
+	put_be16(f + 12, 0x88a8);
+	put_be16(f + 14, 7);
+	put_be16(f + 16, 0x8100);
+	CHECK(wire_frame_reaches_nic(f, len + 4));
+	/* two 802.1Q tags */
+	put_be16(f + 12, 0x8100);
+	CHECK(wire_frame_reaches_nic(f, len + 4));
+	CHECK(rx_seen() == before + 1);
+	len = build_udp(f, port_mac, true, true, 4791, 16);
+	CHECK(wire_frame_reaches_engine(f, len));
+	ktap_case_end("roce_vlan_rules_match_the_parser");
+}
+
 struct sender_arg {
 	int id;
 	int fails;
@@ -543,7 +573,7 @@ int main(void)
 	cfg.switch_path = switch_path;
 	memcpy(cfg.mac, port_mac, 6);
 
-	ktap_plan(10);
+	ktap_plan(11);
 	port = port_start(&cfg, roce_rx, &rx_count);
 	if (!port) {
 		perror("port_start");
@@ -556,6 +586,7 @@ int main(void)
 	test_roce_group_and_foreign();
 	test_non_roce_udp();
 	test_short_and_malformed();
+	test_roce_vlan_rules();
 	test_send_roce();
 	test_stalled_nic();
 	port_stop(port);

@@ -166,15 +166,26 @@ static enum roce_rx_err parse_copy(const uint8_t *frame, size_t len,
 				   struct roce_pkt *pkt)
 {
 	uint8_t *copy = malloc(len ? len : 1);
-	enum roce_rx_err err;
+	struct roce_frame_hdrs h;
+	enum roce_rx_err err, cls;
 
 	memcpy(copy, frame, len);
+	cls = roce_classify(copy, len, &h);
 	err = roce_parse(copy, len, pkt);
+	/*
+	 * One classifier: a frame it turns away the parser drops for the
+	 * same reason, and one it calls RoCE is never "not RoCE" to the
+	 * parser (the port sends the first kind to virtio-net, the second
+	 * to the engine).
+	 */
+	CHECK(cls == ROCE_RX_OK ? err != ROCE_RX_NOT_ROCE : err == cls);
 	if (err == ROCE_RX_OK) {
 		/* What the parser accepted lies inside the frame. */
 		CHECK(pkt->payload >= copy &&
 		      pkt->payload + pkt->paylen <= copy + len);
 		CHECK(pkt->l3 > copy && pkt->l3 < copy + len);
+		CHECK(pkt->l3 == copy + h.l3_off && pkt->vlan == h.vlan &&
+		      pkt->l3_hdr_len == h.l3_hdr_len && pkt->ipv6 == h.ipv6);
 	}
 	free(copy);
 	pkt->payload = NULL;	/* dangling now */
@@ -588,6 +599,65 @@ static void test_malformed(void)
 	ktap_case_end("malformed_frames_dropped_with_reason");
 }
 
+/* Inserts an Ethernet tag (@tpid, @tci) after the MACs of @f (@len). */
+static size_t push_tag(uint8_t *f, size_t len, uint16_t tpid, uint16_t tci)
+{
+	memmove(f + 16, f + 12, len - 12);
+	f[12] = tpid >> 8;
+	f[13] = tpid & 0xff;
+	f[14] = tci >> 8;
+	f[15] = tci & 0xff;
+	return len + 4;
+}
+
+/*
+ * The VLAN rules, the same for the port (roce_classify()) and the parser:
+ * untagged or one 802.1Q tag is RoCE, as rxe sends it; an 802.1ad tag or
+ * stacked tags are not.  Frames cut inside the tags are truncated.
+ */
+static void test_vlan_rules(void)
+{
+	uint8_t f[ROCE_MAX_FRAME + 8], base[ROCE_MAX_FRAME];
+	struct roce_frame_hdrs h;
+	struct roce_pkt p;
+	size_t len, blen;
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		blen = build_one(base, sizeof(base), ROCE_RC_SEND_ONLY, v6, 40);
+		CHECK(blen > 0);
+
+		memcpy(f, base, blen);
+		CHECK(roce_classify(f, blen, &h) == ROCE_RX_OK);
+		CHECK(h.vlan == ROCE_NO_VLAN && h.ipv6 == v6 &&
+		      h.l3_off == 14 && h.udp_off == 14 + (v6 ? 40 : 20));
+		CHECK(parse_copy(f, blen, &p) == ROCE_RX_OK);
+
+		/* one 802.1Q tag: the ICRC does not cover Ethernet */
+		len = push_tag(f, blen, 0x8100, 0x6064);
+		CHECK(roce_classify(f, len, &h) == ROCE_RX_OK);
+		CHECK(h.vlan == 0x6064 && h.l3_off == 18);
+		CHECK(parse_copy(f, len, &p) == ROCE_RX_OK && p.vlan == 0x6064);
+		for (size_t cut = 12; cut < 18; cut++)
+			CHECK(parse_copy(f, cut, &p) == ROCE_RX_TRUNCATED);
+
+		/* 802.1ad (S-tag) alone, S-tag + C-tag, two C-tags */
+		memcpy(f, base, blen);
+		len = push_tag(f, blen, 0x88a8, 100);
+		CHECK(roce_classify(f, len, &h) == ROCE_RX_NOT_ROCE);
+		CHECK(parse_copy(f, len, &p) == ROCE_RX_NOT_ROCE);
+		memcpy(f, base, blen);
+		len = push_tag(f, blen, 0x8100, 200);
+		len = push_tag(f, len, 0x88a8, 100);
+		CHECK(roce_classify(f, len, &h) == ROCE_RX_NOT_ROCE);
+		CHECK(parse_copy(f, len, &p) == ROCE_RX_NOT_ROCE);
+		f[12] = 0x81;
+		f[13] = 0x00;
+		CHECK(roce_classify(f, len, &h) == ROCE_RX_NOT_ROCE);
+		CHECK(parse_copy(f, len, &p) == ROCE_RX_NOT_ROCE);
+	}
+	ktap_case_end("vlan_rules_one_8021q_tag");
+}
+
 /* xorshift: a deterministic fuzz stream. */
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
 
@@ -804,7 +874,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(payload_src); i++)
 		payload_src[i] = (uint8_t)(i * 31 + 7);
 	pcap_open();
-	ktap_plan(11);
+	ktap_plan(12);
 	test_crc32_check_value();
 	test_opcode_table();
 	test_round_trip();
@@ -813,6 +883,7 @@ int main(void)
 	test_truncation();
 	test_bit_flips();
 	test_malformed();
+	test_vlan_rules();
 	test_fuzz();
 	test_golden();
 	test_psn_and_sport();

@@ -173,6 +173,48 @@ static void send_roce(int c, const uint8_t *dst, uint8_t opcode)
 		CHECK(!"sendto switch");
 }
 
+/*
+ * The same with an Ethernet tag (TPID @tpid, VLAN 5) in front of the IP
+ * header; its sequence number is the frame's last byte.
+ */
+static void send_roce_tagged(int c, const uint8_t *dst, uint8_t opcode,
+			     uint16_t tpid)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint8_t f[68] = { 0 };
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, mac[c], 6);
+	f[12] = tpid >> 8;
+	f[13] = tpid & 0xff;
+	f[15] = 5;
+	f[16] = 0x08;			/* IPv4 */
+	f[18] = 0x45;
+	f[18 + 9] = 17;			/* UDP */
+	f[38 + 2] = 4791 >> 8;		/* destination port */
+	f[38 + 3] = 4791 & 0xff;
+	f[46] = opcode;			/* BTH */
+	seq++;
+	f[67] = (uint8_t)seq;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sw_path);
+	if (sendto(cl_fd[c], f, sizeof(f), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) != sizeof(f))
+		CHECK(!"sendto switch");
+}
+
+/* The last byte of the next frame client @c receives, or -1. */
+static int recv_last_byte(int c, int ms)
+{
+	struct pollfd pfd = { .fd = cl_fd[c], .events = POLLIN };
+	uint8_t f[9100];
+	ssize_t n;
+
+	if (poll(&pfd, 1, ms) != 1 || !(pfd.revents & POLLIN))
+		return -1;
+	n = recv(cl_fd[c], f, sizeof(f), 0);
+	return n > 0 ? f[n - 1] : -1;
+}
+
 /* The PSN byte of the next RoCE packet client @c receives, or -1. */
 static int recv_roce_seq(int c, int ms)
 {
@@ -451,8 +493,14 @@ static void test_faults_rc_only(void)
 	CHECK(recv_roce_seq(1, WAIT_MS) == seq);
 	send_frame(0, mac[1], false);
 	CHECK(recv_seq(1, WAIT_MS) == seq);
+	/* RC behind one 802.1Q tag is RoCE to the ports, so faults hit it */
+	send_roce_tagged(0, mac[1], 0x04, 0x8100);
+	CHECK(recv_last_byte(1, QUIET_MS * 2) == -1);
+	/* behind an 802.1ad tag it is not RoCE to them: it passes */
+	send_roce_tagged(0, mac[1], 0x04, 0x88a8);
+	CHECK(recv_last_byte(1, WAIT_MS) == seq);
 	CHECK(stop_switch());
-	CHECK(log_contains("fault_dropped 2 "));
+	CHECK(log_contains("fault_dropped 3 "));
 	ktap_case_end("faults_rc_only_spare_ud_and_other_frames");
 }
 
