@@ -18,21 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "engine_priv.h"
 #include "eq.h"
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static uint64_t now_ms(void)
-{
-	return now_us() / 1000;
-}
 
 static bool hb_frozen(const struct orca_engine *eng)
 {
@@ -326,13 +314,7 @@ static void engine_wait(struct orca_engine *eng)
 	if (due <= now)
 		return;
 	wait_ns = (due - now) * 1000;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += wait_ns / 1000000000;
-	ts.tv_nsec += wait_ns % 1000000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	ts = mono_deadline(wait_ns);
 	pthread_cond_timedwait(&eng->wake, &eng->lock, &ts);
 }
 
@@ -478,6 +460,7 @@ struct orca_engine *engine_create(const struct emu_host *host,
 				  const struct emu_config *cfg)
 {
 	struct orca_engine *eng = calloc(1, sizeof(*eng));
+	pthread_condattr_t wake_attr;
 
 	if (!eng)
 		return NULL;
@@ -490,7 +473,11 @@ struct orca_engine *engine_create(const struct emu_host *host,
 		goto err_tables;
 	engine_init_port(eng);
 	pthread_mutex_init(&eng->lock, NULL);
-	pthread_cond_init(&eng->wake, NULL);
+	/* Timed waits on wake follow the monotonic clock the timers use. */
+	pthread_condattr_init(&wake_attr);
+	pthread_condattr_setclock(&wake_attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&eng->wake, &wake_attr);
+	pthread_condattr_destroy(&wake_attr);
 	pthread_cond_init(&eng->idle, NULL);
 	eng->hb_start_ms = now_ms();
 	eng->link_up = true;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 
 static int log_fd = STDERR_FILENO;
@@ -65,7 +66,7 @@ void emu_log(const char *fmt, ...)
 	va_list ap;
 	int n, m;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	ts = wall_time();
 	gmtime_r(&ts.tv_sec, &tm);
 	n = snprintf(line, sizeof(line),
 		     "%04d-%02d-%02d %02d:%02d:%02d.%03ld orca-emu: ",
@@ -91,12 +92,10 @@ static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_ratelimit rl_global;
 static unsigned long long rl_suppressed;
 
+/* Never 0: a bucket's last_ms of 0 means "never used". */
 static uint64_t mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
+	return now_ms() + 1;
 }
 
 /* Refill @b for the time since its last use; true if a line is left. */

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "port.h"
 #include "roce_wire.h"
 
@@ -61,14 +62,6 @@ struct emu_port {
 	struct emu_port_stats stats;	/* updated with __atomic ops */
 	uint8_t buf[PORT_MAX_FRAME + 1];
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void stat_inc(uint64_t *counter)
 {

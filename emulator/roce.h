@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "engine_priv.h"
 #include "roce_wire.h"
 
@@ -223,7 +224,6 @@ struct roce_qp {
 };
 
 /* ---- roce_qp.c ---- */
-uint64_t roce_now_us(void);
 struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp);
 uint32_t roce_qp_mtu(struct orca_engine *eng, const struct emu_qp *qp);
 uint32_t roce_qp_mtu_ud(struct orca_engine *eng);

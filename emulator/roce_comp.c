@@ -153,7 +153,7 @@ static void progress(struct roce_qp *rq, uint32_t una)
 {
 	if (roce_psn_diff(una, rq->una_psn) <= 0)
 		return;
-	roce_req_rtt_acked(rq, una, roce_now_us());
+	roce_req_rtt_acked(rq, una, now_us());
 	rq->una_psn = una & ROCE_PSN_MASK;
 	rq->retried = false;
 	rq->retry_left = rq->qp->attr.retry_cnt;
@@ -302,7 +302,7 @@ static void on_aeth(struct roce_qp *rq, const struct roce_pkt *pkt)
 			rq->rnr_left--;
 		roce_req_rewind(rq, psn);
 		rq->retry_deadline = 0;
-		rq->rnr_deadline = roce_now_us() + rnr_us[syn & 0x1f];
+		rq->rnr_deadline = now_us() + rnr_us[syn & 0x1f];
 		return;
 	case ROCE_AETH_NAK:
 		break;

@@ -11,18 +11,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "roce.h"
 #include "eq.h"
-
-uint64_t roce_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + ts.tv_nsec / 1000;
-}
 
 int roce_dev_create(struct orca_engine *eng)
 {
@@ -140,7 +131,7 @@ bool roce_work_pending_locked(struct orca_engine *eng)
 
 	return dev->rx_head != dev->rx_tail || dev->db_head != dev->db_tail ||
 	       dev->db_overflow || dev->again ||
-	       (dev->next_deadline_us && roce_now_us() >= dev->next_deadline_us);
+	       (dev->next_deadline_us && now_us() >= dev->next_deadline_us);
 }
 
 uint64_t roce_deadline_locked(struct orca_engine *eng)
@@ -543,7 +534,7 @@ void roce_run(struct orca_engine *eng)
 	dev->rx_head = tail;
 	pthread_mutex_unlock(&eng->lock);
 
-	now = roce_now_us();
+	now = now_us();
 	for (rq = dev->qps; rq; rq = rq->next)
 		roce_comp_timers(rq, now);
 	for (rq = dev->qps; rq; rq = rq->next) {

@@ -86,7 +86,7 @@ void roce_req_arm_timer(struct roce_qp *rq)
 		rq->retry_deadline = 0;
 		return;
 	}
-	now = roce_now_us();
+	now = now_us();
 	rto = roce_req_early_rto(rq);
 	rq->retry_full = now + t;
 	rq->retry_deadline = now + (t < rto ? t : rto);
@@ -331,7 +331,7 @@ static void note_sent(struct roce_qp *rq, uint32_t end_psn)
 		/* New PSNs from max_sent_psn on: time the first, if idle. */
 		if (!rq->rtt_start) {
 			rq->rtt_psn = rq->max_sent_psn;
-			rq->rtt_start = roce_now_us();
+			rq->rtt_start = now_us();
 		}
 		rq->max_sent_psn = end_psn & ROCE_PSN_MASK;
 	} else {

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "roce_wire.h"
 
 #define MAX_FRAME		9018
@@ -100,14 +101,6 @@ struct wire {
 	struct wire_stats st;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void wlog(struct wire *w, const char *fmt, ...)
 {
 	va_list ap;
@@ -153,7 +146,7 @@ static int pcap_open(struct wire *w, const char *file)
 /* One record per forwarded frame, flushed so readers see it at once. */
 static void pcap_write(struct wire *w, const struct frame *f)
 {
-	struct timeval tv;
+	struct timespec ts;
 	uint32_t rec[4];
 	size_t caplen = f->len;
 
@@ -161,9 +154,9 @@ static void pcap_write(struct wire *w, const struct frame *f)
 		return;
 	if (w->snaplen && caplen > w->snaplen)
 		caplen = w->snaplen;
-	gettimeofday(&tv, NULL);
-	rec[0] = (uint32_t)tv.tv_sec;
-	rec[1] = (uint32_t)tv.tv_usec;
+	ts = wall_time();
+	rec[0] = (uint32_t)ts.tv_sec;
+	rec[1] = (uint32_t)(ts.tv_nsec / 1000);
 	rec[2] = (uint32_t)caplen;
 	rec[3] = (uint32_t)f->len;
 	if (fwrite(rec, sizeof(rec), 1, w->pcap) != 1 ||

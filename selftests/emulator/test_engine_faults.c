@@ -5,27 +5,20 @@
  * bus-master DMA fence with its "late DMA" count: what a driver that gives
  * up on an adapter must see, and what it must not (DMA after it fenced).
  */
+#include "clock.h"
 #include "engine_harness.h"
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Polls for command @n's completion for up to @ms; true if it came. */
 static bool wait_completed(struct th *t, uint16_t n, uint16_t token,
 			   unsigned int ms)
 {
-	uint64_t end = mono_ms() + ms;
+	uint64_t end = now_ms() + ms;
 
 	do {
 		if (th_completed(t, n, token))
 			return true;
 		th_sleep_ms(2);
-	} while (mono_ms() < end);
+	} while (now_ms() < end);
 	return false;
 }
 
@@ -70,15 +63,15 @@ static void test_slow_commands(void)
 	n = t.pi;
 	for (i = 0; i < 3; i++)
 		tok[i] = th_post(&t, &(struct tcmd){ .opcode = ORCA_CMD_NOP });
-	t0 = mono_ms();
+	t0 = now_ms();
 	th_ring(&t);
 	/* Register reads never wait behind a held command. */
 	for (i = 0; i < 50; i++) {
-		uint64_t a = mono_ms();
+		uint64_t a = now_ms();
 
 		CHECK(rd(&t, ORCA_REG_DEV_STATUS) & ORCA_STATUS_CMDQ_ENABLED);
-		if (mono_ms() - a > worst)
-			worst = mono_ms() - a;
+		if (now_ms() - a > worst)
+			worst = now_ms() - a;
 		th_sleep_ms(1);
 	}
 	CHECK(worst < 20);
@@ -88,19 +81,19 @@ static void test_slow_commands(void)
 	CHECK(th_eq0_next(&t, &e) && e.type == ORCA_EQE_PORT_CHANGE);
 	CHECK(!th_completed(&t, n, tok[0]));
 	CHECK(wait_completed(&t, n, tok[0], 2000));
-	t1 = mono_ms();
+	t1 = now_ms();
 	CHECK(t1 - t0 >= 195);
 	CHECK(!th_completed(&t, n + 1, tok[1]));
 	CHECK(wait_completed(&t, n + 2, tok[2], 2000));
 	CHECK(th_completed(&t, n + 1, tok[1]));
 	/* One after another: three commands take three periods. */
-	CHECK(mono_ms() - t0 >= 595);
+	CHECK(now_ms() - t0 >= 595);
 	CHECK(t.last.status == ORCA_CMD_ST_OK);
 
 	CHECK(engine_inject(t.eng, "slow 0") == 0);
-	t0 = mono_ms();
+	t0 = now_ms();
 	CHECK(th_cmd(&t, ORCA_CMD_NOP, NULL, 0) == ORCA_CMD_ST_OK);
-	CHECK(mono_ms() - t0 < 100);
+	CHECK(now_ms() - t0 < 100);
 
 	/* A reset while a slow command waits drops it, as for any other. */
 	CHECK(engine_inject(t.eng, "slow 300") == 0);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ktap.h"
@@ -414,14 +413,6 @@ static void reorder_tx(void *ctx, const uint8_t *frame, size_t len)
 		r->held = false;
 		node_tx(r->n, r->frame, r->len);
 	}
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
