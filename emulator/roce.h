@@ -223,6 +223,27 @@ struct roce_qp {
 	uint8_t ack_syndrome;
 };
 
+/* ---- send queue helpers, for the requester and the completer ---- */
+
+/* Index mask of the send queue, whose depth is a power of two. */
+static inline uint32_t sq_mask(const struct roce_qp *rq)
+{
+	return (1u << rq->qp->log_sq_depth) - 1;
+}
+
+/* The requester's copy of send WQE @idx (a free-running index). */
+static inline struct roce_swqe *swqe(struct roce_qp *rq, uint32_t idx)
+{
+	return &rq->sw[idx & sq_mask(rq)];
+}
+
+/* RDMA READ and atomics: the WQEs max_rd_atomic limits (rq->rd_atomic). */
+static inline bool is_rd_atomic(uint8_t op)
+{
+	return op == ORCA_WQE_RDMA_READ || op == ORCA_WQE_ATOMIC_CS ||
+	       op == ORCA_WQE_ATOMIC_FA;
+}
+
 /* ---- roce_qp.c ---- */
 struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp);
 uint32_t roce_qp_mtu(struct orca_engine *eng, const struct emu_qp *qp);

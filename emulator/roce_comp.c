@@ -19,11 +19,6 @@ static const uint32_t rnr_us[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static struct roce_swqe *swqe(struct roce_qp *rq, uint32_t idx)
-{
-	return &rq->sw[idx & ((1u << rq->qp->log_sq_depth) - 1)];
-}
-
 static uint8_t cqe_opcode(uint8_t wqe_op)
 {
 	switch (wqe_op) {
@@ -43,12 +38,6 @@ static uint8_t cqe_opcode(uint8_t wqe_op)
 	default:
 		return ORCA_CQE_SEND;
 	}
-}
-
-static bool is_rd_atomic(uint8_t op)
-{
-	return op == ORCA_WQE_RDMA_READ || op == ORCA_WQE_ATOMIC_CS ||
-	       op == ORCA_WQE_ATOMIC_FA;
 }
 
 /* Completes the WQE at the head of the SQ (it must be @w). */

@@ -13,22 +13,6 @@
 
 #include "roce.h"
 
-static uint32_t sq_mask(const struct roce_qp *rq)
-{
-	return (1u << rq->qp->log_sq_depth) - 1;
-}
-
-static struct roce_swqe *swqe(struct roce_qp *rq, uint32_t idx)
-{
-	return &rq->sw[idx & sq_mask(rq)];
-}
-
-static bool is_rd_atomic(uint8_t op)
-{
-	return op == ORCA_WQE_RDMA_READ || op == ORCA_WQE_ATOMIC_CS ||
-	       op == ORCA_WQE_ATOMIC_FA;
-}
-
 static uint64_t timeout_us(const struct emu_qp *qp)
 {
 	uint8_t t = qp->attr.timeout;
