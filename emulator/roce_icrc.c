@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RoCEv2 invariant CRC.  Every frame the adapter sends or receives goes
- * through here once, so the CRC is slice-by-8 (eight table lookups per
- * 8 bytes) rather than bytewise.
+ * through here once (roce_build_finish(), roce_parse()), so the CRC-32
+ * underneath is the fast one of roce_crc32.c.
  *
  * The ICRC covers what no router may change: the fields a router rewrites
  * (IPv4 TOS, TTL and header checksum; IPv6 traffic class, flow label and hop
@@ -10,60 +10,28 @@
  * ones, and eight bytes of ones stand in for the InfiniBand LRH that RoCEv2
  * does not have.
  */
-#include <pthread.h>
 #include <string.h>
 
+#include "roce_crc32.h"
 #include "roce_icrc.h"
 #include "roce_wire.h"
 
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+/* The CRC register after the LRH's 64 one bits: the same for every frame. */
+static uint32_t lrh_crc;
 
-static void crc_tab_init(void)
+__attribute__((constructor))
+static void lrh_crc_init(void)
 {
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
+	uint32_t c = 0xffffffffu;
 
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320u & -(c & 1));
-		crc_tab[0][i] = c;
-	}
-	for (uint32_t i = 0; i < 256; i++)
-		for (int t = 1; t < 8; t++)
-			crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^
-					crc_tab[0][crc_tab[t - 1][i] & 0xff];
-}
-
-uint32_t roce_crc32(uint32_t crc, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	pthread_once(&crc_once, crc_tab_init);
-	while (len >= 8) {
-		/* Explicit little-endian loads: correct on any host. */
-		uint32_t lo = crc ^ (p[0] | p[1] << 8 | p[2] << 16 |
-				     (uint32_t)p[3] << 24);
-		uint32_t hi = p[4] | p[5] << 8 | p[6] << 16 |
-			      (uint32_t)p[7] << 24;
-
-		crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
-		      crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
-		      crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-		      crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
-		p += 8;
-		len -= 8;
-	}
-	while (len--)
-		crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xff];
-	return crc;
+	for (int i = 0; i < 64; i++)
+		c = (c >> 1) ^ (0xedb88320u & -((c ^ 1) & 1));
+	lrh_crc = c;
 }
 
 uint32_t roce_icrc(const uint8_t *l3, size_t len, size_t l3_hdr_len,
 		   bool ipv6)
 {
-	static const uint8_t lrh[8] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-	};
 	/* Largest masked prefix: IPv4 with 40 bytes of options. */
 	uint8_t hdr[60 + ROCE_UDP_HLEN + ROCE_BTH_LEN];
 	size_t hlen = l3_hdr_len + ROCE_UDP_HLEN + ROCE_BTH_LEN;
@@ -85,8 +53,7 @@ uint32_t roce_icrc(const uint8_t *l3, size_t len, size_t l3_hdr_len,
 	udp[6] = udp[7] = 0xff;			/* UDP checksum */
 	udp[ROCE_UDP_HLEN + 4] = 0xff;		/* BTH FECN/BECN/resv6 */
 
-	crc = roce_crc32(0xffffffffu, lrh, sizeof(lrh));
-	crc = roce_crc32(crc, hdr, hlen);
+	crc = roce_crc32(lrh_crc, hdr, hlen);
 	crc = roce_crc32(crc, l3 + hlen, len - hlen);
 	return ~crc;
 }

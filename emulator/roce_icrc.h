@@ -10,11 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * Standard reflected CRC-32 (polynomial 0xEDB88320) update without the
- * initial and final inversion: crc = roce_crc32(crc, buf, len).
- */
-uint32_t roce_crc32(uint32_t crc, const void *buf, size_t len);
+#include "roce_crc32.h"
 
 /*
  * ICRC of the packet whose IP header starts at @l3: @len bytes from the IP
