@@ -7,7 +7,9 @@
  *
  * Roles, one file each, as in IBA chapter 9:
  *   roce_qp.c    glue: frame and doorbell queues, the engine thread's
- *                transport pass, timers, QP state hooks, flushing, tx
+ *                transport pass, QP state hooks, flushing, tx
+ *   roce_sched.c which QPs a pass steps: the run list of QPs with work
+ *                and the heap of their deadlines (timer_heap.c)
  *   roce_req.c   requester: send WQEs -> request packets, segmentation,
  *                PSNs, go-back-N retransmission
  *   roce_comp.c  completer: ACK/NAK/read response/atomic ACK handling,
@@ -30,6 +32,7 @@
 #include "clock.h"
 #include "engine_priv.h"
 #include "roce_wire.h"
+#include "timer_heap.h"
 
 #define ROCE_RXQ_LEN		1024	/* frames queued for the engine */
 #define ROCE_DBQ_LEN		1024	/* UAR doorbells queued */
@@ -78,6 +81,16 @@ struct roce_stats {
 	uint64_t acks_tx;
 	uint64_t dup_requests;
 	uint64_t cq_overruns;
+	/*
+	 * The scheduler (roce_sched.c): transport passes, QPs stepped in
+	 * them (each QP taken from the run list or the timer heap counts),
+	 * and the most QPs one pass stepped.  With idle QPs only, a pass
+	 * steps none: its cost does not grow with them.
+	 */
+	uint64_t passes;
+	uint64_t qp_steps;
+	uint64_t max_pass_steps;
+	uint64_t timers_fired;
 };
 
 struct roce_rx_slot {
@@ -107,6 +120,11 @@ struct roce_dev {
 
 	/* --- engine thread only --- */
 	struct roce_qp *qps;		/* every QP with transport state */
+	uint32_t nqps;
+	/* The scheduler (roce_sched.c): QPs with work, QPs' deadlines. */
+	struct roce_qp *run_head, *run_tail;
+	struct roce_qp *run_end;	/* the current pass ends after it */
+	struct timer_heap timers;
 	/* The port: tx_lock is held while sending, so it cannot vanish. */
 	pthread_mutex_t tx_lock;
 	void (*tx)(void *ctx, const uint8_t *frame, size_t len);
@@ -174,6 +192,10 @@ struct roce_qp {
 	struct roce_dev *dev;
 	struct emu_qp *qp;
 	struct roce_qp *next, **pprev;
+	/* roce_sched.c: on the run list, and the earliest deadline */
+	struct roce_qp *run_next, *run_prev;
+	bool on_run;
+	struct timer_node timer;
 
 	/* requester + completer */
 	struct roce_swqe *sw;		/* [sq depth] */
@@ -257,13 +279,28 @@ typedef int (*roce_fill_fn)(struct roce_qp *rq, void *arg, uint8_t *dst,
 			    uint32_t len);
 int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 		  struct roce_pkt *pkt, roce_fill_fn fill, void *arg);
-void roce_update_deadline(struct roce_dev *dev);
 bool roce_local_gid(struct orca_engine *eng, const uint8_t gid[16]);
 /* Counters, for tests and the exit log. */
 void roce_get_stats(struct orca_engine *eng, struct roce_stats *st);
 void *roce_queue_entry(struct orca_engine *eng, const struct emu_pages *p,
 		       uint32_t first_page, uint32_t npages, uint32_t idx,
 		       uint8_t log_depth, uint32_t stride);
+
+/* ---- roce_sched.c ---- */
+/*
+ * The QP has something to do: a doorbell, a received frame, a state
+ * change.  The pass under way steps it if it has not yet, else the next.
+ */
+void roce_sched_qp(struct roce_qp *rq);
+/* Room for one more QP's timer; 0 or -ENOMEM (before it exists). */
+int roce_sched_reserve(struct roce_dev *dev);
+/* The QP is going away: off the run list and the timer heap. */
+void roce_sched_forget(struct roce_qp *rq);
+void roce_sched_fini(struct roce_dev *dev);
+/* Fires due timers, then steps the run list; true if QPs have more. */
+bool roce_sched_pass(struct roce_dev *dev, uint64_t now);
+/* The earliest deadline of any QP, 0: none. */
+uint64_t roce_sched_deadline(const struct roce_dev *dev);
 
 /* ---- roce_mr.c ---- */
 /*

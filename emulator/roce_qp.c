@@ -2,8 +2,9 @@
 /*
  * RoCEv2 transport glue: the queues that hand received frames and UAR
  * doorbells from other threads to the engine thread, the transport's pass
- * on the engine thread (doorbells, received frames, timers, requesters,
- * coalesced ACKs), per-QP transport state and its life cycle with the QP
+ * on the engine thread (doorbells and received frames, which schedule
+ * their QPs; timers, requesters and coalesced ACKs of the scheduled QPs:
+ * roce_sched.c), per-QP transport state and its life cycle with the QP
  * state machine (flush on ERR, forget on RESET), and frame transmission
  * (wire or internal loopback).
  */
@@ -54,6 +55,7 @@ void roce_dev_destroy(struct orca_engine *eng)
 				(unsigned long long)dev->drops.err[i],
 				roce_rx_err_name(i));
 	pthread_mutex_destroy(&dev->tx_lock);
+	roce_sched_fini(dev);
 	free(dev->rxq);
 	free(dev);
 	eng->roce = NULL;
@@ -168,6 +170,9 @@ struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp)
 
 	if (rq)
 		return rq;
+	/* Arming its timer later must not fail: make room now. */
+	if (roce_sched_reserve(dev))
+		return NULL;
 	rq = calloc(1, sizeof(*rq));
 	if (!rq)
 		return NULL;
@@ -178,12 +183,14 @@ struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp)
 	}
 	rq->dev = dev;
 	rq->qp = qp;
+	timer_node_init(&rq->timer);
 	rq->sq_fetched = rq->sq_head = rq->sq_next = rq->sq_started = qp->sq_ci;
 	rq->next = dev->qps;
 	if (dev->qps)
 		dev->qps->pprev = &rq->next;
 	rq->pprev = &dev->qps;
 	dev->qps = rq;
+	dev->nqps++;
 	qp->roce = rq;
 	return rq;
 }
@@ -201,9 +208,11 @@ void roce_qp_free(struct emu_qp *qp)
 
 	if (!rq)
 		return;
+	roce_sched_forget(rq);
 	*rq->pprev = rq->next;
 	if (rq->next)
 		rq->next->pprev = rq->pprev;
+	rq->dev->nqps--;
 	free(rq->sw);
 	free(rq);
 	qp->roce = NULL;
@@ -266,6 +275,8 @@ void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 		roce_resp_flush_rq(rq);
 		break;
 	}
+	/* The next pass starts a requester, or drops a stopped timer. */
+	roce_sched_qp(rq);
 }
 
 void roce_qp_check_drained(struct roce_qp *rq)
@@ -445,6 +456,12 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 		}
 		roce_resp_rx(rq, &pkt);
 	}
+	/*
+	 * What it leaves to do (an ACK, READ responses, a requester kicked
+	 * by progress or a NAK, a timer moved) happens in this pass's step.
+	 * A UD receive leaves nothing.
+	 */
+	roce_sched_qp(rq);
 }
 
 /* ---- doorbells ---- */
@@ -471,6 +488,7 @@ static void doorbell(struct roce_dev *dev, const struct roce_db *db)
 			roce_resp_flush_rq(rq);
 		} else if (db->off == ORCA_UAR_SQ_DB) {
 			rq->sq_kick = true;
+			roce_sched_qp(rq);
 		}
 		break;
 	case ORCA_UAR_CQ_DB:
@@ -481,34 +499,20 @@ static void doorbell(struct roce_dev *dev, const struct roce_db *db)
 	}
 }
 
-void roce_update_deadline(struct roce_dev *dev)
-{
-	uint64_t next = 0;
-
-	for (struct roce_qp *rq = dev->qps; rq; rq = rq->next) {
-		if (rq->retry_deadline &&
-		    (!next || rq->retry_deadline < next))
-			next = rq->retry_deadline;
-		if (rq->rnr_deadline && (!next || rq->rnr_deadline < next))
-			next = rq->rnr_deadline;
-	}
-	pthread_mutex_lock(&dev->eng->lock);
-	dev->next_deadline_us = next;
-	pthread_mutex_unlock(&dev->eng->lock);
-}
-
 /*
  * The transport's share of one engine pass; engine thread, inside a DMA
- * section, without eng->lock.
+ * section, without eng->lock.  Doorbells and frames schedule their QPs;
+ * the scheduler then fires due timers and steps the QPs with work, so a
+ * pass never looks at an idle QP.
  */
 void roce_run(struct orca_engine *eng)
 {
 	struct roce_dev *dev = eng->roce;
 	struct roce_db dbs[64];
 	uint32_t n = 0, head, tail, i;
-	bool overflow, again = false;
+	bool overflow, again;
+	uint64_t deadline;
 	struct roce_qp *rq;
-	uint64_t now;
 
 	pthread_mutex_lock(&eng->lock);
 	while (dev->db_head != dev->db_tail && n < ARRAY_SIZE(dbs))
@@ -522,9 +526,12 @@ void roce_run(struct orca_engine *eng)
 
 	for (i = 0; i < n; i++)
 		doorbell(dev, &dbs[i]);
+	/* Doorbells were lost: any QP may have been rung for. */
 	if (overflow)
-		for (rq = dev->qps; rq; rq = rq->next)
+		for (rq = dev->qps; rq; rq = rq->next) {
 			rq->sq_kick = true;
+			roce_sched_qp(rq);
+		}
 
 	/* The producer only writes slots past tail; these stay ours. */
 	for (i = head; i != tail; i++)
@@ -534,27 +541,12 @@ void roce_run(struct orca_engine *eng)
 	dev->rx_head = tail;
 	pthread_mutex_unlock(&eng->lock);
 
-	now = now_us();
-	for (rq = dev->qps; rq; rq = rq->next)
-		roce_comp_timers(rq, now);
-	for (rq = dev->qps; rq; rq = rq->next) {
-		uint8_t st = rq->qp->state;
-
-		if ((st == ORCA_QPS_RTS || st == ORCA_QPS_SQD) &&
-		    rq->sq_kick) {
-			roce_req_run(rq);
-			again |= rq->sq_kick;
-		}
-	}
-	for (rq = dev->qps; rq; rq = rq->next)
-		again |= roce_resp_send_acks(rq);
-
-	roce_update_deadline(dev);
-	if (again) {
-		pthread_mutex_lock(&eng->lock);
-		dev->again = true;
-		pthread_mutex_unlock(&eng->lock);
-	}
+	again = roce_sched_pass(dev, now_us());
+	deadline = roce_sched_deadline(dev);
+	pthread_mutex_lock(&eng->lock);
+	dev->next_deadline_us = deadline;
+	dev->again = again;
+	pthread_mutex_unlock(&eng->lock);
 }
 
 void roce_get_stats(struct orca_engine *eng, struct roce_stats *st)
