@@ -13,6 +13,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,12 @@ static void *engine_thread(void *arg)
 			eng->host.ops->dma_begin(eng->host.priv);
 			roce_run(eng);
 			eng->host.ops->dma_end(eng->host.priv);
+			/*
+			 * Polling a doorbell record spins: let a thread that
+			 * shares this CPU (the poster, a peer) run meanwhile.
+			 */
+			if (roce_poll_only(eng))
+				sched_yield();
 		}
 
 		pthread_mutex_lock(&eng->lock);

@@ -411,6 +411,8 @@ uint64_t roce_deadline_locked(struct orca_engine *eng);
 void roce_doorbell_locked(struct orca_engine *eng, uint32_t uar, uint32_t off,
 			  uint32_t val);
 void roce_run(struct orca_engine *eng);
+/* The last roce_run() did nothing but poll send queues' doorbell records. */
+bool roce_poll_only(struct orca_engine *eng);
 void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 			  uint8_t cur, uint8_t next);
 void roce_qp_free(struct emu_qp *qp);

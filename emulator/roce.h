@@ -10,6 +10,8 @@
  *                transport pass, QP state hooks, flushing, tx
  *   roce_sched.c which QPs a pass steps: the run list of QPs with work
  *                and the heap of their deadlines (timer_heap.c)
+ *   roce_poll.c  how long a send queue found empty is polled before its
+ *                event index is published
  *   roce_req.c   requester: send WQEs -> request packets, segmentation,
  *                PSNs, go-back-N retransmission
  *   roce_comp.c  completer: ACK/NAK/read response/atomic ACK handling,
@@ -56,6 +58,15 @@
  * several times.
  */
 #define ROCE_FAST_RTO_US	10000
+/*
+ * Doorbell record polling (roce_poll.c): a send queue found empty is polled
+ * for up to its QP's adaptive window before the event index is published,
+ * so a poster that posts again within it never traps.  The window follows
+ * the gaps the QP's poster actually leaves, never above ROCE_POLL_MAX_US:
+ * polling spins the engine thread, which is worth it only for gaps shorter
+ * than a trapped doorbell and the engine's wake-up cost.
+ */
+#define ROCE_POLL_MAX_US	100
 
 /* Counters, readable in tests and logged at exit. */
 struct roce_stats {
@@ -91,6 +102,9 @@ struct roce_stats {
 	uint64_t qp_steps;
 	uint64_t max_pass_steps;
 	uint64_t timers_fired;
+	/* Send queue polling (roce_poll.c). */
+	uint64_t poll_hits;		/* posts found while polling */
+	uint64_t poll_misses;		/* windows ended without a post */
 };
 
 struct roce_rx_slot {
@@ -118,6 +132,12 @@ struct roce_dev {
 	bool again;			/* a QP has more to send now */
 	uint64_t next_deadline_us;	/* earliest timer, 0 none */
 
+	/*
+	 * The polling window's bounds, for tests that need it off or
+	 * open (atomics: set from a test's thread while the engine runs).
+	 */
+	_Atomic uint32_t poll_min_us, poll_max_us;
+
 	/* --- engine thread only --- */
 	struct roce_qp *qps;		/* every QP with transport state */
 	uint32_t nqps;
@@ -125,6 +145,7 @@ struct roce_dev {
 	struct roce_qp *run_head, *run_tail;
 	struct roce_qp *run_end;	/* the current pass ends after it */
 	struct timer_heap timers;
+	bool poll_only;			/* the last pass only polled */
 	/* The port: tx_lock is held while sending, so it cannot vanish. */
 	pthread_mutex_t tx_lock;
 	void (*tx)(void *ctx, const uint8_t *frame, size_t len);
@@ -221,6 +242,10 @@ struct roce_qp {
 	uint32_t rd_gap_psn;		/* ... from this PSN */
 	bool sq_kick;
 	bool sqd_notify;		/* post SQ_DRAINED when drained */
+	/* roce_poll.c: the send queue's doorbell record polling */
+	uint32_t poll_us;		/* adaptive window, 0: publish at once */
+	uint64_t sq_idle_at;		/* us: found empty since; 0: busy */
+	bool sq_polling;		/* window open, event index not written */
 
 	/* responder */
 	uint32_t epsn;
@@ -301,6 +326,21 @@ void roce_sched_fini(struct roce_dev *dev);
 bool roce_sched_pass(struct roce_dev *dev, uint64_t now);
 /* The earliest deadline of any QP, 0: none. */
 uint64_t roce_sched_deadline(const struct roce_dev *dev);
+
+/* ---- roce_poll.c ---- */
+/*
+ * The send queue has nothing new at @now: true to keep polling it (the
+ * event index stays unwritten), false to publish the event index now.
+ */
+bool roce_poll_idle(struct roce_qp *rq, uint64_t now);
+/* The send queue has new WQEs at @now (polled or rung for). */
+void roce_poll_found(struct roce_qp *rq, uint64_t now);
+/*
+ * The window after a gap of @gap_us between the queue going idle and
+ * the next post, or after a window that ended without one (@gap_us 0).
+ */
+uint32_t roce_poll_adapt(uint32_t window, uint64_t gap_us, bool missed,
+			 uint32_t max_us);
 
 /* ---- roce_mr.c ---- */
 /*

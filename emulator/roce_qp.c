@@ -28,6 +28,8 @@ int roce_dev_create(struct orca_engine *eng)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&dev->tx_lock, NULL);
+	atomic_init(&dev->poll_min_us, 0);
+	atomic_init(&dev->poll_max_us, ROCE_POLL_MAX_US);
 	dev->eng = eng;
 	eng->roce = dev;
 	return 0;
@@ -49,6 +51,14 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.fast_retries,
 			(unsigned long long)dev->st.rtt_samples,
 			(unsigned long long)dev->st.rxq_full);
+	if (dev->st.passes)
+		eng_log("roce: %llu passes stepped %llu QPs (at most %llu in one), %llu timers fired; send queue polls: %llu found a post, %llu ended without",
+			(unsigned long long)dev->st.passes,
+			(unsigned long long)dev->st.qp_steps,
+			(unsigned long long)dev->st.max_pass_steps,
+			(unsigned long long)dev->st.timers_fired,
+			(unsigned long long)dev->st.poll_hits,
+			(unsigned long long)dev->st.poll_misses);
 	for (int i = 1; i < ROCE_RX_NERR; i++)
 		if (dev->drops.err[i])
 			eng_log("roce: dropped %llu received frames: %s",
@@ -508,6 +518,7 @@ static void doorbell(struct roce_dev *dev, const struct roce_db *db)
 void roce_run(struct orca_engine *eng)
 {
 	struct roce_dev *dev = eng->roce;
+	uint64_t tx = dev->st.tx_frames, fired = dev->st.timers_fired;
 	struct roce_db dbs[64];
 	uint32_t n = 0, head, tail, i;
 	bool overflow, again;
@@ -543,10 +554,18 @@ void roce_run(struct orca_engine *eng)
 
 	again = roce_sched_pass(dev, now_us());
 	deadline = roce_sched_deadline(dev);
+	/* Nothing came, nothing fired, nothing left: only send queue polls. */
+	dev->poll_only = again && !n && !overflow && head == tail &&
+			 tx == dev->st.tx_frames && fired == dev->st.timers_fired;
 	pthread_mutex_lock(&eng->lock);
 	dev->next_deadline_us = deadline;
 	dev->again = again;
 	pthread_mutex_unlock(&eng->lock);
+}
+
+bool roce_poll_only(struct orca_engine *eng)
+{
+	return eng->roce->poll_only;
 }
 
 void roce_get_stats(struct orca_engine *eng, struct roce_stats *st)

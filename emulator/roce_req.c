@@ -199,10 +199,11 @@ static struct orca_qp_db_rec *db_rec(struct roce_qp *rq)
 }
 
 /*
- * Copies newly posted WQEs.  When there are none, publishes the event index
- * (the driver rings again only when it posts past it) and looks once more,
- * so a WQE posted meanwhile is not stranded.  Returns false if the QP had to
- * go to ERR.
+ * Copies newly posted WQEs.  When there are none, keeps polling the record
+ * while the QP's polling window is open (roce_poll.c; the requester stays
+ * kicked), else publishes the event index (the driver rings again only
+ * when it posts past it) and looks once more, so a WQE posted meanwhile is
+ * not stranded.  Returns false if the QP had to go to ERR.
  */
 static bool fetch(struct roce_qp *rq, bool *idle)
 {
@@ -222,10 +223,18 @@ static bool fetch(struct roce_qp *rq, bool *idle)
 				goto fatal;
 			rq->sq_fetched++;
 		}
-		if (rq->sq_next != rq->sq_fetched)
+		if (rq->sq_next != rq->sq_fetched) {
+			if (rq->sq_idle_at)
+				roce_poll_found(rq, now_us());
 			return true;
+		}
 		if (pass)
 			break;
+		if (roce_poll_idle(rq, now_us())) {
+			*idle = true;
+			rq->sq_kick = true;	/* look again next pass */
+			return true;
+		}
 		atomic_store_explicit((_Atomic __le32 *)&rec->sq_event_idx,
 				      htole32(pi), memory_order_release);
 		atomic_thread_fence(memory_order_seq_cst);
