@@ -11,4 +11,4 @@ if ! ls out/deb/orca-dkms_*.deb >/dev/null 2>&1 || [ ! -f out/deb-test/orca-1.0.
 	echo "ok 1 packages install in a guest # SKIP no packages (run selftests/deb.sh)"
 	exit 0
 fi
-run_guests 1 300 -- selftests/guest/in-guest/deb-install.sh
+run_guests 1 600 -- selftests/guest/in-guest/deb-install.sh
