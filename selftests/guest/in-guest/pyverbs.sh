@@ -76,11 +76,29 @@ report_suite() {
 	python3 - "$prefix" "$log" >>"$ktap_out" <<'PY'
 import re, sys
 prefix, log = sys.argv[1], sys.argv[2]
-pat = re.compile(r"^(test\w+) \(([\w.]+)\)(?:\n.*?)*? \.\.\. (ok|skipped .*|FAIL|ERROR|expected failure|unexpected success)$", re.M)
-text = open(log, errors="replace").read()
+# unittest -v writes "test_x (module.Class.test_x) ... " and the verdict
+# after the test has run; what the test itself prints lands before the
+# " ... " or between it and the verdict, which then starts a line.
+head = re.compile(r"^(test\w+) \(([\w.]+)\)")
+verdict_re = re.compile(r"(ok|skipped .*|FAIL|ERROR|expected failure|unexpected success)$")
 seen = 0
-for m in pat.finditer(text):
-    name, where, verdict = m.group(1), m.group(2), m.group(3)
+cur = None
+for line in open(log, errors="replace").read().splitlines():
+    m = head.match(line)
+    if m:
+        cur, tail = m.groups(), line[m.end():]
+    elif cur:
+        tail = line
+    else:
+        continue
+    if " ... " in tail:
+        tail = tail.split(" ... ", 1)[1]
+    elif not (m is None and verdict_re.fullmatch(tail)):
+        continue
+    v = verdict_re.fullmatch(tail)
+    if not v:
+        continue
+    (name, where), verdict, cur = cur, v.group(1), None
     case = f"{prefix}: {where.split('.')[-2]}.{name}"
     seen += 1
     if verdict in ("ok", "expected failure"):
@@ -90,7 +108,9 @@ for m in pat.finditer(text):
         print(f"ok {case} # SKIP {why}")
     else:
         print(f"not ok {case} ({verdict})")
-print(f"# {prefix}: {seen} tests reported")
+ran = sum(int(n) for n in re.findall(r"^Ran (\d+) tests?", open(log, errors="replace").read(), re.M))
+print(f"# {prefix}: {seen} tests reported, the suite ran {ran}")
+print(f"{'ok' if seen == ran and ran > 0 else 'not ok'} {prefix}: every test the suite ran is reported")
 PY
 }
 
