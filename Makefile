@@ -11,7 +11,7 @@
 #   make bench      NVMe-oF, perftest and the kernel ULPs, rxe and ORCA
 #                   pairings side by side
 #                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings,
-#                   ORCA_BENCH="nvmeof perftest ulp" the workloads)
+#                   ORCA_BENCH="nvmeof perftest ulp native" the workloads)
 #   make check      all tests: unit, lint, guest (README)
 #   make check-long the long tier: soaks and baselines without ORCA that
 #                   make check leaves out (guest tests marked "# tier: long")

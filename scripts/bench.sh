@@ -24,7 +24,9 @@
 #                                            orca-orca rxe-orca orca-rxe
 # (siw is Soft-iWARP, built from the kernel source by scripts/siw-build.sh
 # since Debian's kernel lacks it; it only pairs with itself.)
-# ORCA_BENCH="nvmeof perftest ulp" picks the workloads (default all three).
+# - native: the adapter's ICRC and engine without guests
+#   (selftests/emulator/bench_icrc.c, bench_engine.c), once per run.
+# ORCA_BENCH="nvmeof perftest ulp native" picks the workloads (default all).
 #
 # Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
 # rows of one run with each other, not with hardware or with other runs.
@@ -42,9 +44,9 @@ for p in "${pairs[@]}"; do
 		{ echo "bench: pairing '$p' is not TARGET-HOST, each orca or rxe, or siw-siw" >&2; exit 2; }
 done
 
+mkdir -p "$out"
 if [ "${ORCA_NO_BUILD:-}" != 1 ]; then
 	echo "== building"
-	mkdir -p "$out"
 	make --no-print-directory all >"$out/build.log" 2>&1 ||
 		{ tail -n 40 "$out/build.log"; exit 1; }
 fi
@@ -168,7 +170,27 @@ run_ulp() {
 	ulp_note[$pc]="$pc: $(cat "$dir"/g*.tap 2>/dev/null | grep -c '^not ok') failed checks, $((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", exit $rc")"
 }
 
-benches=${ORCA_BENCH:-nvmeof perftest ulp}
+# run_native: the adapter's own code natively, no guests: ICRC throughput
+# by implementation and frame size (bench_icrc), and the engine's depth-1
+# 64 B WRITE rate with one QP and with 2000 idle QPs beside it
+# (bench_engine).  Their results go into the report as they print them.
+native=
+run_native() {
+	local dir=$out/native
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== native: ICRC and engine"
+	emulator/build/bench_icrc >"$dir/icrc.log" 2>&1 ||
+		echo "bench_icrc failed (exit $?)" >>"$dir/icrc.log"
+	emulator/build/bench_engine -i 2000 >"$dir/engine.log" 2>&1 ||
+		echo "bench_engine failed (exit $?)" >>"$dir/engine.log"
+	# The engines' own log lines (timestamped) stay in the log only.
+	native=$(cat "$dir/icrc.log"; echo
+		grep -v '^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] ' "$dir/engine.log")
+	echo "$native"
+}
+
+benches=${ORCA_BENCH:-nvmeof perftest ulp native}
+case " $benches " in *" native "*) run_native ;; esac
 for p in "${pairs[@]}"; do
 	case " $benches " in *" nvmeof "*) run_pair "${p%-*}" "${p#*-}" ;; esac
 	case " $benches " in *" perftest "*) run_perftest "${p%-*}" "${p#*-}" ;; esac
@@ -229,6 +251,11 @@ if [ ${#ulp[@]} -gt 0 ]; then
 	for p in "${pairs[@]}"; do
 		[ -n "${ulp_note[$p]:-}" ] && echo "  ${ulp_note[$p]}"
 	done
+	echo
+fi
+if [ -n "$native" ]; then
+	echo "the adapter natively (no guests, this host's CPU; selftests/emulator/bench_*.c)"
+	echo "$native"
 	echo
 fi
 echo "logs: $out"
