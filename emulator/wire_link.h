@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A link between an adapter's port and the wire switch: two frame rings
+ * (frame_ring.h) in one memfd, four eventfds for their wake-ups, and a
+ * connected SOCK_SEQPACKET pair whose only use is to tell each side that
+ * the other has gone (its end reads as hung up when the process exits).
+ *
+ * The adapter creates it all and hands the switch its share in one
+ * datagram with SCM_RIGHTS, sent on the switch's ordinary socket: a
+ * 12-byte "attach" message no frame can be confused with (a frame has at
+ * least an Ethernet header).  The switch answers "ok" on the control
+ * socket.  An older switch, which reads no file descriptors, makes the
+ * kernel close them: the adapter sees the hang-up and keeps datagrams.
+ */
+#ifndef ORCA_EMU_WIRE_LINK_H
+#define ORCA_EMU_WIRE_LINK_H
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include "frame_ring.h"
+
+#define WIRE_LINK_NR_FDS	6	/* memfd, control, 4 eventfds */
+#define WIRE_LINK_MSG_LEN	12
+
+struct wire_link_mem {
+	struct frame_ring_mem up;	/* adapter -> switch */
+	struct frame_ring_mem down;	/* switch -> adapter */
+};
+
+/**
+ * struct wire_link - either side's handle on a link
+ * @mem: both rings, shared
+ * @ctl: control socket: readable with nothing to read = the peer is gone
+ * @efd: up data, up space, down data, down space
+ * @up: adapter -> switch ring (the adapter produces, the switch consumes)
+ * @down: switch -> adapter ring
+ */
+struct wire_link {
+	struct wire_link_mem *mem;
+	int ctl;
+	int efd[4];
+	struct frame_ring up;
+	struct frame_ring down;
+};
+
+/*
+ * Adapter side: create a link and attach it to the switch at @to, sending
+ * from @sock; waits up to @timeout_ms for the switch's answer.  0, or
+ * -errno with nothing left open.
+ */
+int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
+		     socklen_t to_len, int timeout_ms);
+
+/*
+ * Switch side: receive one datagram like recvfrom(MSG_DONTWAIT | MSG_TRUNC),
+ * plus up to WIRE_LINK_NR_FDS descriptors passed with it (*nfds of them,
+ * which the caller then owns).
+ */
+ssize_t wire_link_recv(int sock, void *buf, size_t size,
+		       struct sockaddr_un *from, socklen_t *from_len,
+		       int *fds, int *nfds);
+
+/*
+ * Switch side: take the link an attach message (@msg, @len) carried in
+ * @fds; answers the adapter.  Owns the fds in every case: 0, or -errno with
+ * all of them closed.
+ */
+int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
+		     const int *fds, int nfds);
+
+void wire_link_close(struct wire_link *l);
+
+#endif /* ORCA_EMU_WIRE_LINK_H */
