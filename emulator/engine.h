@@ -141,7 +141,8 @@ void engine_flush(struct orca_engine *eng);
  * port received for this adapter (any thread; never blocks; drops and
  * counts when the queue is full).  engine_set_roce_tx() sets where the
  * engine sends frames (NULL: nowhere); @tx is called on the engine thread
- * and must not block.
+ * and must not block, except for the wire's backpressure (a full link to
+ * a live switch: port_send_roce() waits for room rather than drop).
  */
 void engine_roce_rx(struct orca_engine *eng, const uint8_t *frame,
 		    size_t len);

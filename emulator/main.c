@@ -361,6 +361,7 @@ int main(int argc, char **argv)
 			.nic_peer = o.nic_peer,
 			.wire_path = o.wire_path,
 			.switch_path = o.switch_path,
+			.wire_shm = true,
 		};
 
 		memcpy(pc.mac, o.mac, sizeof(pc.mac));
@@ -369,6 +370,10 @@ int main(int argc, char **argv)
 			emu_log("cannot start the port: %s", strerror(errno));
 			goto out;
 		}
+		if (o.switch_path)
+			emu_log("port: wire to %s over %s", o.switch_path,
+				port_wire_is_shm(port) ?
+				"shared-memory rings" : "datagrams");
 		engine_set_roce_tx(dev->eng, emu_roce_tx, port);
 	}
 

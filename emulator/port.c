@@ -4,13 +4,19 @@
  * guest's virtio-net backend (QEMU "-netdev dgram" over a unix socket) and
  * the wire switch, and diverts RoCEv2 frames for this port to the engine.
  *
- * Both links are AF_UNIX datagram sockets, one frame per datagram.  The
- * kernel bounds a unix datagram receive queue to a few frames
- * (net.unix.max_dgram_qlen, 10 here), so a sender must either wait for the
- * receiver or drop.  We wait, but only briefly (SEND_TIMEOUT_MS): a peer
- * that stays full (a guest whose driver is not up yet makes QEMU stop
- * reading) is then treated as stalled for STALL_MS and frames to it are
- * dropped without waiting, so one dead peer never stops the other direction.
+ * The guest side is an AF_UNIX datagram socket, one frame per datagram, as
+ * QEMU wants it.  The kernel bounds a unix datagram receive queue to a few
+ * frames, so a sender must either wait for the receiver or drop: we wait,
+ * but only as long as link_policy_dgram says (a guest whose driver is not
+ * up yet makes QEMU stop reading for good).
+ *
+ * The wire side is a shared-memory link to the switch (wire_link.h) when
+ * the configuration asks for one and the switch accepts it: frames go
+ * through two rings with one copy in and none out, a full ring is
+ * backpressure (the sender waits, nothing is dropped) unless the switch
+ * stops draining for seconds (link_policy_ring_tx), and a switch that
+ * exits is seen at once.  Otherwise it is a datagram socket like the guest
+ * side.
  *
  * Like a NIC's anti-spoofing check, only frames whose source MAC is the
  * port's own leave for the wire: from the guest's virtio-net and from the
@@ -31,22 +37,39 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "link_policy.h"
 #include "port.h"
 #include "roce_wire.h"
+#include "wire_link.h"
 
 #define PORT_MAX_FRAME		9018	/* jumbo 9000 + Ethernet + VLAN tag */
 #define ETH_HLEN		14
-#define SEND_TIMEOUT_MS		20
-#define STALL_MS		200
+#define ATTACH_TIMEOUT_MS	5000	/* the switch answers at once if alive */
+#define RX_BATCH		64	/* ring frames between two poll()s */
 
-/* One outgoing link: the socket we send from and where to. */
+/* One datagram link: the socket we send from and where to. */
 struct port_link {
 	int fd;
 	struct sockaddr_un peer;
 	socklen_t peer_len;
 	bool has_peer;
-	uint64_t stalled_until_ms;	/* under lock */
+	struct link_state ls;		/* under lock */
 	pthread_mutex_t lock;		/* serialises senders' stall state */
+};
+
+/*
+ * The shared-memory wire.  The port thread (frames from the guest) and the
+ * engine thread both produce into the up ring, so they take tx_lock; only
+ * the port thread consumes the down ring and polls the eventfds, and it
+ * wakes an engine thread waiting for room through tx_space.
+ */
+struct port_shm {
+	struct wire_link link;
+	bool up;			/* the link is attached */
+	bool dead;			/* the switch is gone: under tx_lock */
+	struct link_state ls;		/* the up ring: under tx_lock */
+	pthread_mutex_t tx_lock;
+	pthread_cond_t tx_space;	/* CLOCK_MONOTONIC */
 };
 
 struct emu_port {
@@ -59,8 +82,11 @@ struct emu_port {
 	void *ctx;
 	int stop_fd;			/* eventfd: wakes the thread to exit */
 	pthread_t thread;
+	struct port_shm shm;
 	struct emu_port_stats stats;	/* updated with __atomic ops */
-	uint8_t buf[PORT_MAX_FRAME + 1];
+	size_t nic_pending;		/* buf holds a frame for a full ring */
+	uint8_t buf[PORT_MAX_FRAME + 1];	/* from the guest */
+	uint8_t wbuf[PORT_MAX_FRAME + 1];	/* from a datagram wire */
 };
 
 static void stat_inc(uint64_t *counter)
@@ -82,12 +108,11 @@ static bool frame_is_from_port(const struct emu_port *port, const uint8_t *f)
 
 /*
  * Send one frame on @link.  Returns 0 or -errno.  A full receiver gets
- * SEND_TIMEOUT_MS (the socket's SO_SNDTIMEO) to make room; after that it
- * is stalled and we do not wait for it again for STALL_MS.
+ * link_policy_dgram.wait_ms (the socket's SO_SNDTIMEO) to make room unless
+ * it is stalled already.
  */
 static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 {
-	uint64_t now = now_ms();
 	int flags = MSG_NOSIGNAL;
 	ssize_t n;
 	int err;
@@ -95,16 +120,16 @@ static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 	if (!link->has_peer)
 		return -ENOTCONN;
 	pthread_mutex_lock(&link->lock);
-	if (link->stalled_until_ms > now)
+	if (!link_may_wait(&link->ls, now_ms()))
 		flags |= MSG_DONTWAIT;
 	n = sendto(link->fd, f, len, flags,
 		   (const struct sockaddr *)&link->peer, link->peer_len);
 	err = n < 0 ? errno : 0;
 	if (err == EAGAIN || err == EWOULDBLOCK) {
 		if (!(flags & MSG_DONTWAIT))
-			link->stalled_until_ms = now_ms() + STALL_MS;
+			link_timed_out(&link->ls, &link_policy_dgram, now_ms());
 	} else if (!err) {
-		link->stalled_until_ms = 0;
+		link_taken(&link->ls);
 	}
 	pthread_mutex_unlock(&link->lock);
 	if (err)
@@ -113,13 +138,62 @@ static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 }
 
 /*
- * Read one datagram: its length, 0 if there was none, -1 if it cannot be an
- * Ethernet frame (shorter than a header, or longer than a jumbo frame).
+ * One attempt to put a frame in the up ring, under tx_lock.  0: sent;
+ * -EBUSY: the ring is full and the switch has been asked for a space_fd
+ * kick, wait at most *left_ms; any other -errno: drop the frame.
  */
-static ssize_t read_frame(struct emu_port *port, int fd)
+static int shm_try_send(struct port_shm *shm, const uint8_t *f, size_t len,
+			uint32_t *left_ms)
 {
-	ssize_t n = recv(fd, port->buf, sizeof(port->buf),
-			 MSG_DONTWAIT | MSG_TRUNC);
+	struct frame_ring *up = &shm->link.up;
+
+	for (;;) {
+		if (shm->dead)
+			return -ENOTCONN;
+		if (frame_ring_push(up, f, len)) {
+			link_taken(&shm->ls);
+			return 0;
+		}
+		if (up->broken) {
+			shm->dead = true;
+			continue;
+		}
+		*left_ms = link_full(&shm->ls, &link_policy_ring_tx, now_ms());
+		if (!*left_ms)
+			return -EAGAIN;
+		if (!frame_ring_want_space(up))
+			return -EBUSY;
+	}
+}
+
+/* From the engine's thread: wait for room (backpressure), within policy. */
+static int shm_send(struct port_shm *shm, const uint8_t *f, size_t len)
+{
+	uint32_t left;
+	int ret;
+
+	pthread_mutex_lock(&shm->tx_lock);
+	for (;;) {
+		struct timespec ts;
+
+		ret = shm_try_send(shm, f, len, &left);
+		if (ret != -EBUSY)
+			break;
+		ts = mono_deadline((uint64_t)left * 1000000);
+		pthread_cond_timedwait(&shm->tx_space, &shm->tx_lock, &ts);
+	}
+	pthread_mutex_unlock(&shm->tx_lock);
+	return ret;
+}
+
+/*
+ * Read one datagram into @buf: its length, 0 if there was none, -1 if it
+ * cannot be an Ethernet frame (shorter than a header, or longer than a
+ * jumbo frame).
+ */
+static ssize_t read_frame(int fd, uint8_t *buf)
+{
+	ssize_t n = recv(fd, buf, PORT_MAX_FRAME + 1, MSG_DONTWAIT | MSG_TRUNC);
 
 	if (n < 0)
 		return 0;
@@ -132,19 +206,54 @@ static ssize_t read_frame(struct emu_port *port, int fd)
  * Counters move before the frame does, so whoever receives a frame also
  * sees it counted; a failed send moves it to "dropped".
  */
-static void forward(struct emu_port *port, struct port_link *to,
-		    uint64_t *counter, size_t len)
+static void count_failed(struct emu_port *port, uint64_t *counter)
 {
-	stat_inc(counter);
-	if (link_send(to, port->buf, len)) {
-		__atomic_fetch_sub(counter, 1, __ATOMIC_RELAXED);
-		stat_inc(&port->stats.dropped);
+	__atomic_fetch_sub(counter, 1, __ATOMIC_RELAXED);
+	stat_inc(&port->stats.dropped);
+}
+
+static void to_nic(struct emu_port *port, const uint8_t *f, size_t len)
+{
+	stat_inc(&port->stats.wire_to_nic);
+	if (link_send(&port->nic, f, len))
+		count_failed(port, &port->stats.wire_to_nic);
+}
+
+/*
+ * The guest's frame in port->buf to the wire.  On a shared-memory wire
+ * whose ring is full it stays there (nic_pending) and the guest's socket
+ * is not read until it has gone: backpressure towards QEMU too.
+ */
+static void nic_to_wire(struct emu_port *port, size_t len,
+			uint32_t *wait_ms)
+{
+	uint32_t left = 0;
+	int ret;
+
+	if (!port->shm.up) {
+		stat_inc(&port->stats.nic_to_wire);
+		if (link_send(&port->wire, port->buf, len))
+			count_failed(port, &port->stats.nic_to_wire);
+		return;
+	}
+	stat_inc(&port->stats.nic_to_wire);
+	pthread_mutex_lock(&port->shm.tx_lock);
+	ret = shm_try_send(&port->shm, port->buf, len, &left);
+	pthread_mutex_unlock(&port->shm.tx_lock);
+	port->nic_pending = 0;
+	if (ret == -EBUSY) {
+		__atomic_fetch_sub(&port->stats.nic_to_wire, 1,
+				   __ATOMIC_RELAXED);
+		port->nic_pending = len;
+		*wait_ms = left;
+	} else if (ret) {
+		count_failed(port, &port->stats.nic_to_wire);
 	}
 }
 
-static void from_nic(struct emu_port *port)
+static void from_nic(struct emu_port *port, uint32_t *wait_ms)
 {
-	ssize_t n = read_frame(port, port->nic.fd);
+	ssize_t n = read_frame(port->nic.fd, port->buf);
 
 	if (n == 0)
 		return;
@@ -157,13 +266,27 @@ static void from_nic(struct emu_port *port)
 		stat_inc(&port->stats.dropped);
 		return;
 	}
-	forward(port, &port->wire, &port->stats.nic_to_wire, n);
+	nic_to_wire(port, n, wait_ms);
+}
+
+/* A frame from the wire: to the engine if it is RoCE for us, else the guest. */
+static void wire_frame(struct emu_port *port, const uint8_t *f, size_t len)
+{
+	struct roce_frame_hdrs hdrs;
+
+	if (frame_is_for_port(port, f) &&
+	    roce_classify(f, len, &hdrs) == ROCE_RX_OK) {
+		stat_inc(&port->stats.roce_rx);
+		if (port->rx)
+			port->rx(port->ctx, f, len);
+		return;
+	}
+	to_nic(port, f, len);
 }
 
 static void from_wire(struct emu_port *port)
 {
-	struct roce_frame_hdrs hdrs;
-	ssize_t n = read_frame(port, port->wire.fd);
+	ssize_t n = read_frame(port->wire.fd, port->wbuf);
 
 	if (n == 0)
 		return;
@@ -171,24 +294,60 @@ static void from_wire(struct emu_port *port)
 		stat_inc(&port->stats.dropped);
 		return;
 	}
-	if (frame_is_for_port(port, port->buf) &&
-	    roce_classify(port->buf, n, &hdrs) == ROCE_RX_OK) {
-		stat_inc(&port->stats.roce_rx);
-		if (port->rx)
-			port->rx(port->ctx, port->buf, n);
-		return;
-	}
-	forward(port, &port->nic, &port->stats.wire_to_nic, n);
+	wire_frame(port, port->wbuf, n);
 }
 
-static void *port_thread(void *arg)
+/*
+ * Frames from the down ring, read in place.  Returns true if more are
+ * waiting (the caller polls without sleeping, then comes back).
+ */
+static bool from_ring(struct emu_port *port)
 {
-	struct emu_port *port = arg;
+	struct frame_ring *down = &port->shm.link.down;
+	const uint8_t *f;
+	size_t len;
+	int i;
+
+	for (i = 0; i < RX_BATCH; i++) {
+		f = frame_ring_peek(down, &len);
+		if (!f)
+			return false;
+		if (len)
+			wire_frame(port, f, len);
+		else
+			stat_inc(&port->stats.dropped);
+		frame_ring_pop(down);
+	}
+	return true;
+}
+
+/* The switch went away (or broke the ring): frames to it are dropped. */
+static void shm_gone(struct emu_port *port)
+{
+	pthread_mutex_lock(&port->shm.tx_lock);
+	port->shm.dead = true;
+	pthread_cond_broadcast(&port->shm.tx_space);
+	pthread_mutex_unlock(&port->shm.tx_lock);
+}
+
+/* The switch made room in the up ring: wake the engine, retry our own. */
+static void shm_space(struct emu_port *port, uint32_t *wait_ms)
+{
+	pthread_mutex_lock(&port->shm.tx_lock);
+	pthread_cond_broadcast(&port->shm.tx_space);
+	pthread_mutex_unlock(&port->shm.tx_lock);
+	if (port->nic_pending)
+		nic_to_wire(port, port->nic_pending, wait_ms);
+}
+
+static void *dgram_thread(struct emu_port *port)
+{
 	struct pollfd pfd[3] = {
 		{ .fd = port->nic.fd, .events = POLLIN },
 		{ .fd = port->wire.fd, .events = POLLIN },
 		{ .fd = port->stop_fd, .events = POLLIN },
 	};
+	uint32_t unused;
 
 	for (;;) {
 		if (poll(pfd, 3, -1) < 0) {
@@ -199,11 +358,79 @@ static void *port_thread(void *arg)
 		if (pfd[2].revents)
 			break;
 		if (pfd[0].revents)
-			from_nic(port);
+			from_nic(port, &unused);
 		if (pfd[1].revents)
 			from_wire(port);
 	}
 	return NULL;
+}
+
+enum { PFD_STOP, PFD_NIC, PFD_CTL, PFD_DATA, PFD_SPACE, NR_PFD };
+
+/*
+ * The shared-memory wire's loop.  It sleeps in poll() only when the down
+ * ring is empty and the switch has been told so; while frames keep coming
+ * it only polls (without waiting) once per RX_BATCH frames, for the guest
+ * and for stop.
+ */
+static void *shm_thread(struct emu_port *port)
+{
+	struct wire_link *l = &port->shm.link;
+	struct pollfd pfd[NR_PFD] = {
+		[PFD_STOP] = { .fd = port->stop_fd, .events = POLLIN },
+		[PFD_NIC] = { .fd = port->nic.fd, .events = POLLIN },
+		[PFD_CTL] = { .fd = l->ctl, .events = POLLIN },
+		[PFD_DATA] = { .fd = l->down.data_fd, .events = POLLIN },
+		[PFD_SPACE] = { .fd = l->up.space_fd, .events = POLLIN },
+	};
+	uint32_t wait_ms = 0;
+	bool gone = false;
+
+	for (;;) {
+		bool busy = !gone && from_ring(port);
+		int timeout = -1;
+
+		if (!busy && !gone && frame_ring_want_data(&l->down))
+			busy = true;
+		if (busy)
+			timeout = 0;
+		else if (port->nic_pending)
+			timeout = (int)wait_ms;
+		/* Do not read the guest while its last frame waits for room. */
+		pfd[PFD_NIC].fd = port->nic_pending ? -1 : port->nic.fd;
+		if (poll(pfd, NR_PFD, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[PFD_STOP].revents)
+			break;
+		if (!gone && (pfd[PFD_CTL].revents || l->down.broken)) {
+			gone = true;
+			shm_gone(port);
+			pfd[PFD_CTL].fd = pfd[PFD_DATA].fd = -1;
+			pfd[PFD_SPACE].fd = -1;
+		}
+		if (pfd[PFD_DATA].revents)
+			frame_ring_clear_fd(l->down.data_fd);
+		if (pfd[PFD_SPACE].revents)
+			frame_ring_clear_fd(l->up.space_fd);
+		/* Room, a dead switch, or the wait is over: retry it. */
+		if (port->nic_pending)
+			shm_space(port, &wait_ms);
+		else if (pfd[PFD_SPACE].revents)
+			shm_space(port, &wait_ms);
+		if (pfd[PFD_NIC].revents && !port->nic_pending)
+			from_nic(port, &wait_ms);
+	}
+	return NULL;
+}
+
+static void *port_thread(void *arg)
+{
+	struct emu_port *port = arg;
+
+	return port->shm.up ? shm_thread(port) : dgram_thread(port);
 }
 
 static int fill_addr(struct sockaddr_un *sa, socklen_t *sa_len,
@@ -235,7 +462,7 @@ static void unlink_stale_socket(const char *path)
 static int link_open(struct port_link *link, const char *path,
 		     const char *peer)
 {
-	struct timeval tv = { .tv_usec = SEND_TIMEOUT_MS * 1000 };
+	struct timeval tv = { .tv_usec = link_policy_dgram.wait_ms * 1000 };
 	struct sockaddr_un sa;
 	socklen_t sa_len;
 	int sndbuf = 1 << 20;
@@ -258,6 +485,17 @@ static int link_open(struct port_link *link, const char *path,
 	return bind(link->fd, (struct sockaddr *)&sa, sa_len);
 }
 
+static void shm_init_sync(struct port_shm *shm)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&shm->tx_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&shm->tx_space, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 static void port_free(struct emu_port *port)
 {
 	int err = errno;
@@ -272,6 +510,10 @@ static void port_free(struct emu_port *port)
 	}
 	if (port->stop_fd >= 0)
 		close(port->stop_fd);
+	if (port->shm.up)
+		wire_link_close(&port->shm.link);
+	pthread_mutex_destroy(&port->shm.tx_lock);
+	pthread_cond_destroy(&port->shm.tx_space);
 	pthread_mutex_destroy(&port->nic.lock);
 	pthread_mutex_destroy(&port->wire.lock);
 	free(port->nic_path);
@@ -294,6 +536,7 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 	if (!port)
 		return NULL;
 	port->nic.fd = port->wire.fd = port->stop_fd = -1;
+	shm_init_sync(&port->shm);
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
 	port->ctx = ctx;
@@ -305,6 +548,12 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 		goto fail;
 	if (link_open(&port->wire, cfg->wire_path, cfg->switch_path))
 		goto fail;
+	/* No shared-memory switch: keep datagrams, as an older one wants. */
+	if (cfg->wire_shm && cfg->switch_path &&
+	    !wire_link_attach(&port->shm.link, port->wire.fd,
+			      (struct sockaddr *)&port->wire.peer,
+			      port->wire.peer_len, ATTACH_TIMEOUT_MS))
+		port->shm.up = true;
 	port->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (port->stop_fd < 0)
 		goto fail;
@@ -343,12 +592,18 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len)
 		return -EPERM;
 	}
 	stat_inc(&port->stats.roce_tx);
-	ret = link_send(&port->wire, frame, len);
-	if (ret) {
-		__atomic_fetch_sub(&port->stats.roce_tx, 1, __ATOMIC_RELAXED);
-		stat_inc(&port->stats.dropped);
-	}
+	if (port->shm.up)
+		ret = shm_send(&port->shm, frame, len);
+	else
+		ret = link_send(&port->wire, frame, len);
+	if (ret)
+		count_failed(port, &port->stats.roce_tx);
 	return ret;
+}
+
+bool port_wire_is_shm(struct emu_port *port)
+{
+	return port->shm.up;
 }
 
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st)

@@ -10,6 +10,7 @@
 #ifndef ORCA_EMU_PORT_H
 #define ORCA_EMU_PORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,9 @@ typedef void (*port_roce_rx_fn)(void *ctx, const uint8_t *frame, size_t len);
  * @nic_peer: QEMU's side of that link (its -netdev dgram local path)
  * @wire_path: unix datagram socket the emulator binds on the wire side
  * @switch_path: the wire switch's socket; NULL: no wire (frames dropped)
+ * @wire_shm: attach to the switch with a shared-memory link (wire_link.h):
+ *	no loss while the switch is alive, backpressure instead; if the
+ *	switch does not take it, the wire stays a datagram socket
  * @mac: the port's MAC (also the virtio-net MAC)
  */
 struct emu_port_config {
@@ -31,6 +35,7 @@ struct emu_port_config {
 	const char *nic_peer;
 	const char *wire_path;
 	const char *switch_path;
+	bool wire_shm;
 	uint8_t mac[6];
 };
 
@@ -49,9 +54,13 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 void port_stop(struct emu_port *port);
 /*
  * Send a frame the engine built to the wire; thread safe.  -EPERM (and
- * counted) if its source MAC is not the port's.
+ * counted) if its source MAC is not the port's.  On a shared-memory wire
+ * it waits while the switch's ring is full (backpressure), giving up only
+ * on a switch that has gone or stopped draining for seconds.
  */
 int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len);
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st);
+/* True if the wire is a shared-memory link (the switch took it). */
+bool port_wire_is_shm(struct emu_port *port);
 
 #endif /* ORCA_EMU_PORT_H */

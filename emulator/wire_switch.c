@@ -7,6 +7,15 @@
  * source MAC -> port, forwards known unicast to its port, and floods unknown
  * unicast, broadcast and multicast to every known port but the sender.
  *
+ * An adapter's port attaches instead with a shared-memory link
+ * (wire_link.h) passed over that socket: two frame rings, one copy per
+ * hop, no system call per frame while both sides are busy.  A full ring
+ * towards an adapter is backpressure: the frame waits in its input (a
+ * ring, or the datagram socket) until there is room, and only an adapter
+ * that has not drained its ring for link_policy_ring_switch.wait_ms is
+ * dropped to.  QEMU's datagram clients keep link_policy_dgram: QEMU is not
+ * ours to wait for.
+ *
  * It can record every frame it forwards in a classic pcap file, and inject
  * faults (drop, reorder) to exercise the RoCE transport's recovery.  With
  * --faults-rc-only the faults hit only RoCEv2 packets of the reliable
@@ -42,21 +51,34 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "link_policy.h"
 #include "roce_wire.h"
+#include "wire_link.h"
 
 #define MAX_FRAME		9018
 #define PCAP_MAX_SNAPLEN	65535
 #define MAX_PORTS		64
 #define MAX_MACS		1024
-#define SEND_TIMEOUT_MS		10	/* wait this long for a full port */
-#define STALL_MS		200	/* then do not wait for it again */
 #define HOLD_MS			100	/* a reordered frame waits at most */
 #define BTH_OPCODE_TRANSPORT	0xe0	/* top three bits: RC is 000 */
+#define RING_BATCH		64	/* frames per input per round */
+#define DGRAM_BATCH		16
 
+/**
+ * struct wire_port - a switch port
+ * @addr: the client's socket address (its name, for a shared-memory port)
+ * @ls: the full-peer policy state of sends to it
+ * @shm: its shared-memory link, NULL for a datagram client
+ * @in_blocked: its input's oldest frame waits for room elsewhere
+ * @hung_up: its control socket said the adapter has gone
+ */
 struct wire_port {
 	struct sockaddr_un addr;
 	socklen_t addr_len;
-	uint64_t stalled_until_ms;
+	struct link_state ls;
+	struct wire_link *shm;
+	bool in_blocked;
+	bool hung_up;
 	bool used;
 };
 
@@ -65,8 +87,9 @@ struct mac_entry {
 	int port;
 };
 
+/* A frame being switched: in a ring, or in one of the switch's buffers. */
 struct frame {
-	uint8_t data[MAX_FRAME];
+	const uint8_t *data;
 	size_t len;
 	int src_port;
 };
@@ -77,6 +100,8 @@ struct wire_stats {
 	uint64_t flooded;
 	uint64_t copies_sent;
 	uint64_t send_errors;
+	uint64_t stall_dropped;		/* to an adapter that stopped draining */
+	uint64_t backpressured;		/* a frame had to wait for room */
 	uint64_t invalid;
 	uint64_t fault_dropped;
 	uint64_t fault_reordered;
@@ -96,8 +121,12 @@ struct wire {
 	struct mac_entry macs[MAX_MACS];
 	int nr_macs;
 	struct frame held;
+	uint8_t held_buf[MAX_FRAME];
 	bool has_held;
 	uint64_t held_since_ms;
+	struct frame dgram_in;		/* from the datagram socket */
+	uint8_t dgram_buf[MAX_FRAME];
+	bool dgram_pending;		/* dgram_in waits for room */
 	struct wire_stats st;
 };
 
@@ -208,6 +237,13 @@ static void port_remove(struct wire *w, int port)
 
 	wlog(w, "port %d gone: %s", port, port_name(w, port));
 	w->ports[port].used = false;
+	if (w->ports[port].shm) {
+		wire_link_close(w->ports[port].shm);
+		free(w->ports[port].shm);
+		w->ports[port].shm = NULL;
+	}
+	if (w->has_held && w->held.src_port == port)
+		w->held.src_port = -1;	/* its frame stays; it has no port */
 	for (i = 0; i < w->nr_macs; ) {
 		if (w->macs[i].port == port)
 			w->macs[i] = w->macs[--w->nr_macs];
@@ -251,21 +287,20 @@ static void mac_learn(struct wire *w, const uint8_t *mac, int port)
 }
 
 /*
- * Send a copy to one port.  A port that stays full for SEND_TIMEOUT_MS
- * (its reader is slow or stopped) is not waited for again during STALL_MS:
- * one stuck guest must not slow the whole wire down.
+ * Send a copy to one datagram port (QEMU).  A port that stays full for
+ * link_policy_dgram.wait_ms (its reader is slow or stopped) is not waited
+ * for again for a while: one stuck guest must not slow the wire down.
  */
-static void send_to_port(struct wire *w, int port, const struct frame *f)
+static void send_to_dgram(struct wire *w, int port, const struct frame *f)
 {
 	struct wire_port *p = &w->ports[port];
 	int flags = MSG_NOSIGNAL;
-	uint64_t now = now_ms();
 
-	if (p->stalled_until_ms > now)
+	if (!link_may_wait(&p->ls, now_ms()))
 		flags |= MSG_DONTWAIT;
 	if (sendto(w->fd, f->data, f->len, flags,
 		   (struct sockaddr *)&p->addr, p->addr_len) == (ssize_t)f->len) {
-		p->stalled_until_ms = 0;
+		link_taken(&p->ls);
 		w->st.copies_sent++;
 		return;
 	}
@@ -274,22 +309,91 @@ static void send_to_port(struct wire *w, int port, const struct frame *f)
 		port_remove(w, port);
 	else if ((errno == EAGAIN || errno == EWOULDBLOCK) &&
 		 !(flags & MSG_DONTWAIT))
-		p->stalled_until_ms = now_ms() + STALL_MS;
+		link_timed_out(&p->ls, &link_policy_dgram, now_ms());
+}
+
+/*
+ * Send a copy to one port.  A ring port was asked first (frame_wait()):
+ * it has room, or it is stalled and the copy is dropped.
+ */
+static void send_to_port(struct wire *w, int port, const struct frame *f)
+{
+	struct wire_port *p = &w->ports[port];
+
+	if (!p->shm) {
+		send_to_dgram(w, port, f);
+		return;
+	}
+	if (frame_ring_push(&p->shm->down, f->data, f->len)) {
+		link_taken(&p->ls);
+		w->st.copies_sent++;
+		return;
+	}
+	w->st.stall_dropped++;
+	if (p->shm->down.broken)
+		port_remove(w, port);
+}
+
+/* The one port @f goes to, or -1: every port but its sender. */
+static int frame_dest(struct wire *w, const struct frame *f)
+{
+	struct mac_entry *e = NULL;
+
+	if (!(f->data[0] & 1))
+		e = mac_find(w, f->data);
+	return e ? e->port : -1;
+}
+
+/*
+ * How long @f must wait for room in ring port @port: 0 if it need not (a
+ * datagram port, room in the ring, or an adapter stalled by the policy).
+ */
+static uint32_t port_wait(struct wire *w, int port, uint64_t now)
+{
+	struct wire_port *p = &w->ports[port];
+	uint32_t left;
+
+	if (!p->used || !p->shm || frame_ring_has_space(&p->shm->down))
+		return 0;
+	left = link_full(&p->ls, &link_policy_ring_switch, now);
+	if (left && frame_ring_want_space(&p->shm->down))
+		return 0;	/* room appeared as we asked for a kick */
+	return left;
+}
+
+/*
+ * Backpressure: 0 if @f can go to all its ports now, else the longest any
+ * full one may still be waited for (the caller keeps the frame and polls).
+ */
+static uint32_t frame_wait(struct wire *w, const struct frame *f)
+{
+	uint64_t now = now_ms();
+	int dest = frame_dest(w, f);
+	uint32_t wait = 0, left;
+	int i;
+
+	if (dest >= 0)
+		return dest == f->src_port ? 0 : port_wait(w, dest, now);
+	for (i = 0; i < MAX_PORTS; i++) {
+		if (i == f->src_port)
+			continue;
+		left = port_wait(w, i, now);
+		if (left > wait)
+			wait = left;
+	}
+	return wait;
 }
 
 static void forward(struct wire *w, const struct frame *f)
 {
-	const uint8_t *dst = f->data;
-	struct mac_entry *e = NULL;
+	int dest = frame_dest(w, f);
 	int i;
 
-	if (!(dst[0] & 1))
-		e = mac_find(w, dst);
 	pcap_write(w, f);
 	w->st.forwarded++;
-	if (e) {
-		if (e->port != f->src_port && w->ports[e->port].used)
-			send_to_port(w, e->port, f);
+	if (dest >= 0) {
+		if (dest != f->src_port && w->ports[dest].used)
+			send_to_port(w, dest, f);
 		return;
 	}
 	w->st.flooded++;
@@ -298,10 +402,19 @@ static void forward(struct wire *w, const struct frame *f)
 			send_to_port(w, i, f);
 }
 
-static void flush_held(struct wire *w)
+/* The reordered frame goes when its ports have room; *wait if not yet. */
+static void flush_held(struct wire *w, uint32_t *wait)
 {
+	uint32_t left;
+
 	if (!w->has_held)
 		return;
+	left = frame_wait(w, &w->held);
+	if (left) {
+		if (left < *wait)
+			*wait = left;
+		return;
+	}
 	w->has_held = false;
 	forward(w, &w->held);
 }
@@ -324,7 +437,8 @@ static bool frame_is_roce_rc(const struct frame *f)
 }
 
 /* Fault injection, then forwarding: drop, hold for reorder, or send. */
-static void handle_frame(struct wire *w, struct frame *f)
+static void handle_frame(struct wire *w, const struct frame *f,
+			 uint32_t *wait)
 {
 	if (w->faults_rc_only && !frame_is_roce_rc(f)) {
 		forward(w, f);
@@ -336,11 +450,13 @@ static void handle_frame(struct wire *w, struct frame *f)
 	}
 	if (w->has_held) {
 		forward(w, f);
-		flush_held(w);
+		flush_held(w, wait);
 		return;
 	}
 	if (w->reorder_pct && rand_pct(w) < w->reorder_pct) {
+		memcpy(w->held_buf, f->data, f->len);
 		w->held = *f;
+		w->held.data = w->held_buf;
 		w->has_held = true;
 		w->held_since_ms = now_ms();
 		w->st.fault_reordered++;
@@ -349,31 +465,230 @@ static void handle_frame(struct wire *w, struct frame *f)
 	forward(w, f);
 }
 
-static void receive_one(struct wire *w, struct frame *f)
+/*
+ * Switch one frame from an input, or leave it there: false if one of its
+ * ports is a full ring worth waiting for (*wait: how long at most).  It is
+ * then offered again, with the same verdict on faults still to be drawn,
+ * so backpressure neither drops nor reorders.
+ */
+static bool switch_frame(struct wire *w, const struct frame *f,
+			 uint32_t *wait)
 {
-	struct sockaddr_un sa;
-	socklen_t sa_len = sizeof(sa);
-	ssize_t n;
+	uint32_t left;
 
-	memset(&sa, 0, sizeof(sa));
-	n = recvfrom(w->fd, f->data, sizeof(f->data), MSG_DONTWAIT | MSG_TRUNC,
-		     (struct sockaddr *)&sa, &sa_len);
-	if (n < 0)
-		return;
-	w->st.received++;
-	if (n < 14 || n > MAX_FRAME) {
-		w->st.invalid++;
+	mac_learn(w, f->data + 6, f->src_port);
+	left = frame_wait(w, f);
+	if (left) {
+		w->st.backpressured++;
+		if (left < *wait)
+			*wait = left;
+		return false;
+	}
+	handle_frame(w, f, wait);
+	return true;
+}
+
+/* An adapter's attach message (its fds came with it) on the socket. */
+static void attach_port(struct wire *w, const struct sockaddr_un *sa,
+			socklen_t sa_len, size_t len, int *fds, int nfds)
+{
+	struct wire_link *l = calloc(1, sizeof(*l));
+	int port = port_lookup(w, sa, sa_len);
+	int err;
+
+	if (!l || port < 0) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		free(l);
+		wlog(w, "attach from %s refused: %s", sa->sun_path,
+		     l ? "no free port" : "out of memory");
 		return;
 	}
-	f->len = n;
-	f->src_port = port_lookup(w, &sa, sa_len);
-	mac_learn(w, f->data + 6, f->src_port);
-	handle_frame(w, f);
+	err = wire_link_accept(l, w->dgram_buf, len, fds, nfds);
+	if (err) {
+		free(l);
+		wlog(w, "attach from %s refused: %s", sa->sun_path,
+		     strerror(-err));
+		return;
+	}
+	if (w->ports[port].shm) {
+		/* The same client again: its old link is dead. */
+		port_remove(w, port);
+		port = port_lookup(w, sa, sa_len);
+	}
+	w->ports[port].shm = l;
+	w->ports[port].hung_up = false;
+	w->ports[port].in_blocked = false;
+	link_taken(&w->ports[port].ls);
+	wlog(w, "port %d: shared-memory link", port);
+}
+
+/* Datagrams until one has to wait for room (dgram_pending) or none left. */
+static void receive_dgrams(struct wire *w, uint32_t *wait)
+{
+	struct frame *f = &w->dgram_in;
+	int n;
+
+	for (n = 0; n < DGRAM_BATCH && !w->dgram_pending; n++) {
+		struct sockaddr_un sa;
+		socklen_t sa_len = sizeof(sa);
+		int fds[WIRE_LINK_NR_FDS], nfds;
+		ssize_t len;
+
+		memset(&sa, 0, sizeof(sa));
+		len = wire_link_recv(w->fd, w->dgram_buf, sizeof(w->dgram_buf),
+				     &sa, &sa_len, fds, &nfds);
+		if (len < 0)
+			return;
+		if (nfds) {
+			attach_port(w, &sa, sa_len, len, fds, nfds);
+			continue;
+		}
+		w->st.received++;
+		if (len < 14 || len > MAX_FRAME) {
+			w->st.invalid++;
+			continue;
+		}
+		f->data = w->dgram_buf;
+		f->len = len;
+		f->src_port = port_lookup(w, &sa, sa_len);
+		if (!switch_frame(w, f, wait))
+			w->dgram_pending = true;
+	}
+}
+
+/*
+ * Frames from one adapter's up ring, switched in place.  Returns true if
+ * it has more ready (the loop polls without sleeping).
+ */
+static bool receive_ring(struct wire *w, int port, uint32_t *wait)
+{
+	struct wire_port *p = &w->ports[port];
+	struct frame f = { .src_port = port };
+	int n;
+
+	p->in_blocked = false;
+	for (n = 0; n < RING_BATCH; n++) {
+		f.data = frame_ring_peek(&p->shm->up, &f.len);
+		if (!f.data)
+			return false;
+		if (!f.len) {
+			w->st.received++;
+			w->st.invalid++;
+		} else if (!switch_frame(w, &f, wait)) {
+			p->in_blocked = true;
+			return false;
+		} else {
+			w->st.received++;
+		}
+		/* forward() may have removed this very port. */
+		if (!p->shm)
+			return false;
+		frame_ring_pop(&p->shm->up);
+	}
+	return true;
+}
+
+/*
+ * One round over every input.  Returns true if an input has more ready;
+ * *wait is how long a waiting frame may still wait (UINT32_MAX: none).
+ */
+static bool switch_round(struct wire *w, uint32_t *wait)
+{
+	bool busy = false;
+	int i;
+
+	if (w->has_held) {
+		if (now_ms() - w->held_since_ms >= HOLD_MS)
+			flush_held(w, wait);
+		else if (HOLD_MS - (now_ms() - w->held_since_ms) < *wait)
+			*wait = (uint32_t)(HOLD_MS - (now_ms() - w->held_since_ms));
+	}
+	if (w->dgram_pending && switch_frame(w, &w->dgram_in, wait))
+		w->dgram_pending = false;
+	for (i = 0; i < MAX_PORTS; i++) {
+		struct wire_port *p = &w->ports[i];
+
+		if (!p->used || !p->shm)
+			continue;
+		if (p->shm->up.broken || p->hung_up) {
+			port_remove(w, i);
+			continue;
+		}
+		if (receive_ring(w, i, wait))
+			busy = true;
+	}
+	return busy;
+}
+
+/*
+ * Before sleeping: every idle ring is asked for a kick when a frame comes.
+ * Returns true if one came meanwhile.  Inputs that wait for room are woken
+ * by the space eventfd of the ring they wait for, which is always polled.
+ */
+static bool want_data(struct wire *w)
+{
+	bool busy = false;
+	int i;
+
+	for (i = 0; i < MAX_PORTS; i++) {
+		struct wire_port *p = &w->ports[i];
+
+		if (p->used && p->shm && !p->in_blocked &&
+		    frame_ring_want_data(&p->shm->up))
+			busy = true;
+	}
+	return busy;
+}
+
+/*
+ * The poll set: [0] signals, [1] the socket, then 3 per ring port (its
+ * index in @ports): control socket, up data, down space.
+ */
+static int build_pollfds(struct wire *w, struct pollfd *pfd, int *ports,
+			 int sfd)
+{
+	int i, n = 2;
+
+	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	/* A frame waiting for room holds the socket back: backpressure. */
+	pfd[1] = (struct pollfd){ .fd = w->dgram_pending ? -1 : w->fd,
+				  .events = POLLIN };
+	for (i = 0; i < MAX_PORTS; i++) {
+		struct wire_link *l = w->ports[i].shm;
+
+		if (!w->ports[i].used || !l)
+			continue;
+		ports[(n - 2) / 3] = i;
+		pfd[n++] = (struct pollfd){ .fd = l->ctl, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = l->up.data_fd,
+					    .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = l->down.space_fd,
+					    .events = POLLIN };
+	}
+	return n;
+}
+
+/*
+ * Reset the eventfds that fired; note hang-ups for switch_round().  Only
+ * the attach answer is ever sent on a control socket: readable means gone.
+ */
+static void clear_pollfds(struct wire *w, struct pollfd *pfd, int n,
+			  const int *ports)
+{
+	for (int i = 2; i < n; i++) {
+		if (!pfd[i].revents)
+			continue;
+		if ((i - 2) % 3)
+			frame_ring_clear_fd(pfd[i].fd);
+		else
+			w->ports[ports[(i - 2) / 3]].hung_up = true;
+	}
 }
 
 static int open_socket(struct wire *w)
 {
-	struct timeval tv = { .tv_usec = SEND_TIMEOUT_MS * 1000 };
+	struct timeval tv = { .tv_usec = link_policy_dgram.wait_ms * 1000 };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int sndbuf = 1 << 20;
 	struct stat st;
@@ -479,12 +794,12 @@ static void parse_args(struct wire *w, int argc, char **argv,
 int main(int argc, char **argv)
 {
 	static struct wire wire;
-	static struct frame frame;
+	static struct pollfd pfd[2 + 3 * MAX_PORTS];
+	static int pfd_port[MAX_PORTS];
 	struct wire *w = &wire;
 	const char *pcap = NULL, *logfile = NULL;
-	struct pollfd pfd[2];
 	sigset_t sigs;
-	int sfd;
+	int sfd, i;
 
 	w->log = stderr;
 	parse_args(w, argc, argv, &pcap, &logfile);
@@ -515,39 +830,46 @@ int main(int argc, char **argv)
 	     w->drop_pct, w->reorder_pct,
 	     w->faults_rc_only ? ", RoCE RC packets only" : "");
 
-	pfd[0] = (struct pollfd){ .fd = w->fd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	/*
+	 * While any input has frames the loop only glances at its file
+	 * descriptors (poll with no timeout) once a round; it sleeps when all
+	 * rings are empty, or full towards where their frames go.
+	 */
 	for (;;) {
-		int timeout = -1;
+		uint32_t wait = UINT32_MAX;
+		bool busy = switch_round(w, &wait);
+		int n, timeout;
 
-		/* Only a held frame needs a timer: it must not wait forever. */
-		if (w->has_held) {
-			uint64_t age = now_ms() - w->held_since_ms;
-
-			if (age >= HOLD_MS) {
-				flush_held(w);
-				continue;
-			}
-			timeout = (int)(HOLD_MS - age);
-		}
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
-			break;
-		if (pfd[1].revents)
+		if (!busy)
+			busy = want_data(w);
+		n = build_pollfds(w, pfd, pfd_port, sfd);
+		timeout = busy ? 0 : wait == UINT32_MAX ? -1 : (int)wait;
+		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents)
-			receive_one(w, &frame);
+			break;
+		clear_pollfds(w, pfd, n, pfd_port);
+		if (pfd[1].revents)
+			receive_dgrams(w, &wait);
 	}
 
+	for (i = 0; i < MAX_PORTS; i++)
+		if (w->ports[i].shm) {
+			wire_link_close(w->ports[i].shm);
+			free(w->ports[i].shm);
+		}
 	close(w->fd);
 	unlink(w->path);
 	if (w->pcap)
 		fclose(w->pcap);
-	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d",
+	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu stall_dropped %llu backpressured %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d",
 	     (unsigned long long)w->st.received,
 	     (unsigned long long)w->st.forwarded,
 	     (unsigned long long)w->st.flooded,
 	     (unsigned long long)w->st.copies_sent,
 	     (unsigned long long)w->st.send_errors,
+	     (unsigned long long)w->st.stall_dropped,
+	     (unsigned long long)w->st.backpressured,
 	     (unsigned long long)w->st.invalid,
 	     (unsigned long long)w->st.fault_dropped,
 	     (unsigned long long)w->st.fault_reordered, w->has_held);

@@ -3,9 +3,9 @@
  * The RoCE transport over the real wire: two adapters (engines with fake
  * hosts), each with its Ethernet port (port.c) wired as orca-emu's main.c
  * wires it (port rx -> engine_roce_rx, engine tx -> port_send_roce), joined
- * by the orca-wire switch process.  RC SEND, WRITE and READ must move every
- * byte, and every RoCE frame in the switch's capture must be a well-formed
- * RoCEv2 frame with a good ICRC.
+ * by the orca-wire switch process over shared-memory links.  RC SEND, WRITE
+ * and READ must move every byte, and every RoCE frame in the switch's
+ * capture must be a well-formed RoCEv2 frame with a good ICRC.
  *
  * The switch binary is $ORCA_WIRE_BIN if set, else orca-wire next to the
  * tests' directory; the case is skipped when it cannot be run.
@@ -88,7 +88,7 @@ static struct emu_port *wire_up(struct node *n, int id)
 	char nic[128], peer[128], wire[128];
 	struct emu_port_config pc = {
 		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
-		.switch_path = sw_path,
+		.switch_path = sw_path, .wire_shm = true,
 	};
 	struct emu_port *port;
 
@@ -185,6 +185,8 @@ int main(void)
 		pa = wire_up(&a, 1);
 		pb = wire_up(&b, 2);
 		CHECK(pa && pb);
+		/* As orca-emu has them: on shared-memory links. */
+		CHECK(pa && port_wire_is_shm(pa) && pb && port_wire_is_shm(pb));
 		usleep(100000);		/* let the switch register both */
 		ok = pa && pb && node_cq(&a, &acq, 8) && node_cq(&b, &bcq, 8) &&
 		     node_buf(&a, &abuf, IOVA, LEN, ORCA_ACCESS_ALL) &&
