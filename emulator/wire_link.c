@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "wire_link.h"
 
 static const char link_magic[8] = "ORCARNG1";
@@ -90,6 +91,7 @@ int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
 	int fds[WIRE_LINK_NR_FDS] = { -1, -1, -1, -1, -1, -1 };
 	int sp[2] = { -1, -1 };
 	void *mem = MAP_FAILED;
+	uint64_t deadline;
 	int err, i;
 
 	fds[0] = memfd_create("orca-wire-link", MFD_CLOEXEC);
@@ -107,7 +109,13 @@ int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
 		if (fds[2 + i] < 0)
 			goto fail;
 	}
-	err = send_attach(sock, to, to_len, fds);
+	/* A switch busy with a burst may have a full queue: try again. */
+	deadline = now_ms() + (uint64_t)timeout_ms;
+	do {
+		err = send_attach(sock, to, to_len, fds);
+		if (err == -EAGAIN && now_ms() < deadline)
+			usleep(1000);
+	} while (err == -EAGAIN && now_ms() < deadline);
 	if (!err)
 		err = wait_answer(sp[0], timeout_ms);
 	if (err) {

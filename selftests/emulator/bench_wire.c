@@ -7,7 +7,11 @@
  * was lost.
  *
  * Usage: bench_wire [--dgram] [--wire PATH] [--frames N] [--size BYTES]
+ *                   [--one-by-one]
  *
+ * --one-by-one sends each frame only once the previous one has arrived
+ * and reports the latency (mean and worst) instead: a lost wake-up shows
+ * there as a frame that arrives late, or never.
  * --dgram keeps the ports on datagram sockets (the wire before shared-
  * memory links); --wire names the orca-wire binary (default: next to this
  * one), e.g. an older build to compare with.
@@ -15,6 +19,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,14 +43,15 @@ static atomic_ullong last_rx_ns;
 
 static void rx(void *ctx, const uint8_t *frame, size_t len)
 {
-	atomic_fetch_add(&received, 1);
+	/* The time first: whoever sees the count sees its time too. */
 	atomic_store(&last_rx_ns, now_ns());
+	atomic_fetch_add(&received, 1);
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_wire [--dgram] [--wire PATH] "
-		"[--frames N] [--size BYTES]\n");
+		"[--frames N] [--size BYTES] [--one-by-one]\n");
 	exit(2);
 }
 
@@ -67,6 +73,37 @@ static void build(uint8_t *f, size_t len)
 	f[39] = (uint8_t)(len - 34);
 }
 
+/* Send a frame, wait for it to arrive, again: latency, and lost wake-ups. */
+static void one_by_one(struct emu_port *p, const uint8_t *f, size_t size,
+		       unsigned long frames, bool shm)
+{
+	uint64_t sum = 0, worst = 0, t, dt;
+	unsigned long i, late = 0;
+
+	for (i = 0; i < frames; i++) {
+		unsigned long want = atomic_load(&received) + 1;
+
+		t = now_ns();
+		if (port_send_roce(p, f, size))
+			break;
+		while (atomic_load(&received) < want &&
+		       now_ns() - t < NSEC_PER_SEC)
+			sched_yield();
+		if (atomic_load(&received) < want)
+			break;
+		dt = atomic_load(&last_rx_ns) - t;
+		sum += dt;
+		if (dt > worst)
+			worst = dt;
+		if (dt > 10000000)
+			late++;
+	}
+	printf("%s wire, %zu-byte frames one by one: %lu of %lu arrived, "
+	       "mean %.1f us, worst %.1f us, %lu later than 10 ms\n",
+	       shm ? "shared-memory" : "datagram", size, i, frames,
+	       i ? sum / 1e3 / (double)i : 0.0, worst / 1e3, late);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -74,13 +111,14 @@ int main(int argc, char **argv)
 		{ "wire", required_argument, NULL, 'w' },
 		{ "frames", required_argument, NULL, 'n' },
 		{ "size", required_argument, NULL, 's' },
+		{ "one-by-one", no_argument, NULL, '1' },
 		{ 0 }
 	};
 	char wire_bin[PATH_MAX], exe[PATH_MAX], dir[64], sw[128];
 	char nic[2][128], peer[2][128], wire[2][128];
 	unsigned long frames = 200000, size = 1100, sent = 0, i;
 	struct emu_port *p[2] = { NULL, NULL };
-	bool shm = true;
+	bool shm = true, one = false;
 	uint64_t t0, t1;
 	struct stat st;
 	uint8_t *f;
@@ -98,6 +136,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n': frames = strtoul(optarg, NULL, 0); break;
 		case 's': size = strtoul(optarg, NULL, 0); break;
+		case '1': one = true; break;
 		default: usage();
 		}
 	}
@@ -140,6 +179,10 @@ int main(int argc, char **argv)
 	usleep(200000);		/* both MACs learnt */
 	f = malloc(size);
 	build(f, size);
+	if (one) {
+		one_by_one(p[0], f, size, frames, shm);
+		goto out;
+	}
 	t0 = now_ns();
 	for (i = 0; i < frames; i++)
 		if (!port_send_roce(p[0], f, size))
@@ -157,6 +200,7 @@ int main(int argc, char **argv)
 	       atomic_load(&received) * 1e9 / (double)(t1 - t0),
 	       atomic_load(&received) * (double)size * 1e9 /
 	       (double)(t1 - t0) / (1 << 20));
+out:
 	for (i = 0; i < 2; i++)
 		port_stop(p[i]);
 	kill(pid, SIGTERM);
