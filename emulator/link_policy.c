@@ -10,14 +10,19 @@ const struct link_policy link_policy_dgram = {
 	.stall_ms = 200,
 };
 
+/*
+ * A ring peer's stall is long: it ends anyway as soon as the peer takes a
+ * frame again (a push into a ring with room succeeds), so it only spares
+ * the rest of the wire a new wait for a peer that still drains nothing.
+ */
 const struct link_policy link_policy_ring_switch = {
 	.wait_ms = 2000,
-	.stall_ms = 1000,
+	.stall_ms = 30000,
 };
 
 const struct link_policy link_policy_ring_tx = {
 	.wait_ms = 5000,
-	.stall_ms = 1000,
+	.stall_ms = 30000,
 };
 
 uint32_t link_full(struct link_state *s, const struct link_policy *p,
