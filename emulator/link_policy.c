@@ -10,6 +10,11 @@ const struct link_policy link_policy_dgram = {
 	.stall_ms = 200,
 };
 
+const struct link_policy link_policy_qemu = {
+	.wait_ms = 500,
+	.stall_ms = 30000,
+};
+
 /*
  * A ring peer's stall is long: it ends anyway as soon as the peer takes a
  * frame again (a push into a ring with room succeeds), so it only spares

@@ -23,9 +23,15 @@ struct link_policy {
 
 /*
  * QEMU's datagram socket: its queue holds a few frames, and a guest whose
- * virtio-net driver is not up stops reading it for good.
+ * virtio-net driver is not up stops reading it for good.  The port waits
+ * for it in sendto(), holding up its other direction meanwhile: briefly
+ * (link_policy_dgram).  The switch waits without blocking its other inputs
+ * (a frame for QEMU stays in its input), so it can give a TCG guest that
+ * refills its receive ring slowly more time (link_policy_qemu); its stall
+ * ends, as any, once the guest reads again.
  */
 extern const struct link_policy link_policy_dgram;
+extern const struct link_policy link_policy_qemu;
 /*
  * A ring to an adapter (either direction): a live peer drains it within
  * milliseconds, so a full ring is backpressure; only a peer that has not

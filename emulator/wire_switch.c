@@ -13,8 +13,10 @@
  * towards an adapter is backpressure: the frame waits in its input (a
  * ring, or the datagram socket) until there is room, and only an adapter
  * that has not drained its ring for link_policy_ring_switch.wait_ms is
- * dropped to.  QEMU's datagram clients keep link_policy_dgram: QEMU is not
- * ours to wait for.
+ * dropped to.  A frame for a datagram client (QEMU) waits the same way,
+ * for link_policy_qemu: the switch sends to each such client on a socket
+ * of its own, connected to it, whose poll() says when the client's queue
+ * has room.
  *
  * It can record every frame it forwards in a classic pcap file, and inject
  * faults (drop, reorder) to exercise the RoCE transport's recovery.  With
@@ -45,7 +47,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +70,8 @@
  * @addr: the client's socket address (its name, for a shared-memory port)
  * @ls: the full-peer policy state of sends to it
  * @shm: its shared-memory link, NULL for a datagram client
+ * @tx_fd: a datagram client's send socket, connected to it; -1: none yet
+ * @want_out: a frame waits for room in this datagram client's queue
  * @in_blocked: its input's oldest frame waits for room elsewhere
  * @hung_up: its control socket said the adapter has gone
  */
@@ -77,6 +80,8 @@ struct wire_port {
 	socklen_t addr_len;
 	struct link_state ls;
 	struct wire_link *shm;
+	int tx_fd;
+	bool want_out;
 	bool in_blocked;
 	bool hung_up;
 	bool used;
@@ -225,6 +230,7 @@ static int port_lookup(struct wire *w, const struct sockaddr_un *sa,
 	memset(&w->ports[free_slot], 0, sizeof(w->ports[free_slot]));
 	memcpy(&w->ports[free_slot].addr, sa, len);
 	w->ports[free_slot].addr_len = len;
+	w->ports[free_slot].tx_fd = -1;
 	w->ports[free_slot].used = true;
 	wlog(w, "port %d: %s", free_slot, port_name(w, free_slot));
 	return free_slot;
@@ -237,6 +243,9 @@ static void port_remove(struct wire *w, int port)
 
 	wlog(w, "port %d gone: %s", port, port_name(w, port));
 	w->ports[port].used = false;
+	if (w->ports[port].tx_fd >= 0)
+		close(w->ports[port].tx_fd);
+	w->ports[port].tx_fd = -1;
 	if (w->ports[port].shm) {
 		wire_link_close(w->ports[port].shm);
 		free(w->ports[port].shm);
@@ -287,29 +296,59 @@ static void mac_learn(struct wire *w, const uint8_t *mac, int port)
 }
 
 /*
- * Send a copy to one datagram port (QEMU).  A port that stays full for
- * link_policy_dgram.wait_ms (its reader is slow or stopped) is not waited
- * for again for a while: one stuck guest must not slow the wire down.
+ * A datagram client's send socket.  Connected, unlike the switch's own,
+ * so that poll() reports whether the client's queue has room and wakes
+ * us when it gets some: Linux does that for a connected sender only.
+ * QEMU reads its socket without looking at who sent a datagram.
+ */
+static int dgram_tx_fd(struct wire *w, int port)
+{
+	struct wire_port *p = &w->ports[port];
+	int sndbuf = 1 << 20;
+	int fd;
+
+	if (p->tx_fd >= 0)
+		return p->tx_fd;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if (connect(fd, (struct sockaddr *)&p->addr, p->addr_len)) {
+		close(fd);
+		return -1;
+	}
+	p->tx_fd = fd;
+	return fd;
+}
+
+/* True if a send to datagram client @port would not find its queue full. */
+static bool dgram_has_room(struct wire *w, int port)
+{
+	struct pollfd pfd = { .fd = dgram_tx_fd(w, port), .events = POLLOUT };
+
+	/* No socket, or an error: the send finds out and removes the port. */
+	return pfd.fd < 0 || poll(&pfd, 1, 0) != 0;
+}
+
+/*
+ * Send a copy to one datagram port (QEMU), which frame_wait() found with
+ * room or stalled: a full queue now means a drop.
  */
 static void send_to_dgram(struct wire *w, int port, const struct frame *f)
 {
 	struct wire_port *p = &w->ports[port];
-	int flags = MSG_NOSIGNAL;
+	int fd = dgram_tx_fd(w, port);
 
-	if (!link_may_wait(&p->ls, now_ms()))
-		flags |= MSG_DONTWAIT;
-	if (sendto(w->fd, f->data, f->len, flags,
-		   (struct sockaddr *)&p->addr, p->addr_len) == (ssize_t)f->len) {
+	if (fd >= 0 && send(fd, f->data, f->len, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	    (ssize_t)f->len) {
 		link_taken(&p->ls);
 		w->st.copies_sent++;
 		return;
 	}
 	w->st.send_errors++;
-	if (errno == ECONNREFUSED || errno == ENOENT)
+	if (fd < 0 || errno == ECONNREFUSED || errno == ENOENT ||
+	    errno == ENOTCONN)
 		port_remove(w, port);
-	else if ((errno == EAGAIN || errno == EWOULDBLOCK) &&
-		 !(flags & MSG_DONTWAIT))
-		link_timed_out(&p->ls, &link_policy_dgram, now_ms());
 }
 
 /*
@@ -345,15 +384,24 @@ static int frame_dest(struct wire *w, const struct frame *f)
 }
 
 /*
- * How long @f must wait for room in ring port @port: 0 if it need not (a
- * datagram port, room in the ring, or an adapter stalled by the policy).
+ * How long @f must wait for room at @port: 0 if it need not (room in the
+ * ring or the client's queue, or a peer stalled by the policy).
  */
 static uint32_t port_wait(struct wire *w, int port, uint64_t now)
 {
 	struct wire_port *p = &w->ports[port];
 	uint32_t left;
 
-	if (!p->used || !p->shm || frame_ring_has_space(&p->shm->down))
+	if (!p->used)
+		return 0;
+	if (!p->shm) {
+		if (dgram_has_room(w, port))
+			return 0;
+		left = link_full(&p->ls, &link_policy_qemu, now);
+		p->want_out = left != 0;
+		return left;
+	}
+	if (frame_ring_has_space(&p->shm->down))
 		return 0;
 	left = link_full(&p->ls, &link_policy_ring_switch, now);
 	if (left && frame_ring_want_space(&p->shm->down))
@@ -598,6 +646,8 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	bool busy = false;
 	int i;
 
+	for (i = 0; i < MAX_PORTS; i++)
+		w->ports[i].want_out = false;
 	if (w->has_held) {
 		if (now_ms() - w->held_since_ms >= HOLD_MS)
 			flush_held(w, wait);
@@ -643,10 +693,11 @@ static bool want_data(struct wire *w)
 
 /*
  * The poll set: [0] signals, [1] the socket, then 3 per ring port (its
- * index in @ports): control socket, up data, down space.
+ * index in @ports): control socket, up data, down space; *nr_ring is where
+ * they end.  Then the send sockets of datagram clients a frame waits for.
  */
 static int build_pollfds(struct wire *w, struct pollfd *pfd, int *ports,
-			 int sfd)
+			 int sfd, int *nr_ring)
 {
 	int i, n = 2;
 
@@ -666,6 +717,11 @@ static int build_pollfds(struct wire *w, struct pollfd *pfd, int *ports,
 		pfd[n++] = (struct pollfd){ .fd = l->down.space_fd,
 					    .events = POLLIN };
 	}
+	*nr_ring = n;
+	for (i = 0; i < MAX_PORTS; i++)
+		if (w->ports[i].used && w->ports[i].want_out)
+			pfd[n++] = (struct pollfd){ .fd = w->ports[i].tx_fd,
+						    .events = POLLOUT };
 	return n;
 }
 
@@ -686,11 +742,10 @@ static void clear_pollfds(struct wire *w, struct pollfd *pfd, int n,
 	}
 }
 
+/* The switch's socket only receives: it sends on ports' own sockets. */
 static int open_socket(struct wire *w)
 {
-	struct timeval tv = { .tv_usec = link_policy_dgram.wait_ms * 1000 };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int sndbuf = 1 << 20;
 	struct stat st;
 
 	if (strlen(w->path) >= sizeof(sa.sun_path)) {
@@ -701,8 +756,6 @@ static int open_socket(struct wire *w)
 	w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (w->fd < 0)
 		return -1;
-	setsockopt(w->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	setsockopt(w->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	if (lstat(w->path, &st) == 0 && S_ISSOCK(st.st_mode))
 		unlink(w->path);	/* stale, from a killed run */
 	return bind(w->fd, (struct sockaddr *)&sa, sizeof(sa));
@@ -794,7 +847,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 int main(int argc, char **argv)
 {
 	static struct wire wire;
-	static struct pollfd pfd[2 + 3 * MAX_PORTS];
+	static struct pollfd pfd[2 + 4 * MAX_PORTS];
 	static int pfd_port[MAX_PORTS];
 	struct wire *w = &wire;
 	const char *pcap = NULL, *logfile = NULL;
@@ -838,26 +891,29 @@ int main(int argc, char **argv)
 	for (;;) {
 		uint32_t wait = UINT32_MAX;
 		bool busy = switch_round(w, &wait);
-		int n, timeout;
+		int n, nr_ring, timeout;
 
 		if (!busy)
 			busy = want_data(w);
-		n = build_pollfds(w, pfd, pfd_port, sfd);
+		n = build_pollfds(w, pfd, pfd_port, sfd, &nr_ring);
 		timeout = busy ? 0 : wait == UINT32_MAX ? -1 : (int)wait;
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents)
 			break;
-		clear_pollfds(w, pfd, n, pfd_port);
+		clear_pollfds(w, pfd, nr_ring, pfd_port);
 		if (pfd[1].revents)
 			receive_dgrams(w, &wait);
 	}
 
-	for (i = 0; i < MAX_PORTS; i++)
+	for (i = 0; i < MAX_PORTS; i++) {
 		if (w->ports[i].shm) {
 			wire_link_close(w->ports[i].shm);
 			free(w->ports[i].shm);
 		}
+		if (w->ports[i].used && w->ports[i].tx_fd >= 0)
+			close(w->ports[i].tx_fd);
+	}
 	close(w->fd);
 	unlink(w->path);
 	if (w->pcap)

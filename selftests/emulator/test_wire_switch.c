@@ -13,6 +13,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -72,10 +73,17 @@ static void find_binary(void)
 		 dirname(exe));
 }
 
+/*
+ * A client's socket.  Close-on-exec: the switch, forked from here, must not
+ * keep a client's socket alive after the client closed it (as no QEMU's
+ * socket lives on in the switch): the switch sends on a socket connected
+ * to the client's, so only the socket's end, not its name's, tells it the
+ * client has gone.
+ */
 static int bind_dgram(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -504,6 +512,67 @@ static void test_faults_rc_only(void)
 	ktap_case_end("faults_rc_only_spare_ud_and_other_frames");
 }
 
+struct burst {
+	int from;
+	const uint8_t *to;
+	int n;
+};
+
+/* Client @from sends @n frames to @to (its sendto waits while the switch
+ * holds a frame back for a full client: the test thread must not). */
+static void *send_burst(void *arg)
+{
+	struct burst *b = arg;
+
+	for (int i = 0; i < b->n; i++)
+		send_frame(b->from, b->to, false);
+	return NULL;
+}
+
+/*
+ * A slow datagram client (QEMU of a slow guest) is waited for: a burst
+ * far larger than its socket's queue arrives whole and in order.  One
+ * that stops reading is given up on, and the others keep the wire.
+ */
+static void test_slow_and_stopped_dgram(void)
+{
+	struct burst b = { .from = 0, .to = mac[1], .n = 100 };
+	int first, i, got, last;
+	pthread_t t;
+
+	unlink(log_path);
+	CHECK(start_switch(NULL, NULL));
+	hello_all();
+	first = seq + 1;
+	pthread_create(&t, NULL, send_burst, &b);
+	for (i = 0; i < b.n; i++) {
+		got = recv_seq(1, WAIT_MS);
+		if (got != (uint8_t)(first + i))
+			break;
+		if (i % 10 == 0)
+			usleep(20000);	/* longer than a blocking wait */
+	}
+	CHECK(i == b.n);
+	pthread_join(t, NULL);
+
+	/* Client 2 stops reading; client 1 still gets all of its frames. */
+	b = (struct burst){ .from = 0, .to = mac[2], .n = 40 };
+	pthread_create(&t, NULL, send_burst, &b);
+	pthread_join(t, NULL);
+	b = (struct burst){ .from = 0, .to = mac[1], .n = 5 };
+	pthread_create(&t, NULL, send_burst, &b);
+	pthread_join(t, NULL);
+	last = seq;
+	for (i = 0; i < 5; i++)
+		got = recv_seq(1, WAIT_MS);
+	CHECK(got == (uint8_t)last);
+	CHECK(stop_switch());
+	/* Frames to the stopped client were dropped (and only those: above). */
+	CHECK(!log_contains("send_errors 0 "));
+	drain_all();
+	ktap_case_end("slow_dgram_client_waited_for_stopped_one_given_up");
+}
+
 static void test_bad_args(void)
 {
 	int status;
@@ -527,10 +596,10 @@ int main(void)
 	int c;
 
 	find_binary();
-	ktap_plan(12);
+	ktap_plan(13);
 	if (access(wire_bin, X_OK)) {
 		printf("# %s: not built\n", wire_bin);
-		for (c = 0; c < 12; c++)
+		for (c = 0; c < 13; c++)
 			ktap_skip("orca-wire", "binary missing");
 		ktap_finish();
 		return 4;
@@ -561,6 +630,7 @@ int main(void)
 	test_drop();
 	test_reorder();
 	test_faults_rc_only();
+	test_slow_and_stopped_dgram();
 	test_bad_args();
 
 	for (c = 0; c < NCLIENTS; c++) {
