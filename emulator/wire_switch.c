@@ -106,7 +106,7 @@ struct wire_stats {
 	uint64_t copies_sent;
 	uint64_t send_errors;
 	uint64_t stall_dropped;		/* to an adapter that stopped draining */
-	uint64_t backpressured;		/* a frame had to wait for room */
+	uint64_t backpressured;		/* tries that found no room: held back */
 	uint64_t invalid;
 	uint64_t fault_dropped;
 	uint64_t fault_reordered;
