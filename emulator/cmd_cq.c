@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completion queues: CREATE_CQ, RESIZE_CQ, DESTROY_CQ, QUERY_CQ.  A CQ is
- * bound to an EQ (its COMP events) and a UAR, and keeps its page list and
- * doorbell record for the data path.  RESIZE_CQ validates the new buffer completely
- * before swapping it in, so a failed resize leaves the CQ untouched, and
- * carries the unpolled CQEs over so that indices continue across it.
+ * Completion queues: CREATE_CQ, RESIZE_CQ, DESTROY_CQ, QUERY_CQ, MODIFY_CQ.
+ * A CQ is bound to an EQ (its COMP events) and a UAR, and keeps its page
+ * list and doorbell record for the data path.  RESIZE_CQ validates the new
+ * buffer completely before swapping it in, so a failed resize leaves the
+ * CQ untouched, and carries the unpolled CQEs over so that indices continue
+ * across it.  MODIFY_CQ sets the event moderation that roce_cq.c applies.
  */
 #include <endian.h>
 #include <stdatomic.h>
@@ -48,6 +49,7 @@ int cmd_create_cq(struct cmd_ctx *c)
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	timer_node_init(&cq->mod_timer);
 	st = cq_load_buf(c, &cq->buf, in.log_depth, in.page_shift,
 			 le32toh(in.npages), le64toh(in.page_addr));
 	if (st)
@@ -205,6 +207,29 @@ int cmd_query_cq(struct cmd_ctx *c)
 	return cmd_write_out(c, &a, sizeof(a));
 }
 
+/*
+ * MODIFY_CQ (1.3): the CQ's event moderation.  Everything is checked
+ * before anything changes, so a refused command leaves the CQ as it was.
+ */
+int cmd_modify_cq(struct cmd_ctx *c)
+{
+	struct orca_cmd_modify_cq in;
+	struct emu_cq *cq;
+	uint16_t count, period;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	cq = objtab_get(&c->eng->cqs, le32toh(in.cqn));
+	if (!cq)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	count = le16toh(in.count);
+	period = le16toh(in.period);
+	if (count > EMU_MAX_CQ_MOD_COUNT || period > EMU_MAX_CQ_MOD_PERIOD)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (roce_cq_set_moderation(c->eng, cq, count, period))
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	return ORCA_CMD_ST_OK;
+}
+
 int cmd_destroy_cq(struct cmd_ctx *c)
 {
 	struct orca_engine *eng = c->eng;
@@ -224,6 +249,7 @@ int cmd_destroy_cq(struct cmd_ctx *c)
 	if (uar)
 		uar->refcnt--;
 	objtab_remove(&eng->cqs, cqn);
+	roce_cq_forget(eng, cq);
 	pages_free(&cq->buf);
 	free(cq);
 	return ORCA_CMD_ST_OK;

@@ -41,7 +41,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_FRWR | ORCA_DEV_CAP_ROCE_V2 |
 				    ORCA_DEV_CAP_PGL_CHAIN |
 				    ORCA_DEV_CAP_REG_MR_PGSZ |
-				    ORCA_DEV_CAP_IDENTITY),
+				    ORCA_DEV_CAP_IDENTITY |
+				    ORCA_DEV_CAP_CQ_MODERATION),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_TAB_LIMIT - 1),
@@ -67,6 +68,8 @@ int cmd_query_device(struct cmd_ctx *c)
 		.max_qp_init_rd_atom = EMU_MAX_RD_ATOM,
 		.num_ports = 1,
 		.local_ca_ack_delay = 15,
+		.max_cq_mod_count = htole16(EMU_MAX_CQ_MOD_COUNT),
+		.max_cq_mod_period = htole16(EMU_MAX_CQ_MOD_PERIOD),
 		.hca_type = EMU_HCA_TYPE,
 		.board_id = EMU_BOARD_ID,
 	};

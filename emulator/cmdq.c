@@ -37,6 +37,7 @@ static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
 	[ORCA_CMD_RESIZE_CQ]	= cmd_resize_cq,
 	[ORCA_CMD_DESTROY_CQ]	= cmd_destroy_cq,
 	[ORCA_CMD_QUERY_CQ]	= cmd_query_cq,
+	[ORCA_CMD_MODIFY_CQ]	= cmd_modify_cq,
 	[ORCA_CMD_CREATE_MR]	= cmd_create_mr,
 	[ORCA_CMD_DESTROY_MR]	= cmd_destroy_mr,
 	[ORCA_CMD_CREATE_QP]	= cmd_create_qp,

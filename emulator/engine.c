@@ -123,6 +123,7 @@ static void cq_release(void *obj, void *arg)
 {
 	struct emu_cq *cq = obj;
 
+	roce_cq_forget(arg, cq);
 	pages_free(&cq->buf);
 	free(cq);
 }
@@ -181,7 +182,7 @@ void engine_free_objects(struct orca_engine *eng)
 	objtab_fini(&eng->ahs, plain_release, NULL);
 	objtab_fini(&eng->srqs, srq_release, NULL);
 	objtab_fini(&eng->mrs, mr_release, NULL);
-	objtab_fini(&eng->cqs, cq_release, NULL);
+	objtab_fini(&eng->cqs, cq_release, eng);
 	objtab_fini(&eng->eqs, eq_release, NULL);
 	objtab_fini(&eng->pds, plain_release, NULL);
 	objtab_fini(&eng->uars, plain_release, NULL);

@@ -24,6 +24,7 @@
 #include "engine.h"
 #include "log.h"
 #include "objtab.h"
+#include "timer_heap.h"
 
 /* Device limits: handle spaces and what QUERY_DEVICE advertises. */
 #define EMU_MAX_EQ		64
@@ -44,10 +45,20 @@
 #define EMU_SPEED_MBPS		25000
 #define EMU_CMD_TIMEOUT_MS	5000
 #define EMU_RESET_TIMEOUT_MS	2000
-#define EMU_FW_VERSION		0x01020000	/* 1.2.0 */
+#define EMU_FW_VERSION		0x01030000	/* 1.3.0 */
 /* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
 #define EMU_HCA_TYPE		"ORCA-EMU"
 #define EMU_BOARD_ID		"ORCA_EMU_0001"
+/*
+ * MODIFY_CQ's limits (1.3, ORCA_DEV_CAP_CQ_MODERATION).  A count of 12
+ * bits, as mlx5's.  The period goes to 15 bits (~33 ms), beyond mlx5's
+ * 4095 us: completions of this adapter in a guest without hardware
+ * virtualization come milliseconds apart, and a consumer that coalesces
+ * them needs a period that covers several.  Both stay below what the
+ * verbs API can ask (u16), so that asking too much is refused, testably.
+ */
+#define EMU_MAX_CQ_MOD_COUNT	4095		/* CQEs */
+#define EMU_MAX_CQ_MOD_PERIOD	32767		/* microseconds */
 #define EMU_QPN_GSI		1
 #define EMU_EQ_DB_CI_MASK	ORCA_EQ_DB_CI
 /*
@@ -121,6 +132,16 @@ struct emu_cq {
 	bool sol_valid;
 	bool overrun;
 	uint32_t overruns;		/* CQEs refused for lack of room */
+	/*
+	 * Event moderation (MODIFY_CQ, roce_cq.c): matching CQEs counted
+	 * for the arm mod_seq and not yet reported, and the period's timer
+	 * from the first of them (in roce_dev's heap of CQ timers).
+	 */
+	uint16_t mod_count;		/* CQEs; 0: off */
+	uint16_t mod_period;		/* us; 0: off */
+	uint32_t mod_seq;		/* the arm the count belongs to */
+	uint32_t mod_pending;
+	struct timer_node mod_timer;
 };
 
 struct emu_srq {
@@ -358,6 +379,7 @@ int cmd_create_cq(struct cmd_ctx *c);
 int cmd_resize_cq(struct cmd_ctx *c);
 int cmd_destroy_cq(struct cmd_ctx *c);
 int cmd_query_cq(struct cmd_ctx *c);
+int cmd_modify_cq(struct cmd_ctx *c);
 int cmd_create_mr(struct cmd_ctx *c);
 int cmd_destroy_mr(struct cmd_ctx *c);
 int cmd_create_qp(struct cmd_ctx *c);
@@ -419,5 +441,13 @@ void roce_qp_free(struct emu_qp *qp);
 uint64_t roce_qp_footprint(uint8_t log_sq_depth);
 /* roce_cq.c: "garbage-cqe", malformed CQEs on every CQ with room. */
 void roce_cq_post_garbage(struct orca_engine *eng);
+/*
+ * roce_cq.c: a CQ's event moderation (values checked by the caller);
+ * 0 or -ENOMEM.  An event it held back is posted at once.
+ */
+int roce_cq_set_moderation(struct orca_engine *eng, struct emu_cq *cq,
+			   uint16_t count, uint16_t period);
+/* The CQ is going away: its moderation timer goes too. */
+void roce_cq_forget(struct orca_engine *eng, struct emu_cq *cq);
 
 #endif /* ORCA_EMU_ENGINE_PRIV_H */

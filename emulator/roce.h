@@ -92,6 +92,8 @@ struct roce_stats {
 	uint64_t acks_tx;
 	uint64_t dup_requests;
 	uint64_t cq_overruns;
+	/* CQ event moderation (roce_cq.c): COMP events its period posted. */
+	uint64_t cq_mod_timer_events;
 	/*
 	 * The scheduler (roce_sched.c): transport passes, QPs stepped in
 	 * them (each QP taken from the run list or the timer heap counts),
@@ -145,6 +147,12 @@ struct roce_dev {
 	struct roce_qp *run_head, *run_tail;
 	struct roce_qp *run_end;	/* the current pass ends after it */
 	struct timer_heap timers;
+	/*
+	 * CQ event moderation (roce_cq.c): the period timers of CQs holding
+	 * back an event, with room for every CQ that moderates (cq_mod).
+	 */
+	struct timer_heap cq_timers;
+	uint32_t cq_mod;
 	bool poll_only;			/* the last pass only polled */
 	/* The port: tx_lock is held while sending, so it cannot vanish. */
 	pthread_mutex_t tx_lock;
@@ -310,6 +318,12 @@ void roce_get_stats(struct orca_engine *eng, struct roce_stats *st);
 void *roce_queue_entry(struct orca_engine *eng, const struct emu_pages *p,
 		       uint32_t first_page, uint32_t npages, uint32_t idx,
 		       uint8_t log_depth, uint32_t stride);
+
+/* ---- roce_cq.c ---- */
+/* Posts the events whose moderation period ended by @now. */
+void roce_cq_timers(struct orca_engine *eng, uint64_t now);
+/* The earliest moderation deadline of any CQ, 0: none. */
+uint64_t roce_cq_deadline(const struct roce_dev *dev);
 
 /* ---- roce_sched.c ---- */
 /*

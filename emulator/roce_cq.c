@@ -1,16 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Completion queues on the data path: writing CQEs with the phase protocol,
- * detecting overrun from the driver's consumer index, and CQ arming (the
- * doorbell record's arm word, a COMP event at most once per arm), as the
- * programming interface's "CQ arming" section specifies.
+ * detecting overrun from the driver's consumer index, CQ arming (the
+ * doorbell record's arm word, a COMP event at most once per arm) and event
+ * moderation (MODIFY_CQ), as the programming interface's "CQ arming" and
+ * "CQ event moderation" sections specify.
+ *
+ * Moderation holds an armed CQ's event back until mod_count matching CQEs
+ * have accumulated or mod_period microseconds have passed since the first
+ * of them.  An event held back is never lost: the period's timer (a heap
+ * of CQ deadlines that roce_run() fires and sleeps on) posts it when no
+ * more CQEs come, a new arm restarts the count, and MODIFY_CQ and the
+ * CQ's destruction settle it at once.
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "roce.h"
 #include "eq.h"
+
+#define container_of(p, type, member) \
+	((type *)((char *)(p) - offsetof(type, member)))
 
 static bool cq_read_rec(struct orca_engine *eng, struct emu_cq *cq,
 			uint32_t *ci, uint32_t *arm)
@@ -33,10 +45,147 @@ static bool cq_armed_for(const struct emu_cq *cq, uint32_t arm, bool sol)
 	return (arm & ORCA_CQ_ARM_ANY) || ((arm & ORCA_CQ_ARM_SOLICITED) && sol);
 }
 
-static void cq_fire(struct orca_engine *eng, struct emu_cq *cq, uint32_t arm)
+static void cq_fire_seq(struct orca_engine *eng, struct emu_cq *cq,
+			uint32_t seq)
 {
-	cq->arm_fired = FIELD_GET(ORCA_CQ_ARM_SEQ, arm);
+	cq->arm_fired = seq;
+	cq->mod_pending = 0;
+	timer_heap_del(&eng->roce->cq_timers, &cq->mod_timer);
 	eq_post(eng, cq->eqn, ORCA_EQE_COMP, cq->cqn, 0);
+}
+
+/* Both or neither: with either 0 a CQE could wait forever, or not at all. */
+static bool cq_moderated(const struct emu_cq *cq)
+{
+	return cq->mod_count && cq->mod_period;
+}
+
+/*
+ * Matching CQEs the driver has not polled when the device first sees an
+ * arm: they count toward it, as if they had come after it.  At least one,
+ * since the caller saw one (a ci the device never reached is bogus and
+ * counts as nothing more).
+ */
+static uint32_t cq_unpolled(const struct emu_cq *cq, uint32_t arm, uint32_t ci)
+{
+	uint32_t n = cq->pi - ci;
+
+	if (!(arm & ORCA_CQ_ARM_ANY) || n > (1u << cq->log_depth) || !n)
+		return 1;
+	return n;
+}
+
+/*
+ * The CQ is armed (@arm) and has a matching CQE: a new one (@fresh), or one
+ * already written when the driver rang ORCA_UAR_CQ_DB.  Without moderation
+ * the event goes at once.  With it, the CQEs are counted for the arm (the
+ * count restarts with each arm the device sees), the first starts the
+ * period's timer, and the event goes when the count is reached.
+ */
+static void cq_event(struct orca_engine *eng, struct emu_cq *cq, uint32_t arm,
+		     uint32_t ci, bool fresh)
+{
+	uint32_t seq = FIELD_GET(ORCA_CQ_ARM_SEQ, arm);
+
+	if (!cq_moderated(cq)) {
+		cq_fire_seq(eng, cq, seq);
+		return;
+	}
+	if (seq != cq->mod_seq) {
+		cq->mod_seq = seq;
+		cq->mod_pending = cq_unpolled(cq, arm, ci);
+		/* Room was reserved when moderation was turned on. */
+		timer_heap_set(&eng->roce->cq_timers, &cq->mod_timer,
+			       now_us() + cq->mod_period);
+	} else if (fresh) {
+		cq->mod_pending++;
+	} else {
+		/* A doorbell for an arm whose CQEs are counted already. */
+		return;
+	}
+	if (cq->mod_pending >= cq->mod_count)
+		cq_fire_seq(eng, cq, seq);
+}
+
+/*
+ * Posts the event the CQ holds back, if any; true if it did.  Counted CQEs
+ * mean the arm they were counted for has not fired.  The arm word is read
+ * again: if the driver has armed anew meanwhile (without a doorbell, so the
+ * device has not seen it), the one event answers both arms, as without
+ * moderation, so that a CQ never has more than one event per arm it was
+ * given before the driver saw the last.  Also after an overrun: the
+ * counted CQEs are in the ring.
+ */
+static bool cq_fire_pending(struct orca_engine *eng, struct emu_cq *cq)
+{
+	uint32_t ci, arm, seq;
+
+	if (!cq->mod_pending)
+		return false;
+	timer_heap_del(&eng->roce->cq_timers, &cq->mod_timer);
+	seq = cq->mod_seq;
+	if (cq_read_rec(eng, cq, &ci, &arm) &&
+	    FIELD_GET(ORCA_CQ_ARM_SEQ, arm) != cq->arm_fired &&
+	    (arm & (ORCA_CQ_ARM_ANY | ORCA_CQ_ARM_SOLICITED)))
+		seq = FIELD_GET(ORCA_CQ_ARM_SEQ, arm);
+	cq_fire_seq(eng, cq, seq);
+	return true;
+}
+
+int roce_cq_set_moderation(struct orca_engine *eng, struct emu_cq *cq,
+			   uint16_t count, uint16_t period)
+{
+	struct roce_dev *dev = eng->roce;
+	bool was = cq_moderated(cq);
+	bool will = count && period;
+
+	if (will && !was) {
+		if (timer_heap_reserve(&dev->cq_timers, dev->cq_mod + 1))
+			return -ENOMEM;
+		dev->cq_mod++;
+	} else if (was && !will) {
+		dev->cq_mod--;
+	}
+	/*
+	 * An event held back under the old values goes now rather than
+	 * under rules it was not counted by.
+	 */
+	cq_fire_pending(eng, cq);
+	cq->mod_count = count;
+	cq->mod_period = period;
+	return 0;
+}
+
+void roce_cq_forget(struct orca_engine *eng, struct emu_cq *cq)
+{
+	if (!eng->roce)
+		return;
+	timer_heap_del(&eng->roce->cq_timers, &cq->mod_timer);
+	if (cq_moderated(cq))
+		eng->roce->cq_mod--;
+	cq->mod_count = cq->mod_period = 0;
+	cq->mod_pending = 0;
+}
+
+uint64_t roce_cq_deadline(const struct roce_dev *dev)
+{
+	const struct timer_node *t = timer_heap_first(&dev->cq_timers);
+
+	return t ? t->due : 0;
+}
+
+void roce_cq_timers(struct orca_engine *eng, uint64_t now)
+{
+	struct roce_dev *dev = eng->roce;
+	struct timer_node *t;
+	struct emu_cq *cq;
+
+	while ((t = timer_heap_first(&dev->cq_timers)) && t->due <= now) {
+		cq = container_of(t, struct emu_cq, mod_timer);
+		timer_heap_del(&dev->cq_timers, t);
+		if (cq_fire_pending(eng, cq))
+			dev->st.cq_mod_timer_events++;
+	}
 }
 
 int roce_cq_post(struct orca_engine *eng, uint32_t cqn, struct orca_cqe *cqe,
@@ -78,7 +227,7 @@ int roce_cq_post(struct orca_engine *eng, uint32_t cqn, struct orca_cqe *cqe,
 	if (cq_read_rec(eng, cq, &ci, &arm) &&
 	    cq_armed_for(cq, arm, solicited ||
 			 cqe->status != ORCA_CQE_ST_SUCCESS))
-		cq_fire(eng, cq, arm);
+		cq_event(eng, cq, arm, ci, true);
 	return 0;
 
 overrun:
@@ -104,7 +253,7 @@ void roce_cq_doorbell(struct orca_engine *eng, uint32_t cqn)
 		return;
 	if (((arm & ORCA_CQ_ARM_ANY) && any_new) ||
 	    ((arm & ORCA_CQ_ARM_SOLICITED) && sol_new))
-		cq_fire(eng, cq, arm);
+		cq_event(eng, cq, arm, ci, false);
 }
 
 /*

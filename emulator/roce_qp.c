@@ -66,6 +66,7 @@ void roce_dev_destroy(struct orca_engine *eng)
 				roce_rx_err_name(i));
 	pthread_mutex_destroy(&dev->tx_lock);
 	roce_sched_fini(dev);
+	timer_heap_fini(&dev->cq_timers);
 	free(dev->rxq);
 	free(dev);
 	eng->roce = NULL;
@@ -522,7 +523,7 @@ void roce_run(struct orca_engine *eng)
 	struct roce_db dbs[64];
 	uint32_t n = 0, head, tail, i;
 	bool overflow, again;
-	uint64_t deadline;
+	uint64_t deadline, cq_due, now;
 	struct roce_qp *rq;
 
 	pthread_mutex_lock(&eng->lock);
@@ -552,8 +553,14 @@ void roce_run(struct orca_engine *eng)
 	dev->rx_head = tail;
 	pthread_mutex_unlock(&eng->lock);
 
-	again = roce_sched_pass(dev, now_us());
+	now = now_us();
+	again = roce_sched_pass(dev, now);
+	/* After the pass: its CQEs may have completed a held-back event. */
+	roce_cq_timers(eng, now);
 	deadline = roce_sched_deadline(dev);
+	cq_due = roce_cq_deadline(dev);
+	if (cq_due && (!deadline || cq_due < deadline))
+		deadline = cq_due;
 	/* Nothing came, nothing fired, nothing left: only send queue polls. */
 	dev->poll_only = again && !n && !overflow && head == tail &&
 			 tx == dev->st.tx_frames && fired == dev->st.timers_fired;

@@ -218,6 +218,62 @@ static void test_cq_query(void)
 	ktap_case_end("cq_query");
 }
 
+/* MODIFY_CQ's limits, as QUERY_DEVICE reports them (test_engine_device). */
+#define MAX_MOD_COUNT	4095
+#define MAX_MOD_PERIOD	32767
+
+static int modify_cq(struct th *t, uint32_t cqn, uint32_t count,
+		     uint32_t period)
+{
+	struct orca_cmd_modify_cq m = {
+		.cqn = htole32(cqn), .count = htole16(count),
+		.period = htole16(period),
+	};
+
+	return cq_exec(t, ORCA_CMD_MODIFY_CQ, &m, sizeof(m), 0, 0);
+}
+
+/*
+ * MODIFY_CQ (1.3): the handle and both values are checked against the
+ * limits QUERY_DEVICE reports; 0/0 (off) and the limits themselves pass.
+ * A CQ with moderation on is destroyed like any other, and its handle is
+ * then refused.
+ */
+static void test_cq_modify(void)
+{
+	struct orca_cmd_create_cq in;
+	struct th_objs o;
+	uint32_t cqn;
+	struct th t;
+
+	CHECK(th_setup(&t, &o));
+	in = th_cq_in(&t, 0, o.uar, 7);
+	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), 0, 0) == 0);
+	cqn = th_out_handle(&t);
+
+	CHECK(modify_cq(&t, cqn, 16, 8) == ORCA_CMD_ST_OK);
+	CHECK(modify_cq(&t, cqn, MAX_MOD_COUNT,
+			MAX_MOD_PERIOD) == ORCA_CMD_ST_OK);
+	CHECK(modify_cq(&t, cqn, MAX_MOD_COUNT + 1, 8) ==
+	      ORCA_CMD_ST_BAD_PARAM);
+	CHECK(modify_cq(&t, cqn, 16, MAX_MOD_PERIOD + 1) ==
+	      ORCA_CMD_ST_BAD_PARAM);
+	CHECK(modify_cq(&t, cqn, 0xffff, 0xffff) == ORCA_CMD_ST_BAD_PARAM);
+	CHECK(modify_cq(&t, cqn, 0, 0) == ORCA_CMD_ST_OK);
+	CHECK(modify_cq(&t, cqn, 1, 0) == ORCA_CMD_ST_OK);
+	CHECK(modify_cq(&t, 99, 16, 8) == ORCA_CMD_ST_BAD_HANDLE);
+	CHECK(modify_cq(&t, 0, 16, 8) == ORCA_CMD_ST_BAD_HANDLE);
+	CHECK(modify_cq(&t, cqn, 16, 8) == ORCA_CMD_ST_OK);
+	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, cqn) == ORCA_CMD_ST_OK);
+	CHECK(modify_cq(&t, cqn, 16, 8) == ORCA_CMD_ST_BAD_HANDLE);
+	/* A new CQ starts without moderation and can have it again. */
+	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), 0, 0) == 0);
+	cqn = th_out_handle(&t);
+	CHECK(modify_cq(&t, cqn, 2, 2) == ORCA_CMD_ST_OK);
+	th_fini(&t);
+	ktap_case_end("cq_modify");
+}
+
 struct mr_req {
 	struct orca_cmd_create_mr in;
 	uint64_t list;
@@ -788,10 +844,11 @@ static void test_teardown_with_objects_no_leak(void)
 
 int main(void)
 {
-	ktap_plan(12);
+	ktap_plan(13);
 	test_cq_create_errors();
 	test_cq_resize();
 	test_cq_query();
+	test_cq_modify();
 	test_mr_create_kinds();
 	test_mr_create_errors();
 	test_mr_chained_page_list();

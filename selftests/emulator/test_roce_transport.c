@@ -1296,6 +1296,163 @@ static void test_cq_arm(void)
 	ktap_case_end("cq_arm_any_solicited_and_doorbell");
 }
 
+static int modify_cq(struct node *n, uint32_t cqn, uint16_t count,
+		     uint16_t period)
+{
+	struct orca_cmd_modify_cq m = {
+		.cqn = htole32(cqn), .count = htole16(count),
+		.period = htole16(period),
+	};
+	struct tcmd c = {
+		.opcode = ORCA_CMD_MODIFY_CQ, .in = &m, .in_size = sizeof(m),
+	};
+
+	engine_flush(n->t.eng);
+	return th_exec(&n->t, &c);
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + ts.tv_nsec / 1000;
+}
+
+/*
+ * @k SENDs from A to B, posted back to back; A's send CQEs are polled,
+ * and B's receive CQEs too unless @poll_b is false (they stay unpolled).
+ */
+static bool sends(struct pair *p, int k, uint64_t *id, bool poll_b)
+{
+	struct tsge s = { IOVA_A, 8, p->abuf.key };
+	struct tsge r = { IOVA_B, 64, p->bbuf.key };
+	struct orca_send_wqe_hdr h;
+	uint64_t first = *id;
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < k; i++)
+		post_recv(p->nb, &p->bqp, first + i, &r, 1);
+	for (i = 0; i < k; i++) {
+		h = wqe(ORCA_WQE_SEND, first + 1000 + i);
+		post_send(p->na, &p->aqp, &h, &s, 1);
+	}
+	for (i = 0; i < k; i++) {
+		ok &= expect_cqe(p->na, &p->acq, first + 1000 + i,
+				 ORCA_CQE_SEND, ORCA_CQE_ST_SUCCESS, NULL);
+		if (poll_b)
+			ok &= expect_cqe(p->nb, &p->bcq, first + i,
+					 ORCA_CQE_RECV, ORCA_CQE_ST_SUCCESS,
+					 NULL);
+	}
+	*id += k;
+	return ok;
+}
+
+/*
+ * CQ event moderation (MODIFY_CQ, 1.3).  Count: an armed CQ with count 4
+ * posts nothing for 3 CQEs and its event at the 4th.  The period is the
+ * longest the device allows, so that only a stall of the whole machine
+ * longer than it can fire the timer first; a try where the timer fired
+ * (the device counts such events) says nothing about the count and is
+ * done again.  Period: a lone CQE under count 16 gets its event from the
+ * timer, after the period.  CQEs unpolled when the driver arms and rings
+ * the CQ doorbell count too.  0/0: an event per arm at the first CQE, as
+ * without MODIFY_CQ.  Last, the CQ is torn down with a timer running.
+ */
+static void test_cq_moderation(void)
+{
+	const char *name = "cq_event_moderation_count_period_off";
+	uint64_t id = 2000, t0, t1, timer_ev;
+	uint32_t seq = 1, cqn;
+	int good = 0, ev3, ev4, ev;
+	struct pair p;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end(name);
+		return;
+	}
+	cqn = p.bcq.cqn;
+	comp_events(p.nb, cqn);
+
+	CHECK(modify_cq(p.nb, cqn, 4, EMU_MAX_CQ_MOD_PERIOD) == 0);
+	for (int tries = 0; tries < 10 && good < 3; tries++) {
+		timer_ev = stats(p.nb).cq_mod_timer_events;
+		arm_cq(p.nb, &p.bcq, seq++, ORCA_CQ_ARM_ANY);
+		CHECK(sends(&p, 3, &id, true));
+		ev3 = comp_events(p.nb, cqn);
+		CHECK(sends(&p, 1, &id, true));
+		ev4 = comp_events(p.nb, cqn);
+		if (stats(p.nb).cq_mod_timer_events != timer_ev) {
+			printf("# try %d: the period ran out (a stall)\n",
+			       tries);
+			continue;
+		}
+		CHECK(ev3 == 0 && ev4 == 1);
+		good++;
+	}
+	CHECK(good == 3);
+	/* 12 CQEs on one arm: still one event (one per arm). */
+	arm_cq(p.nb, &p.bcq, seq++, ORCA_CQ_ARM_ANY);
+	CHECK(sends(&p, 12, &id, true));
+	CHECK(comp_events(p.nb, cqn) == 1);
+
+	/* Period: one CQE, count 16; the timer posts the event. */
+	CHECK(modify_cq(p.nb, cqn, 16, 2000) == 0);
+	timer_ev = stats(p.nb).cq_mod_timer_events;
+	arm_cq(p.nb, &p.bcq, seq++, ORCA_CQ_ARM_ANY);
+	t0 = mono_us();
+	CHECK(sends(&p, 1, &id, true));
+	for (ev = 0, t1 = t0; !ev && t1 - t0 < WAIT_MS * 1000ull;
+	     t1 = mono_us()) {
+		ev = comp_events(p.nb, cqn);
+		if (!ev)
+			th_sleep_ms(1);
+	}
+	CHECK(ev == 1);
+	CHECK(t1 - t0 >= 2000);
+	CHECK(stats(p.nb).cq_mod_timer_events == timer_ev + 1);
+	th_sleep_ms(5);
+	CHECK(comp_events(p.nb, cqn) == 0);
+
+	/*
+	 * A CQE unpolled when the driver arms and rings the doorbell: it
+	 * counts (1 of 2), and the period posts the event.
+	 */
+	CHECK(modify_cq(p.nb, cqn, 2, 2000) == 0);
+	CHECK(sends(&p, 1, &id, false));
+	engine_flush(p.nb->t.eng);
+	arm_cq(p.nb, &p.bcq, seq++, ORCA_CQ_ARM_ANY);
+	t0 = mono_us();
+	engine_uar_write(p.nb->t.eng, p.nb->uar, ORCA_UAR_CQ_DB, cqn);
+	for (ev = 0, t1 = t0; !ev && t1 - t0 < WAIT_MS * 1000ull;
+	     t1 = mono_us()) {
+		ev = comp_events(p.nb, cqn);
+		if (!ev)
+			th_sleep_ms(1);
+	}
+	CHECK(ev == 1 && t1 - t0 >= 2000);
+	CHECK(stats(p.nb).cq_mod_timer_events == timer_ev + 2);
+	CHECK(expect_cqe(p.nb, &p.bcq, id - 1, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+
+	/* 0/0: no moderation, the event comes with the first CQE. */
+	CHECK(modify_cq(p.nb, cqn, 0, 0) == 0);
+	arm_cq(p.nb, &p.bcq, seq++, ORCA_CQ_ARM_ANY);
+	CHECK(sends(&p, 1, &id, true));
+	CHECK(comp_events(p.nb, cqn) == 1);
+	CHECK(stats(p.nb).cq_mod_timer_events == timer_ev + 2);
+
+	/* Torn down while a CQ's timer runs (ASan sees what it leaves). */
+	CHECK(modify_cq(p.nb, cqn, 16, EMU_MAX_CQ_MOD_PERIOD) == 0);
+	arm_cq(p.nb, &p.bcq, seq++, ORCA_CQ_ARM_ANY);
+	CHECK(sends(&p, 1, &id, true));
+	pair_fini(&p);
+	ktap_case_end(name);
+}
+
 /* An RC QP on an SRQ; the SRQ limit event; RQ flush on ERR. */
 static void test_srq_and_flush(void)
 {
@@ -1553,7 +1710,7 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(17);
+	ktap_plan(18);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
@@ -1567,6 +1724,7 @@ int main(void)
 	test_fast_reg();
 	test_fast_reg_page_shift_chain();
 	test_cq_arm();
+	test_cq_moderation();
 	test_srq_and_flush();
 	test_hostile_peer();
 	test_sqd_drain();

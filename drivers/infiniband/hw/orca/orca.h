@@ -113,6 +113,9 @@ struct orca_caps {
 	u8 max_qp_rd_atom;
 	u8 max_qp_init_rd_atom;
 	u8 local_ca_ack_delay;
+	/* ORCA_DEV_CAP_CQ_MODERATION, else 0: MODIFY_CQ's limits */
+	u16 max_cq_mod_count;
+	u16 max_cq_mod_period;
 	/* ORCA_DEV_CAP_IDENTITY, else empty; printable ASCII */
 	char hca_type[ORCA_DEV_HCA_TYPE_LEN + 1];
 	char board_id[ORCA_DEV_BOARD_ID_LEN + 1];
@@ -706,6 +709,7 @@ bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq);
 struct orca_cq *orca_cq_get(struct orca_dev *odev, u32 cqn);
 void orca_cq_put(struct orca_cq *cq);
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int orca_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 void orca_cq_comp_event(struct orca_dev *odev, u32 cqn);
 void orca_cq_async_event(struct orca_dev *odev, u32 cqn);
 void orca_cq_kick_armed(struct orca_dev *odev);

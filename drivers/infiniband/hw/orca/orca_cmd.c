@@ -118,6 +118,11 @@ int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	caps->max_qp_rd_atom = hw.max_qp_rd_atom;
 	caps->max_qp_init_rd_atom = hw.max_qp_init_rd_atom;
 	caps->local_ca_ack_delay = hw.local_ca_ack_delay;
+	/* Reserved (zero) in a device before 1.3. */
+	if (caps->dev_caps & ORCA_DEV_CAP_CQ_MODERATION) {
+		caps->max_cq_mod_count = le16_to_cpu(hw.max_cq_mod_count);
+		caps->max_cq_mod_period = le16_to_cpu(hw.max_cq_mod_period);
+	}
 	/* Beyond the 1.0 size the buffer holds what an older device left. */
 	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {
 		orca_cmd_copy_ident(caps->hca_type, hw.hca_type,
@@ -311,6 +316,20 @@ int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
 	in->page_shift = ring->page_shift;
 	in->npages = cpu_to_le32(ring->npages);
 	orca_cmd_set_ring(&cmd, ring, &in->page_addr);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
+}
+
+/* MODIFY_CQ (1.3): @count CQEs, @period microseconds; 0, 0: off. */
+int orca_cmd_modify_cq(struct orca_dev *odev, u32 cqn, u16 count, u16 period)
+{
+	struct orca_cmd_modify_cq *in;
+	struct orca_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_CQ);
+	in = (void *)cmd.in;
+	in->cqn = cpu_to_le32(cqn);
+	in->count = cpu_to_le16(count);
+	in->period = cpu_to_le16(period);
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 

@@ -186,6 +186,8 @@ int orca_cmd_create_cq(struct orca_dev *odev,
 		       const struct orca_cmd_cq_params *p, u32 *cqn);
 int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
 		       const struct orca_cmd_ring *ring);
+int orca_cmd_modify_cq(struct orca_dev *odev, u32 cqn, u16 count,
+		       u16 period);
 int orca_cmd_create_mr(struct orca_dev *odev,
 		       const struct orca_cmd_mr_params *p,
 		       struct orca_cmd_mr_keys *keys);

@@ -47,6 +47,7 @@ enum orca_cmd_opcode {
 	ORCA_CMD_RESIZE_CQ		= 0x29,
 	ORCA_CMD_DESTROY_CQ		= 0x2a,
 	ORCA_CMD_QUERY_CQ		= 0x2b,	/* 1.2 */
+	ORCA_CMD_MODIFY_CQ		= 0x2c,	/* 1.3 */
 	ORCA_CMD_CREATE_MR		= 0x30,
 	ORCA_CMD_DESTROY_MR		= 0x31,
 	ORCA_CMD_CREATE_QP		= 0x38,
@@ -158,6 +159,11 @@ struct orca_cmd_comp {
 #define ORCA_DEV_CAP_REG_MR_PGSZ	BIT(7)
 /* 1.2: orca_dev_caps has hca_type and board_id (the identity strings). */
 #define ORCA_DEV_CAP_IDENTITY		BIT(8)
+/*
+ * 1.3: CQ event moderation: MODIFY_CQ, and orca_dev_caps' max_cq_mod_count
+ * and max_cq_mod_period are valid.
+ */
+#define ORCA_DEV_CAP_CQ_MODERATION	BIT(9)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -194,7 +200,10 @@ struct orca_dev_caps {
 	u8 max_qp_init_rd_atom;
 	u8 num_ports;
 	u8 local_ca_ack_delay;
-	__le32 rsvd[5];
+	/* 1.3, valid with ORCA_DEV_CAP_CQ_MODERATION: MODIFY_CQ's limits. */
+	__le16 max_cq_mod_count;	/* CQEs */
+	__le16 max_cq_mod_period;	/* microseconds */
+	__le32 rsvd[4];
 	/* 1.2, valid with ORCA_DEV_CAP_IDENTITY: NUL-padded ASCII. */
 	u8 hca_type[ORCA_DEV_HCA_TYPE_LEN];	/* adapter model */
 	u8 board_id[ORCA_DEV_BOARD_ID_LEN];	/* board (PSID-like) */
@@ -322,6 +331,20 @@ struct orca_cmd_resize_cq {
  */
 #define ORCA_CQ_ATTR_F_ARMED		BIT(0)	/* an arm is pending */
 #define ORCA_CQ_ATTR_F_OVERRUN		BIT(1)	/* CQ_ERR was reported */
+
+/*
+ * MODIFY_CQ (1.3, ORCA_DEV_CAP_CQ_MODERATION): the CQ's event moderation.
+ * An armed CQ posts its COMP event once @count matching CQEs accumulated
+ * since the device saw the arm, or @period microseconds after the first
+ * of them, whichever comes first.  @count or @period 0: no moderation,
+ * an event for the first matching CQE (the 1.0 behaviour).
+ */
+struct orca_cmd_modify_cq {
+	__le32 cqn;
+	__le16 count;			/* CQEs, <= max_cq_mod_count */
+	__le16 period;			/* microseconds, <= max_cq_mod_period */
+	__le32 rsvd[2];
+};
 
 struct orca_cq_attr {
 	__le32 cqn;
@@ -518,6 +541,7 @@ static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
 static_assert(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
 static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
 static_assert(sizeof(struct orca_cq_attr) == 48, "cq attr");
+static_assert(sizeof(struct orca_cmd_modify_cq) == 16, "modify cq");
 static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");

@@ -183,6 +183,35 @@ void orca_cq_kick_armed(struct orca_dev *odev)
 	}
 }
 
+/**
+ * orca_modify_cq() - set a CQ's completion event moderation
+ * @ibcq: a kernel or user CQ
+ * @cq_count: completions to gather before an event; 0: no moderation
+ * @cq_period: microseconds an event may wait for them; 0: no moderation
+ *
+ * The adapter posts an armed CQ's event once @cq_count completions have
+ * come since the arm, or @cq_period microseconds after the first of them.
+ * The RDMA core calls this for rdma_set_cq_moderation(), uverbs'
+ * ibv_modify_cq() and adaptive moderation (rdma_dim), in process context.
+ *
+ * Return: 0; -EOPNOTSUPP if the adapter has no moderation (before
+ * interface 1.3, it is never asked); -EINVAL for a value above the limits
+ * query_device reports; or the command's errno.
+ */
+int orca_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
+{
+	struct orca_dev *odev = to_odev(ibcq->device);
+	const struct orca_caps *caps = &odev->caps;
+
+	if (!(caps->dev_caps & ORCA_DEV_CAP_CQ_MODERATION))
+		return -EOPNOTSUPP;
+	if (cq_count > caps->max_cq_mod_count ||
+	    cq_period > caps->max_cq_mod_period)
+		return -EINVAL;
+	return orca_cmd_modify_cq(odev, to_ocq(ibcq)->cqn, cq_count,
+				  cq_period);
+}
+
 /* Kernel CQs only (@attrs is NULL for them); user CQs are in orca_user_cq.c. */
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs)

@@ -82,6 +82,11 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		attr->max_srq_sge = min_t(u32, caps->max_srq_sge,
 					  ORCA_MAX_SGE);
 	}
+	if (caps->dev_caps & ORCA_DEV_CAP_CQ_MODERATION) {
+		attr->cq_caps.max_cq_moderation_count = caps->max_cq_mod_count;
+		attr->cq_caps.max_cq_moderation_period =
+			caps->max_cq_mod_period;
+	}
 	if (caps->dev_caps & ORCA_DEV_CAP_ATOMIC)
 		attr->atomic_cap = IB_ATOMIC_HCA;
 	if (caps->dev_caps & ORCA_DEV_CAP_FRWR) {

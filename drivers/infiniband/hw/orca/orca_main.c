@@ -189,6 +189,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.map_mr_sg = orca_map_mr_sg,
 	.mmap = orca_mmap,
 	.mmap_free = orca_mmap_free,
+	.modify_cq = orca_modify_cq,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
 	.poll_cq = orca_poll_cq,
