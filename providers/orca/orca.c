@@ -32,6 +32,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.destroy_qp = orca_destroy_qp,
 	.destroy_srq = orca_destroy_srq,
 	.free_context = orca_free_context,
+	.modify_cq = orca_modify_cq,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
 	.poll_cq = orca_poll_cq,

@@ -221,6 +221,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 			      int comp_vector);
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe);
 int orca_destroy_cq(struct ibv_cq *ibcq);
+int orca_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr);
 void orca_cq_event(struct ibv_cq *ibcq);
 
 /* orca_qp.c */

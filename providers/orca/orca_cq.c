@@ -123,6 +123,14 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	return 0;
 }
 
+/* CQ event moderation: the kernel checks and sends MODIFY_CQ. */
+int orca_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct ibv_modify_cq cmd = {};
+
+	return ibv_cmd_modify_cq(ibcq, attr, &cmd, sizeof(cmd));
+}
+
 int orca_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct orca_context *ctx = to_octx(ibcq->context);
