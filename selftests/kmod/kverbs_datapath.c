@@ -1039,6 +1039,164 @@ static void kv_cq_events(struct kv_test *t)
 	kv_expect_wc(t, p.bcq, "receive 3", 3, IB_WC_SUCCESS, IB_WC_RECV, NULL);
 }
 
+#define KV_MOD_MSGS	64
+#define KV_MOD_COUNT	16
+#define KV_MOD_BATCH	8
+#define KV_MOD_LEN	64
+
+/* Polls every CQE @cq has, each a receive whose bytes are checked. */
+static bool kv_mod_drain(struct kv_test *t, struct ib_cq *cq,
+			 struct kv_buf *dst, int *polled)
+{
+	char what[32];
+	struct ib_wc wc;
+	int n;
+
+	while ((n = ib_poll_cq(cq, 1, &wc)) > 0) {
+		snprintf(what, sizeof(what), "receive %d", *polled);
+		if (!KV_EXPECT(t, wc.status == IB_WC_SUCCESS &&
+			       wc.opcode == IB_WC_RECV &&
+			       wc.wr_id == *polled &&
+			       wc.byte_len == KV_MOD_LEN,
+			       "%s: status %d opcode %d wr_id %llu len %u",
+			       what, wc.status, wc.opcode, wc.wr_id,
+			       wc.byte_len))
+			return false;
+		kv_to_cpu(t, dst);
+		if (!kv_check_fill(t, dst->va + *polled * KV_MOD_LEN,
+				   KV_MOD_LEN, *polled, what))
+			return false;
+		(*polled)++;
+	}
+	return KV_EXPECT(t, n == 0, "poll: %d", n);
+}
+
+/*
+ * CQ event moderation (rdma_set_cq_moderation(), the verbs' ib_modify_cq)
+ * as a consumer sees it: 64 receives with a count of 16, the consumer
+ * polling and re-arming after each event as ib_cq's pollers do.  The
+ * sends go in batches of 8, each batch's completions awaited, so without
+ * moderation every batch raises an event (8 or more); with it an event
+ * comes per 16 (the period, the longest allowed, only ends a wait the
+ * count does not).  Every CQE is polled and its bytes checked.  Then the
+ * limits query_device reports: one above either is -EINVAL.
+ */
+static void kv_cq_moderation(struct kv_test *t)
+{
+	const struct ib_cq_caps *caps = &t->ibdev->attrs.cq_caps;
+	int i, j, ret, polled = 0, events, seen = 0;
+	struct kv_buf *src, *dst;
+	struct kv_pair p;
+
+	if (!KV_EXPECT(t, caps->max_cq_moderation_count >= KV_MOD_COUNT &&
+		       caps->max_cq_moderation_period,
+		       "cq_caps: count %u period %u",
+		       caps->max_cq_moderation_count,
+		       caps->max_cq_moderation_period))
+		return;
+	if (!kv_pair(t, &p, NULL))
+		return;
+	src = kv_buf_alloc(t, KV_MOD_MSGS * KV_MOD_LEN);
+	dst = kv_buf_alloc(t, KV_MOD_MSGS * KV_MOD_LEN);
+	if (!src || !dst)
+		return;
+	for (i = 0; i < KV_MOD_MSGS; i++)
+		kv_fill(src->va + i * KV_MOD_LEN, KV_MOD_LEN, i);
+	memset(dst->va, KV_CANARY, KV_MOD_MSGS * KV_MOD_LEN);
+	kv_to_dev(t, src);
+	kv_to_dev(t, dst);
+	for (i = 0; i < KV_MOD_MSGS; i++) {
+		struct ib_sge sge = {
+			.addr = dst->dma + i * KV_MOD_LEN,
+			.length = KV_MOD_LEN,
+			.lkey = p.b->pd->local_dma_lkey,
+		};
+		struct ib_recv_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+		};
+
+		ret = ib_post_recv(p.b, &wr, NULL);
+		if (!KV_EXPECT(t, !ret, "post_recv %d: %d", i, ret))
+			return;
+	}
+
+	ret = rdma_set_cq_moderation(p.bcq, KV_MOD_COUNT,
+				     caps->max_cq_moderation_period);
+	if (!KV_EXPECT(t, !ret, "rdma_set_cq_moderation(%d, %u): %d",
+		       KV_MOD_COUNT, caps->max_cq_moderation_period, ret))
+		return;
+	KV_EXPECT(t, ib_req_notify_cq(p.bcq, IB_CQ_NEXT_COMP) == 0, "arm");
+	for (i = 0; i < KV_MOD_MSGS; i += KV_MOD_BATCH) {
+		for (j = i; j < i + KV_MOD_BATCH; j++) {
+			struct ib_sge sge = {
+				.addr = src->dma + j * KV_MOD_LEN,
+				.length = KV_MOD_LEN,
+				.lkey = p.a->pd->local_dma_lkey,
+			};
+			struct ib_send_wr wr = {
+				.wr_id = 1000 + j, .sg_list = &sge,
+				.num_sge = 1, .opcode = IB_WR_SEND,
+				.send_flags = IB_SEND_SIGNALED,
+			};
+
+			ret = ib_post_send(p.a, &wr, NULL);
+			if (!KV_EXPECT(t, !ret, "post_send %d: %d", j, ret))
+				return;
+		}
+		for (j = i; j < i + KV_MOD_BATCH; j++)
+			if (!kv_expect_wc(t, p.acq, "send", 1000 + j,
+					  IB_WC_SUCCESS, IB_WC_SEND, NULL))
+				return;
+		/* The consumer: an event, so poll everything and re-arm. */
+		events = atomic_read(&t->comp_events);
+		if (events == seen)
+			continue;
+		seen = events;
+		do {
+			if (!kv_mod_drain(t, p.bcq, dst, &polled))
+				return;
+			ret = ib_req_notify_cq(p.bcq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS);
+		} while (ret > 0);
+	}
+	/* The rest, as the last count or the period reports it. */
+	while (polled < KV_MOD_MSGS) {
+		if (!KV_EXPECT(t, kv_wait_event(t, seen + 1),
+			       "no event for the last %d CQEs",
+			       KV_MOD_MSGS - polled))
+			break;
+		seen = atomic_read(&t->comp_events);
+		do {
+			if (!kv_mod_drain(t, p.bcq, dst, &polled))
+				return;
+			ret = ib_req_notify_cq(p.bcq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS);
+		} while (ret > 0);
+	}
+	events = atomic_read(&t->comp_events);
+	kv_diag(t, "%d CQEs, %d completion events, count %d", polled, events,
+		KV_MOD_COUNT);
+	KV_EXPECT(t, polled == KV_MOD_MSGS, "polled %d of %d", polled,
+		  KV_MOD_MSGS);
+	KV_EXPECT(t, events >= 1 &&
+		  events <= KV_MOD_MSGS / KV_MOD_COUNT + 1,
+		  "%d events for %d CQEs with count %d", events, polled,
+		  KV_MOD_COUNT);
+
+	/* Above the limits: refused, and moderation can be turned off. */
+	ret = rdma_set_cq_moderation(p.bcq,
+				     caps->max_cq_moderation_count + 1, 1);
+	KV_EXPECT(t, ret == -EINVAL, "count %u: %d",
+		  caps->max_cq_moderation_count + 1, ret);
+	ret = rdma_set_cq_moderation(p.bcq, 1,
+				     caps->max_cq_moderation_period + 1);
+	KV_EXPECT(t, ret == -EINVAL, "period %u: %d",
+		  caps->max_cq_moderation_period + 1, ret);
+	ret = rdma_set_cq_moderation(p.bcq, 0, 0);
+	KV_EXPECT(t, !ret, "off: %d", ret);
+	kv_expect_quiet(t, p.bcq, "receiver");
+}
+
 /* Unsignaled sends complete nothing, but their slots are reused. */
 static void kv_unsignaled_wrap(struct kv_test *t)
 {
@@ -1211,6 +1369,7 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "send_with_inv", kv_send_with_inv },
 	{ "unsignaled_wrap", kv_unsignaled_wrap },
 	{ "cq_events", kv_cq_events },
+	{ "cq_moderation", kv_cq_moderation },
 	{ "ulp_cq_softirq_drain", kv_ulp_softirq },
 	{ "ulp_cq_workqueue_drain", kv_ulp_workqueue },
 	{ "err_bad_rkey", kv_bad_rkey },

@@ -87,6 +87,10 @@ static int ktest_device_show(struct seq_file *s, void *unused)
 		   a->max_srq, a->max_srq_wr, a->max_srq_sge);
 	seq_printf(s, "max_ah %d\natomic_cap %d\n", a->max_ah,
 		   a->atomic_cap);
+	/* CQ moderation, as ibv_devinfo -v names it ("cq moderation caps"). */
+	seq_printf(s, "max_cq_count %u\nmax_cq_period %u\n",
+		   a->cq_caps.max_cq_moderation_count,
+		   a->cq_caps.max_cq_moderation_period);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ktest_device);

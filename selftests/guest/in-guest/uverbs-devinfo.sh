@@ -5,7 +5,8 @@
 # an Ethernet link layer with the active MTU of the netdev, a firmware
 # version, the RoCE v2 GIDs of the netdev's addresses, and the very
 # capabilities the kernel holds for the device (the orca_ktest observer
-# prints the core's ib_device attributes under the names ibv_devinfo uses).
+# prints the core's ib_device attributes under the names ibv_devinfo uses),
+# CQ moderation caps included; and ibv_modify_cq on a CQ with traffic.
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 . "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
 
@@ -41,10 +42,18 @@ while read -r key want; do
 	case $key in
 	atomic_cap) got=${got##*(}; got=${got%)} ;;
 	vendor_part_id | max_mr_size) ;;
+	max_cq_period) got=${got% us} ;;
 	esac
 	expect_eq "$key as the kernel reports it" "$got" "$want"
 done <"$kdev"
 ok_if "atomics advertised (ATOMIC_HCA)" sh -c "echo '$info' | grep -q 'atomic_cap:.*ATOMIC_HCA'"
+# CQ event moderation from userspace: ibv_modify_cq through the provider
+# and uverbs' modify_cq (limits refused above the caps, 64 receives with
+# count 16 bring at most 5 events, every byte checked).
+gidx=$(wait_gid orca_0 v4)
+modout=$("$top/selftests/user/build/cq_moderation" orca_0 "$gidx" 2>&1)
+ok_if "ibv_modify_cq: CQ event moderation" test $? = 0
+echo "$modout" | sed 's/^/# /' >>"$ktap_out"
 rdma_down orca
 ok_if "no warnings in dmesg" sh -c "! dmesg | grep -E 'WARNING|BUG:|Oops|refcount_t|leak'"
 ktap_done
