@@ -9,7 +9,8 @@
  *
  *   bench_engine [-i IDLE_QPS] [-m MESSAGES] [-p POLL_MAX_US] [-r ROUNDS]
  *
- * -p sets the send queue polling window's ceiling (0: never poll).  The
+ * -p sets the send queue polling window's ceiling (0: never poll; default:
+ * the engine's, which is off; try -p 100).  The
  * two cases run on two pairs of adapters, in alternating rounds, and the
  * best and the median round are reported: the machine's load drifts.
  */
