@@ -890,6 +890,13 @@ int engine_inject(struct orca_engine *eng, const char *what)
 	} else if (!strcmp(what, "garbage-cqe")) {
 		eng->garbage_cqe = true;
 		pthread_cond_signal(&eng->wake);
+	} else if (!strcmp(what, "wrid-lie on")) {
+		atomic_store(&eng->wrid_lie, true);
+		eng_log("wrid-lie: on");
+	} else if (!strcmp(what, "wrid-lie off")) {
+		atomic_store(&eng->wrid_lie, false);
+		eng_log("wrid-lie: off, %llu CQEs carried a false wr_id",
+			(unsigned long long)atomic_load(&eng->wrid_lies));
 	} else if (!strcmp(what, "counts")) {
 		/*
 		 * Live object counts, for tests that check that a driver

@@ -91,6 +91,10 @@ void engine_set_link(struct orca_engine *eng, bool up);
  *   "garbage-cqe"    writes malformed CQEs (unknown opcode and status,
  *                    out-of-range QPNs and WQE indexes, valid phase) to
  *                    every CQ
+ *   "wrid-lie on"    every CQE written from now on carries the bitwise
+ *                    complement of the WQE's wr_id (a device that lies
+ *                    about the one value a consumer may use as a pointer);
+ *                    "wrid-lie off" stops it and logs how many CQEs lied
  *   "counts"         logs the live objects ("engine: objects: pd N ...")
  *                    and the DMA fence counters ("engine: dma: ...")
  * Garbage is only written where it leaves room: it never overflows a

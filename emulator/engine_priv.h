@@ -244,6 +244,9 @@ struct orca_engine {
 	uint64_t slow_start_us;
 	/* "garbage-eqe"/"garbage-cqe": malformed entries to write. */
 	bool garbage_eqe, garbage_cqe;
+	/* "wrid-lie on": CQEs carry a false wr_id; how many did so far. */
+	_Atomic bool wrid_lie;
+	_Atomic uint64_t wrid_lies;
 	/* A hang or heartbeat-stop is in place and no reset happened since. */
 	bool fault_active;
 	uint64_t fault_resets;		/* stats.resets when it began */

@@ -214,6 +214,12 @@ int roce_cq_post(struct orca_engine *eng, uint32_t cqn, struct orca_cqe *cqe,
 	if (!((cq->pi >> cq->log_depth) & 1))
 		flags |= ORCA_CQE_F_PHASE;
 	memcpy(slot, cqe, offsetof(struct orca_cqe, flags));
+	if (atomic_load_explicit(&eng->wrid_lie, memory_order_relaxed)) {
+		slot->wr_id_lo = ~cqe->wr_id_lo;
+		slot->wr_id_hi = ~cqe->wr_id_hi;
+		atomic_fetch_add_explicit(&eng->wrid_lies, 1,
+					  memory_order_relaxed);
+	}
 	atomic_store_explicit((_Atomic uint8_t *)&slot->flags, flags,
 			      memory_order_release);
 	if (solicited || cqe->status != ORCA_CQE_ST_SUCCESS) {

@@ -35,6 +35,16 @@ if [ "$suite" = remote ]; then
 	ok_if "both guests connected" barrier kverbs-connected 120 || ktap_done
 fi
 
+# KVERBS_WRID_LIE=1: the adapter writes the complement of the wr_id into
+# every CQE while the suite runs.  The suite checks each completion's wr_id,
+# so it passes only if the driver reports the wr_id it was posted with,
+# never the adapter's (a ULP's wr_cqe is a pointer).
+emu_log=${ORCA_RUN_DIR:-}/g$gi/emu.log
+if [ "${KVERBS_WRID_LIE:-0}" = 1 ]; then
+	echo "wrid-lie on" >>"${ORCA_CTL:?}"
+	ok_if "the adapter lies about wr_id" \
+		wait_for 10 grep -q 'wrid-lie: on' "$emu_log" || ktap_done
+fi
 ok_if "suite $suite runs" sh -c "echo $suite > $run" || ktap_done
 planned=0 seen=0
 while IFS= read -r line; do
@@ -62,6 +72,13 @@ done <"$run"
 ok_if "suite $suite has cases" test "$planned" -gt 0
 expect_eq "suite $suite reported every case" "$seen" "$planned"
 [ "$suite" = remote ] && echo peer-teardown >"$run"
+if [ "${KVERBS_WRID_LIE:-0}" = 1 ]; then
+	echo "wrid-lie off" >>"$ORCA_CTL"
+	wait_for 10 grep -q 'wrid-lie: off' "$emu_log"
+	lies=$(sed -n 's/.*wrid-lie: off, \([0-9]*\) CQEs.*/\1/p' "$emu_log" | tail -n 1)
+	ok_if "CQEs with a false wr_id were written (${lies:-none})" \
+		test "${lies:-0}" -gt 100
+fi
 # On a lossy wire (KVERBS_EXPECT_RETRANSMITS=1) the suite must still pass,
 # and the adapter's counters must show that it recovered by retransmitting.
 if [ "${KVERBS_EXPECT_RETRANSMITS:-0}" = 1 ]; then

@@ -424,6 +424,8 @@ struct orca_srq {
 	u32 stride;
 	u32 limit;
 	struct orca_qbuf buf;
+	u64 *wrid;			/* wr_id of each ring slot, as posted */
+	unsigned long *posted;		/* slots posted and not yet completed */
 	struct orca_srq_db_rec *db;
 	dma_addr_t db_dma;
 	struct ib_umem *umem;
@@ -451,6 +453,8 @@ struct orca_srq {
  * @sig_all: every send WQE generates a completion
  * @sq: send ring
  * @rq: receive ring; unused with an SRQ
+ * @sq_wrid: the wr_id of each send ring slot, as posted
+ * @rq_wrid: the wr_id of each receive ring slot, as posted; NULL with an SRQ
  * @db: doorbell record
  * @db_dma: bus address of @db
  * @sq_umem: user send ring
@@ -481,6 +485,8 @@ struct orca_qp {
 	bool user;
 	struct orca_qbuf sq;
 	struct orca_qbuf rq;
+	u64 *sq_wrid;
+	u64 *rq_wrid;
 	struct orca_qp_db_rec *db;
 	dma_addr_t db_dma;
 	struct ib_umem *sq_umem;
@@ -788,6 +794,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		    const struct orca_pgl *pgl);
 bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
+bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id);
 
 /* orca_user_srq.c */
 int orca_create_user_srq(struct orca_srq *srq, size_t bytes,

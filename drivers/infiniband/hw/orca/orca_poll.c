@@ -64,36 +64,47 @@ static u32 orca_wqe_index(u32 ci, u16 wqe_idx)
 }
 
 /*
- * Retire the WQEs a CQE completes.  A send CQE also retires the unsignaled
- * WQEs before it; receive queues complete one WQE per CQE, in order (an
- * SRQ is consumed in ring order, and each of its WQEs completes once).
+ * Retire the WQEs a CQE completes and find its wr_id.  A send CQE also
+ * retires the unsignaled WQEs before it; receive queues complete one WQE
+ * per CQE, in order.  An SRQ's WQEs are taken in ring order but may be
+ * polled in any order (orca_srq_complete()).
  *
- * Return: false for a CQE naming a WQE that was never posted.  The adapter
- * is not trusted: such a CQE would free slots still in use, so it is
- * counted and dropped.
+ * The wr_id is the one the WQE was posted with, from the driver's record
+ * of its slot: the one in the CQE is the adapter's word, and ULPs use
+ * wr_id as a pointer (wr_cqe).
+ *
+ * Return: false for a CQE naming a WQE that is not outstanding.  The
+ * adapter is not trusted: such a CQE would free slots still in use, so it
+ * is counted and dropped.
  */
 static bool orca_retire(struct orca_dev *odev, struct orca_qp *qp,
-			const struct orca_cqe *cqe, bool recv)
+			const struct orca_cqe *cqe, bool recv, u64 *wr_id)
 {
 	u16 idx = le16_to_cpu(cqe->wqe_idx);
-	u32 *ci, pi, next;
+	u32 *ci, pi, next, mask;
 
 	if (recv && qp->ibqp.srq) {
-		atomic_inc(&to_osrq(qp->ibqp.srq)->ci);
-		return true;
+		if (orca_srq_complete(to_osrq(qp->ibqp.srq), idx, wr_id))
+			return true;
+		pi = READ_ONCE(to_osrq(qp->ibqp.srq)->pi);
+		goto bad;
 	}
 	ci = recv ? &qp->rq_ci : &qp->sq_ci;
 	pi = recv ? READ_ONCE(qp->rq_pi) : READ_ONCE(qp->sq_pi);
 	next = orca_wqe_index(*ci, idx) + 1;
-	if (next - *ci > pi - *ci) {
-		orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_CQES);
-		dev_err_ratelimited(&odev->pdev->dev,
-				    "QP %u: CQE for %s WQE %u, only %u posted; dropped\n",
-				    qp->qpn, recv ? "receive" : "send", idx, pi);
-		return false;
-	}
+	if (next - *ci > pi - *ci)
+		goto bad;
+	mask = (1U << (recv ? qp->log_rq_depth : qp->log_sq_depth)) - 1;
+	*wr_id = (recv ? qp->rq_wrid : qp->sq_wrid)[(next - 1) & mask];
 	WRITE_ONCE(*ci, next);
 	return true;
+
+bad:
+	orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_CQES);
+	dev_err_ratelimited(&odev->pdev->dev,
+			    "QP %u: CQE for %s WQE %u, not outstanding (%u posted); dropped\n",
+			    qp->qpn, recv ? "receive" : "send", idx, pi);
+	return false;
 }
 
 /*
@@ -113,14 +124,13 @@ static void orca_cqe_qp_state(struct orca_qp *qp, const struct ib_wc *wc,
 }
 
 static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
-			   struct ib_wc *wc)
+			   u64 wr_id, struct ib_wc *wc)
 {
 	u8 status = cqe->status;
 	u8 flags = cqe->flags;
 
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = (u64)le32_to_cpu(cqe->wr_id_hi) << 32 |
-		    le32_to_cpu(cqe->wr_id_lo);
+	wc->wr_id = wr_id;
 	wc->qp = &qp->ibqp;
 	wc->port_num = ORCA_PORT;
 	wc->opcode = orca_wc_opcode(cqe->opcode);
@@ -157,29 +167,16 @@ static int orca_flush_queue(struct orca_qp *qp, bool recv, struct ib_wc *wc,
 			    int n, int max)
 {
 	spinlock_t *lock = recv ? &qp->rq_lock : &qp->sq_lock;
-	const struct orca_qbuf *ring = recv ? &qp->rq : &qp->sq;
-	u32 stride = recv ? qp->rq_stride : qp->sq_stride;
+	const u64 *wrid = recv ? qp->rq_wrid : qp->sq_wrid;
 	u32 mask = (1U << (recv ? qp->log_rq_depth : qp->log_sq_depth)) - 1;
 	u32 *ci = recv ? &qp->rq_ci : &qp->sq_ci;
 	u32 *pi = recv ? &qp->rq_pi : &qp->sq_pi;
-	const struct orca_recv_wqe_hdr *rwqe;
-	const struct orca_send_wqe_hdr *swqe;
-	u32 lo, hi;
 
 	/* The poster's lock: its WQEs are complete below its index. */
 	spin_lock(lock);
 	while (n < max && *ci != *pi) {
-		if (recv) {
-			rwqe = orca_qbuf_entry(ring, *ci & mask, stride);
-			lo = le32_to_cpu(rwqe->wr_id_lo);
-			hi = le32_to_cpu(rwqe->wr_id_hi);
-		} else {
-			swqe = orca_qbuf_entry(ring, *ci & mask, stride);
-			lo = le32_to_cpu(swqe->wr_id_lo);
-			hi = le32_to_cpu(swqe->wr_id_hi);
-		}
 		memset(&wc[n], 0, sizeof(wc[n]));
-		wc[n].wr_id = (u64)hi << 32 | lo;
+		wc[n].wr_id = wrid[*ci & mask];
 		wc[n].status = IB_WC_WR_FLUSH_ERR;
 		wc[n].opcode = recv ? IB_WC_RECV : IB_WC_SEND;
 		wc[n].qp = &qp->ibqp;
@@ -252,6 +249,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct orca_cqe *cqe;
 	struct orca_qp *qp;
 	unsigned long flags;
+	u64 wr_id;
 	bool recv;
 	u32 start;
 	int n = 0;
@@ -282,9 +280,9 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		}
 		/* Bit 7 of the opcode tells receive from send, even on error. */
 		recv = cqe->opcode & ORCA_CQE_RECV;
-		if (!orca_retire(odev, qp, cqe, recv))
+		if (!orca_retire(odev, qp, cqe, recv, &wr_id))
 			continue;
-		orca_cqe_to_wc(qp, cqe, &wc[n]);
+		orca_cqe_to_wc(qp, cqe, wr_id, &wc[n]);
 		orca_cqe_qp_state(qp, &wc[n], recv);
 		n++;
 	}
@@ -348,25 +346,29 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 }
 
 /*
- * Mark the valid, unpolled CQEs of @qpn so that polling drops them.
- * Return: how many of them were receive CQEs.
+ * Mark the valid, unpolled CQEs of @qp so that polling drops them.  Each
+ * receive CQE of a QP on an SRQ completed one SRQ WQE that no poller will
+ * see now: its slot is returned, as mlx5 frees the SRQ WQEs of the CQEs
+ * its CQ clean drops.
  */
-static u32 orca_cq_scrub(struct orca_cq *cq, u32 qpn)
+static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)
 {
 	struct orca_cqe *cqe;
-	u32 i, recvs = 0;
+	u64 wr_id;
+	u32 i;
 
 	lockdep_assert_held(&cq->lock);
 	for (i = cq->ci; (cqe = orca_cqe_at(cq, i)); i++) {
-		if (le32_to_cpu(cqe->qpn) == qpn) {
-			if (cqe->opcode & ORCA_CQE_RECV)
-				recvs++;
+		if (le32_to_cpu(cqe->qpn) == qp->qpn) {
+			if ((cqe->opcode & ORCA_CQE_RECV) && qp->ibqp.srq)
+				orca_srq_complete(to_osrq(qp->ibqp.srq),
+						  le16_to_cpu(cqe->wqe_idx),
+						  &wr_id);
 			cqe->qpn = cpu_to_le32(ORCA_CQE_QPN_NONE);
 		}
 		if (i - cq->ci >= (1U << cq->log_depth))
 			break;
 	}
-	return recvs;
 }
 
 /**
@@ -386,7 +388,6 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
 	struct orca_cq *rcq = to_ocq(qp->ibqp.recv_cq);
 	struct orca_cq *first = scq, *second = rcq;
 	unsigned long flags;
-	u32 recvs;
 
 	/* The provider cleans user CQs; user QPs never get here. */
 	if (WARN_ON_ONCE(scq->user || rcq->user))
@@ -397,16 +398,9 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
 	spin_lock_irqsave(&first->lock, flags);
 	if (second != first)
 		spin_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
-	recvs = orca_cq_scrub(first, qp->qpn);
+	orca_cq_scrub(first, qp);
 	if (second != first)
-		recvs += orca_cq_scrub(second, qp->qpn);
-	/*
-	 * Each scrubbed receive CQE of a QP on an SRQ completed one SRQ WQE
-	 * that no poller will count now: return those slots, as mlx5 frees
-	 * the SRQ WQEs of the CQEs its CQ clean drops.
-	 */
-	if (recvs && qp->ibqp.srq)
-		atomic_add(recvs, &to_osrq(qp->ibqp.srq)->ci);
+		orca_cq_scrub(second, qp);
 	if (unlink) {
 		/* IRQ-safe table lock; interrupts are already off here. */
 		xa_lock(&odev->qp_xa);

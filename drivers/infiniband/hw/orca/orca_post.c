@@ -281,6 +281,7 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		err = orca_build_send_wqe(qp, wr, wqe);
 		if (err)
 			break;
+		qp->sq_wrid[qp->sq_pi & (depth - 1)] = wr->wr_id;
 		WRITE_ONCE(qp->sq_pi, qp->sq_pi + 1);
 	}
 	if (qp->sq_pi != old)
@@ -346,6 +347,7 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		orca_write_recv_wqe(orca_qbuf_entry(&qp->rq,
 						    qp->rq_pi & (depth - 1),
 						    qp->rq_stride), wr);
+		qp->rq_wrid[qp->rq_pi & (depth - 1)] = wr->wr_id;
 		WRITE_ONCE(qp->rq_pi, qp->rq_pi + 1);
 	}
 	if (qp->rq_pi != old)
@@ -366,7 +368,7 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct orca_srq *srq = to_osrq(ibsrq);
 	u32 depth = 1U << srq->log_depth;
 	unsigned long flags;
-	u32 old;
+	u32 old, slot;
 	int err = 0;
 
 	/* Legacy POST_SRQ_RECV: a user SRQ's ring is the provider's. */
@@ -381,14 +383,24 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		if (srq->pi - (u32)atomic_read(&srq->ci) >= depth) {
+		slot = srq->pi & (depth - 1);
+		/*
+		 * The device takes SRQ WQEs in ring order, but their CQEs
+		 * are polled in any order (from several CQs): the next slot
+		 * may still wait for its completion.
+		 */
+		if (srq->pi - (u32)atomic_read(&srq->ci) >= depth ||
+		    test_bit(slot, srq->posted)) {
 			err = -ENOMEM;
 			break;
 		}
-		orca_write_recv_wqe(orca_qbuf_entry(&srq->buf,
-						    srq->pi & (depth - 1),
+		orca_write_recv_wqe(orca_qbuf_entry(&srq->buf, slot,
 						    srq->stride), wr);
-		srq->pi++;
+		srq->wrid[slot] = wr->wr_id;
+		/* The wr_id before the bit: pairs with orca_srq_complete(). */
+		smp_mb__before_atomic();
+		set_bit(slot, srq->posted);
+		WRITE_ONCE(srq->pi, srq->pi + 1);
 	}
 	if (srq->pi != old)
 		orca_publish_pi(odev, &srq->db->pi, &srq->db->event_idx, old,

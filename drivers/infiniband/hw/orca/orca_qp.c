@@ -165,6 +165,11 @@ static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
 	return 0;
 }
 
+/*
+ * The rings, and the wr_id of each slot in kernel memory: a completion's
+ * wr_id is taken from there, never from the CQE, because ULPs use it as a
+ * pointer (wr_cqe) and the adapter is not trusted.
+ */
 static int orca_qp_alloc_rings(struct orca_dev *odev, struct orca_qp *qp,
 			       bool has_rq)
 {
@@ -174,14 +179,24 @@ static int orca_qp_alloc_rings(struct orca_dev *odev, struct orca_qp *qp,
 	if (check_shl_overflow((size_t)qp->sq_stride, qp->log_sq_depth,
 			       &bytes))
 		return -EINVAL;
+	qp->sq_wrid = kvcalloc(1U << qp->log_sq_depth, sizeof(u64),
+			       GFP_KERNEL);
+	if (!qp->sq_wrid)
+		return -ENOMEM;
 	err = orca_qbuf_alloc(odev, &qp->sq, bytes);
 	if (err)
-		return err;
+		goto err_wrid;
 	if (!has_rq)
 		return 0;
 	if (check_shl_overflow((size_t)qp->rq_stride, qp->log_rq_depth,
 			       &bytes)) {
 		err = -EINVAL;
+		goto err_sq;
+	}
+	qp->rq_wrid = kvcalloc(1U << qp->log_rq_depth, sizeof(u64),
+			       GFP_KERNEL);
+	if (!qp->rq_wrid) {
+		err = -ENOMEM;
 		goto err_sq;
 	}
 	err = orca_qbuf_alloc(odev, &qp->rq, bytes);
@@ -191,13 +206,23 @@ static int orca_qp_alloc_rings(struct orca_dev *odev, struct orca_qp *qp,
 
 err_sq:
 	orca_qbuf_free(odev, &qp->sq);
+err_wrid:
+	kvfree(qp->rq_wrid);
+	kvfree(qp->sq_wrid);
 	return err;
+}
+
+static void orca_qp_free_rings(struct orca_dev *odev, struct orca_qp *qp)
+{
+	orca_qbuf_free(odev, &qp->rq);
+	orca_qbuf_free(odev, &qp->sq);
+	kvfree(qp->rq_wrid);
+	kvfree(qp->sq_wrid);
 }
 
 static void orca_qp_free_mem(struct orca_dev *odev, struct orca_qp *qp)
 {
-	orca_qbuf_free(odev, &qp->rq);
-	orca_qbuf_free(odev, &qp->sq);
+	orca_qp_free_rings(odev, qp);
 	orca_db_free(odev, qp->db, qp->db_dma);
 }
 
@@ -321,8 +346,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_rings:
-	orca_qbuf_free(odev, &qp->rq);
-	orca_qbuf_free(odev, &qp->sq);
+	orca_qp_free_rings(odev, qp);
 err_db:
 	orca_db_free(odev, qp->db, qp->db_dma);
 	return err;

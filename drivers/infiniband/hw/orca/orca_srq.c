@@ -2,8 +2,8 @@
 /*
  * ORCA shared receive queues: what kernel and user SRQs share (checks,
  * CREATE_SRQ, destruction), creation of kernel SRQs with their ring, the
- * limit (arm) through MODIFY_SRQ, QUERY_SRQ, and the delivery of SRQ async
- * events.
+ * limit (arm) through MODIFY_SRQ, QUERY_SRQ, the completion of a kernel
+ * SRQ's WQEs, and the delivery of SRQ async events.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -14,6 +14,36 @@ static void orca_srq_put(struct orca_srq *srq)
 {
 	if (refcount_dec_and_test(&srq->refcnt))
 		complete(&srq->free);
+}
+
+/**
+ * orca_srq_complete() - retire the kernel SRQ WQE a receive CQE names
+ * @srq: the kernel SRQ of the CQE's QP
+ * @wqe_idx: the CQE's WQE index (its slot is @wqe_idx & (depth - 1))
+ * @wr_id: set to the wr_id the slot was posted with
+ *
+ * The wr_id comes from the driver's own record, never from the CQE: ULPs
+ * use it as a pointer and the adapter is not trusted.  The slot's bit is
+ * read before the wr_id and cleared after it, so a post that reuses the
+ * slot cannot overwrite the wr_id under us.
+ *
+ * Return: false for a slot that is not posted (a CQE of a WQE that was
+ * never posted, or completed twice); the caller drops the CQE.
+ */
+bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id)
+{
+	u32 slot = wqe_idx & ((1U << srq->log_depth) - 1);
+
+	if (!test_bit(slot, srq->posted))
+		return false;
+	/* Pairs with the barrier before set_bit() in orca_post_srq_recv(). */
+	smp_rmb();
+	*wr_id = READ_ONCE(srq->wrid[slot]);
+	/* Two CQEs for one slot: only the first completes it. */
+	if (!test_and_clear_bit(slot, srq->posted))
+		return false;
+	atomic_inc(&srq->ci);
+	return true;
 }
 
 void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
@@ -136,9 +166,15 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	srq->db = orca_db_alloc(odev, &srq->db_dma);
 	if (!srq->db)
 		return -ENOMEM;
+	srq->wrid = kvcalloc(1U << srq->log_depth, sizeof(u64), GFP_KERNEL);
+	srq->posted = bitmap_zalloc(1U << srq->log_depth, GFP_KERNEL);
+	if (!srq->wrid || !srq->posted) {
+		err = -ENOMEM;
+		goto err_wrid;
+	}
 	err = orca_qbuf_alloc(odev, &srq->buf, bytes);
 	if (err)
-		goto err_db;
+		goto err_wrid;
 	if (srq->buf.npages > 1) {
 		err = orca_pgl_alloc(odev, &pgl, srq->buf.npages);
 		if (err)
@@ -158,7 +194,9 @@ out:
 
 err_buf:
 	orca_qbuf_free(odev, &srq->buf);
-err_db:
+err_wrid:
+	bitmap_free(srq->posted);
+	kvfree(srq->wrid);
 	orca_db_free(odev, srq->db, srq->db_dma);
 	return err;
 }
@@ -217,6 +255,8 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		orca_udb_put(srq->udb);
 	} else {
 		orca_qbuf_free(odev, &srq->buf);
+		bitmap_free(srq->posted);
+		kvfree(srq->wrid);
 		orca_db_free(odev, srq->db, srq->db_dma);
 	}
 	return 0;
