@@ -450,13 +450,14 @@ out:
 
 		engine_set_roce_tx(dev->eng, NULL, NULL);
 		port_get_stats(port, &ps);
-		emu_log("port: nic->wire %llu, wire->nic %llu, roce rx %llu, roce tx %llu, dropped %llu (foreign source MAC %llu)",
+		emu_log("port: nic->wire %llu, wire->nic %llu, roce rx %llu, roce tx %llu, dropped %llu (foreign source MAC %llu, not taken by the guest %llu)",
 			(unsigned long long)ps.nic_to_wire,
 			(unsigned long long)ps.wire_to_nic,
 			(unsigned long long)ps.roce_rx,
 			(unsigned long long)ps.roce_tx,
 			(unsigned long long)ps.dropped,
-			(unsigned long long)ps.bad_src_mac);
+			(unsigned long long)ps.bad_src_mac,
+			(unsigned long long)ps.to_nic_dropped);
 		port_stop(port);
 	}
 	if (dev) {

@@ -212,11 +212,18 @@ static void count_failed(struct emu_port *port, uint64_t *counter)
 	stat_inc(&port->stats.dropped);
 }
 
+/*
+ * Frames the guest did not take are counted apart too: a guest that boots
+ * later than its peers misses their first broadcasts, and one that has
+ * powered off their last ones, which is no loss on the wire.
+ */
 static void to_nic(struct emu_port *port, const uint8_t *f, size_t len)
 {
 	stat_inc(&port->stats.wire_to_nic);
-	if (link_send(&port->nic, f, len))
+	if (link_send(&port->nic, f, len)) {
 		count_failed(port, &port->stats.wire_to_nic);
+		stat_inc(&port->stats.to_nic_dropped);
+	}
 }
 
 /*
@@ -617,4 +624,6 @@ void port_get_stats(struct emu_port *port, struct emu_port_stats *st)
 	st->dropped = __atomic_load_n(&port->stats.dropped, __ATOMIC_RELAXED);
 	st->bad_src_mac = __atomic_load_n(&port->stats.bad_src_mac,
 					  __ATOMIC_RELAXED);
+	st->to_nic_dropped = __atomic_load_n(&port->stats.to_nic_dropped,
+					     __ATOMIC_RELAXED);
 }

@@ -46,6 +46,11 @@ struct emu_port_stats {
 	uint64_t roce_tx;
 	uint64_t dropped;		/* any reason, bad_src_mac included */
 	uint64_t bad_src_mac;		/* not from the port's MAC: dropped */
+	/*
+	 * For the guest, which did not take them (its driver not up yet, the
+	 * guest gone, or stalled): dropped.
+	 */
+	uint64_t to_nic_dropped;
 };
 
 /* Binds the sockets and starts the port thread; NULL + errno on failure. */

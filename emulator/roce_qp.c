@@ -57,6 +57,15 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.fast_retries,
 			(unsigned long long)dev->st.rtt_samples,
 			(unsigned long long)dev->st.rxq_full);
+	if (dev->st.rx_frames)
+		eng_log("roce: rx dropped: no QP %llu, QP state %llu, bad packet %llu, Q_Key %llu, no receive WQE %llu, too big %llu, response to nothing outstanding %llu",
+			(unsigned long long)dev->st.drop_no_qp,
+			(unsigned long long)dev->st.drop_state,
+			(unsigned long long)dev->st.drop_bad_pkt,
+			(unsigned long long)dev->st.drop_qkey,
+			(unsigned long long)dev->st.drop_no_rwqe,
+			(unsigned long long)dev->st.rx_too_big,
+			(unsigned long long)dev->st.drop_ghost);
 	if (dev->st.passes)
 		eng_log("roce: %llu passes stepped %llu QPs (at most %llu in one), %llu timers fired; send queue polls: %llu found a post, %llu ended without",
 			(unsigned long long)dev->st.passes,
