@@ -12,14 +12,20 @@
 #   collects).
 #   lossy: the same verify jobs on 1 MiB each, for a wire that drops frames
 #   (every loss costs a go-back-N retransmission under TCG).
+# ORCA_ETH_MTU=N: both guests set eth0's MTU to N first (RDMA devices
+# follow it: rdma_cm picks the path MTU from it), e.g. 9000 for make bench.
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 target_kind=${1:?target kind}
 host_kind=${2:?host kind}
 mode=${3:-test}
-nvmeof_tag="target=$target_kind host=$host_kind "
+mtu=${ORCA_ETH_MTU:-}
+nvmeof_tag="target=$target_kind host=$host_kind ${mtu:+mtu=$mtu }"
 . "$ORCA_TOP/selftests/guest/lib/nvmeof.sh"
 
 target_addr=10.0.0.1
+if [ -n "$mtu" ]; then
+	ok_if "eth0: MTU $mtu" ip link set eth0 mtu "$mtu"
+fi
 
 run_target() {
 	if rdma_up "$target_kind" && target_up "$target_addr"; then
