@@ -8,10 +8,13 @@
 #                   provider (installed into the toolroot) and the test
 #                   programs that run in guests
 #   make demo       two guests with ORCA adapters (README)
-#   make bench      NVMe-oF, perftest and the kernel ULPs, rxe and ORCA
-#                   pairings side by side
+#   make bench      NVMe-oF (MTU 1500, 9000), perftest and the kernel ULPs,
+#                   rxe and ORCA pairings, the in-guest ceiling, the adapter
+#                   natively and with 64K QPs: one table with ratios, in
+#                   out/bench/bench.{txt,csv,json,png}
 #                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings,
-#                   ORCA_BENCH="nvmeof perftest ulp native" the workloads)
+#                   ORCA_BENCH="nvmeof ceiling perftest ulp native" the
+#                   workloads)
 #   make check      all tests: unit, lint, guest (README)
 #   make check-long the long tier: soaks and baselines without ORCA that
 #                   make check leaves out (guest tests marked "# tier: long")

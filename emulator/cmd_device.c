@@ -45,7 +45,7 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_CQ_MODERATION),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
-		.max_qp = htole32(EMU_TAB_LIMIT - 1),
+		.max_qp = htole32(EMU_QP_LIMIT - 1),
 		.max_qp_wr = htole32(1u << EMU_LOG_MAX_WQ),
 		.max_send_sge = htole32(ORCA_MAX_SGE),
 		.max_recv_sge = htole32(ORCA_MAX_SGE),

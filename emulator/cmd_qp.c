@@ -155,6 +155,7 @@ int cmd_create_qp(struct cmd_ctx *c)
 			       roce_qp_footprint(in.log_sq_depth));
 	if (st)
 		goto err;
+	qp->resp_res = 1;
 	st = cmd_check_db_rec(c, le64toh(in.db_rec_addr),
 			      sizeof(struct orca_qp_db_rec));
 	if (st)
@@ -266,6 +267,33 @@ static void qp_apply_attr(struct emu_qp *qp, const struct orca_qp_attr *a,
 	qp->sqd_notify = mask & ORCA_QP_ATTR_EN_SQD_ASYNC;
 }
 
+/*
+ * Responder resources beyond what the QP's budget holds: charged, and the
+ * transport state grown, before anything else changes.  A QP keeps the
+ * most it was ever given until it is destroyed.
+ */
+static int qp_reserve_responder(struct cmd_ctx *c, struct emu_qp *qp,
+				const struct orca_qp_attr *a, uint32_t mask)
+{
+	uint32_t want = a->max_dest_rd_atomic;
+	uint64_t more;
+	int st;
+
+	if (!(mask & ORCA_QP_ATTR_MAX_DEST_RD_ATOMIC) || want <= qp->resp_res)
+		return ORCA_CMD_ST_OK;
+	more = roce_resp_footprint(want) - roce_resp_footprint(qp->resp_res);
+	st = cmd_pages_reserve(c, &qp->buf, more);
+	if (st)
+		return st;
+	if (roce_qp_resp_grow(qp, want)) {
+		mem_uncharge(&c->eng->mem, more);
+		qp->buf.charged -= more;
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	}
+	qp->resp_res = want;
+	return ORCA_CMD_ST_OK;
+}
+
 int cmd_modify_qp(struct cmd_ctx *c)
 {
 	struct orca_qp_attr a;
@@ -291,6 +319,9 @@ int cmd_modify_qp(struct cmd_ctx *c)
 	if (st)
 		return cmd_fail(c, st);
 	st = qp_check_attr_values(c, &a, mask);
+	if (st)
+		return st;
+	st = qp_reserve_responder(c, qp, &a, mask);
 	if (st)
 		return st;
 	qp_apply_attr(qp, &a, mask);

@@ -155,7 +155,7 @@ static int tables_init(struct orca_engine *eng)
 	err |= objtab_init(&eng->cqs, 1, EMU_TAB_LIMIT);
 	err |= objtab_init(&eng->mrs, 1, EMU_MR_LIMIT);
 	/* QPN 0 is invalid and QPN 1 is the GSI QP (eng->gsi_qp). */
-	err |= objtab_init(&eng->qps, 2, EMU_TAB_LIMIT);
+	err |= objtab_init(&eng->qps, 2, EMU_QP_LIMIT);
 	err |= objtab_init(&eng->ahs, 1, EMU_TAB_LIMIT);
 	err |= objtab_init(&eng->srqs, 1, EMU_TAB_LIMIT);
 	return err ? -ENOMEM : 0;

@@ -29,7 +29,12 @@
 /* Device limits: handle spaces and what QUERY_DEVICE advertises. */
 #define EMU_MAX_EQ		64
 #define EMU_MAX_UAR		ORCA_NUM_UARS
-#define EMU_TAB_LIMIT		65536	/* PD, CQ, QP, AH, SRQ */
+#define EMU_TAB_LIMIT		65536	/* PD, CQ, AH, SRQ */
+/*
+ * QPNs 2 .. 2^17 - 1 (plus the GSI QP): 64K connected QPs and more fit,
+ * as far as the memory budget goes (an idle QP costs about 3 KiB of it).
+ */
+#define EMU_QP_LIMIT		(1u << 17)
 #define EMU_MR_LIMIT		(1u << 20)
 #define EMU_LOG_MAX_CMDQ	8
 #define EMU_LOG_MAX_EQ		16
@@ -195,6 +200,8 @@ struct emu_qp {
 	uint32_t sq_ci, rq_ci;
 	bool flush_pending;
 	struct roce_qp *roce;		/* transport state, roce_qp.c */
+	/* Responder resources the budget holds for (>= 1, only grows). */
+	uint8_t resp_res;
 };
 
 struct emu_gid {
@@ -442,6 +449,10 @@ void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 			  uint8_t cur, uint8_t next);
 void roce_qp_free(struct emu_qp *qp);
 uint64_t roce_qp_footprint(uint8_t log_sq_depth);
+/* What the responder's READ/atomic state costs for @nres resources. */
+uint64_t roce_resp_footprint(uint32_t nres);
+/* Grows a live QP's responder state to @nres resources; 0 or -ENOMEM. */
+int roce_qp_resp_grow(struct emu_qp *qp, uint32_t nres);
 /* roce_cq.c: "garbage-cqe", malformed CQEs on every CQ with room. */
 void roce_cq_post_garbage(struct orca_engine *eng);
 /*

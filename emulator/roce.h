@@ -41,7 +41,6 @@
 #define ROCE_MAX_INFLIGHT	128	/* unacked request packets per QP */
 #define ROCE_ACK_REQ_EVERY	32	/* AckReq at least this often */
 #define ROCE_TX_BURST		64	/* packets per QP per engine pass */
-#define ROCE_MAX_RES		EMU_MAX_RD_ATOM
 /*
  * Early retransmission: a lost tail packet (last WRITE/SEND packet, last
  * READ response, READ request) shows no gap to anybody, and the QP's
@@ -207,7 +206,19 @@ struct roce_rjob {
 	uint64_t orig;			/* atomic: value returned */
 };
 
-#define ROCE_MAX_RJOBS		(2 * ROCE_MAX_RES)
+/*
+ * A QP's responder keeps max_dest_rd_atomic resources (at least one) and
+ * twice as many queued jobs, rounded up to a power of two (the job ring's
+ * free-running indices): a 64K-QP adapter cannot afford the most for all.
+ */
+static inline uint32_t roce_resp_jobs(uint32_t nres)
+{
+	uint32_t n = 2;
+
+	while (n < 2 * nres)
+		n <<= 1;
+	return n;
+}
 
 /* Responder resource: an executed READ or atomic, for duplicates. */
 struct roce_res {
@@ -268,9 +279,11 @@ struct roce_qp {
 	uint32_t wr_rkey;
 	uint32_t wr_left;
 	uint32_t wr_len;
-	struct roce_res res[ROCE_MAX_RES];
+	struct roce_res *res;		/* [nres] */
+	uint32_t nres;			/* qp->resp_res when allocated */
 	uint32_t res_next;
-	struct roce_rjob jobs[ROCE_MAX_RJOBS];
+	struct roce_rjob *jobs;		/* [njobs], a power of two */
+	uint32_t njobs;
 	uint32_t job_head, job_tail;
 	/* ACK or NAK to send once the jobs before it have gone out */
 	bool ack_pending;

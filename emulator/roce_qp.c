@@ -203,7 +203,14 @@ struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp)
 	if (!rq)
 		return NULL;
 	rq->sw = calloc(1u << qp->log_sq_depth, sizeof(*rq->sw));
-	if (!rq->sw) {
+	rq->nres = qp->resp_res ? qp->resp_res : 1;
+	rq->njobs = roce_resp_jobs(rq->nres);
+	rq->res = calloc(rq->nres, sizeof(*rq->res));
+	rq->jobs = calloc(rq->njobs, sizeof(*rq->jobs));
+	if (!rq->sw || !rq->res || !rq->jobs) {
+		free(rq->sw);
+		free(rq->res);
+		free(rq->jobs);
 		free(rq);
 		return NULL;
 	}
@@ -221,11 +228,58 @@ struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp)
 	return rq;
 }
 
-/* What roce_qp_get() allocates for a QP, for the memory budget. */
+/*
+ * What roce_qp_get() allocates for a QP, for the memory budget, with one
+ * responder resource; MODIFY_QP charges more as max_dest_rd_atomic asks.
+ */
 uint64_t roce_qp_footprint(uint8_t log_sq_depth)
 {
 	return sizeof(struct roce_qp) +
-	       ((uint64_t)1 << log_sq_depth) * sizeof(struct roce_swqe);
+	       ((uint64_t)1 << log_sq_depth) * sizeof(struct roce_swqe) +
+	       roce_resp_footprint(1);
+}
+
+uint64_t roce_resp_footprint(uint32_t nres)
+{
+	if (!nres)
+		nres = 1;
+	return (uint64_t)nres * sizeof(struct roce_res) +
+	       (uint64_t)roce_resp_jobs(nres) * sizeof(struct roce_rjob);
+}
+
+/*
+ * More responder resources for a QP that has transport state: the
+ * executed READs/atomics stay where they are (duplicates still find
+ * them), the queued jobs keep their free-running indices in the larger
+ * ring.  Engine thread (a MODIFY_QP).
+ */
+int roce_qp_resp_grow(struct emu_qp *qp, uint32_t nres)
+{
+	struct roce_qp *rq = qp->roce;
+	struct roce_rjob *jobs;
+	struct roce_res *res;
+	uint32_t njobs;
+
+	if (!rq || nres <= rq->nres)
+		return 0;
+	njobs = roce_resp_jobs(nres);
+	res = calloc(nres, sizeof(*res));
+	jobs = calloc(njobs, sizeof(*jobs));
+	if (!res || !jobs) {
+		free(res);
+		free(jobs);
+		return -ENOMEM;
+	}
+	memcpy(res, rq->res, rq->nres * sizeof(*res));
+	for (uint32_t i = rq->job_head; i != rq->job_tail; i++)
+		jobs[i & (njobs - 1)] = rq->jobs[i & (rq->njobs - 1)];
+	free(rq->res);
+	free(rq->jobs);
+	rq->res = res;
+	rq->nres = nres;
+	rq->jobs = jobs;
+	rq->njobs = njobs;
+	return 0;
 }
 
 void roce_qp_free(struct emu_qp *qp)
@@ -240,6 +294,8 @@ void roce_qp_free(struct emu_qp *qp)
 		rq->next->pprev = rq->pprev;
 	rq->dev->nqps--;
 	free(rq->sw);
+	free(rq->res);
+	free(rq->jobs);
 	free(rq);
 	qp->roce = NULL;
 }

@@ -188,7 +188,8 @@ bool roce_resp_send_acks(struct roce_qp *rq)
 	int budget = ROCE_TX_BURST;
 
 	while (rq->job_head != rq->job_tail && budget-- > 0) {
-		struct roce_rjob *j = &rq->jobs[rq->job_head % ROCE_MAX_RJOBS];
+		struct roce_rjob *j =
+			&rq->jobs[rq->job_head & (rq->njobs - 1)];
 
 		if (j->atomic) {
 			send_atomic_ack(rq, j->psn, j->orig);
@@ -211,9 +212,9 @@ static struct roce_rjob *job_add(struct roce_qp *rq)
 {
 	struct roce_rjob *j;
 
-	if (rq->job_tail - rq->job_head >= ROCE_MAX_RJOBS)
+	if (rq->job_tail - rq->job_head >= rq->njobs)
 		return NULL;
-	j = &rq->jobs[rq->job_tail++ % ROCE_MAX_RJOBS];
+	j = &rq->jobs[rq->job_tail++ & (rq->njobs - 1)];
 	memset(j, 0, sizeof(*j));
 	return j;
 }
@@ -472,10 +473,10 @@ static bool queue_read(struct roce_qp *rq, const struct roce_pkt *pkt)
 
 static struct roce_res *res_alloc(struct roce_qp *rq)
 {
-	uint8_t n = rq->qp->attr.max_dest_rd_atomic;
+	uint32_t n = rq->qp->attr.max_dest_rd_atomic;
 
-	if (!n || n > ROCE_MAX_RES)
-		n = ROCE_MAX_RES;
+	if (!n || n > rq->nres)
+		n = rq->nres;
 	return &rq->res[rq->res_next++ % n];
 }
 
@@ -526,7 +527,7 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 	struct roce_rjob *j;
 	uint64_t *p, orig;
 
-	if (rq->job_tail - rq->job_head >= ROCE_MAX_RJOBS)
+	if (rq->job_tail - rq->job_head >= rq->njobs)
 		return;		/* more than we granted: the retry will do */
 	if (pkt->atm_va & 7) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
@@ -579,7 +580,7 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 
 static struct roce_res *res_find(struct roce_qp *rq, uint32_t psn)
 {
-	for (unsigned int i = 0; i < ROCE_MAX_RES; i++) {
+	for (uint32_t i = 0; i < rq->nres; i++) {
 		struct roce_res *r = &rq->res[i];
 		int32_t d = roce_psn_diff(psn, r->psn);
 
@@ -594,7 +595,7 @@ static bool restart_read(struct roce_qp *rq, const struct roce_res *res,
 			 const struct roce_pkt *pkt)
 {
 	for (uint32_t i = rq->job_head; i != rq->job_tail; i++) {
-		struct roce_rjob *j = &rq->jobs[i % ROCE_MAX_RJOBS];
+		struct roce_rjob *j = &rq->jobs[i & (rq->njobs - 1)];
 		int32_t d = roce_psn_diff(j->psn, res->psn);
 
 		if (j->atomic || d < 0 || d >= (int32_t)res->npsn)

@@ -128,4 +128,18 @@ static inline unsigned int idle_qps_create(struct node *a, struct tcq *acq,
 	return i;
 }
 
+/*
+ * A pair for traffic among the idle ones: rings of its own (node_qp()),
+ * connected like them, so that it works at any QPN.
+ */
+static inline bool idle_active_pair(struct node *a, struct tcq *acq,
+				    struct tqp *qa, struct node *b,
+				    struct tcq *bcq, struct tqp *qb)
+{
+	return node_qp(a, qa, ORCA_QPT_RC, acq, acq) &&
+	       node_qp(b, qb, ORCA_QPT_RC, bcq, bcq) &&
+	       idle_connect(a, qa, b, qb->qpn) &&
+	       idle_connect(b, qb, a, qa->qpn);
+}
+
 #endif /* ORCA_IDLE_QPS_H */

@@ -19,7 +19,7 @@ static void test_query_device(void)
 	c.out_addr = out;
 	c.out_len = sizeof(*caps);
 	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
-	CHECK(le32toh(caps->max_qp) == 65535);
+	CHECK(le32toh(caps->max_qp) == 131071);
 	CHECK(le32toh(caps->max_qp_wr) == 16384);
 	CHECK(le32toh(caps->max_send_sge) == ORCA_MAX_SGE);
 	CHECK(le32toh(caps->max_cqe) == 65536);
@@ -57,7 +57,7 @@ static void test_query_device(void)
 	memset(caps, 0xa5, 4096);
 	c.out_len = ORCA_DEV_CAPS_V1_0_LEN;
 	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
-	CHECK(le32toh(caps->max_qp) == 65535);
+	CHECK(le32toh(caps->max_qp) == 131071);
 	CHECK(caps->hca_type[0] == 0xa5);
 	memset(caps, 0xa5, 4096);
 	c.out_len = 4096;

@@ -24,15 +24,21 @@
 #   retransmission arrived as a duplicate).  The hosts leave
 #   "fio-start-g<I>" and "fio-end-g<I>" files in the run directory around
 #   their jobs (the host side compares their times).
+# ORCA_ETH_MTU=N: every guest sets eth0's MTU to N first (RDMA devices
+# follow it: rdma_cm picks the path MTU from it), e.g. 9000 for make bench.
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 target_kind=${1:?target kind}
 host_kind=${2:?host kind}
 mode=${3:-test}
-nvmeof_tag="target=$target_kind host=$host_kind "
+mtu=${ORCA_ETH_MTU:-}
+nvmeof_tag="target=$target_kind host=$host_kind ${mtu:+mtu=$mtu }"
 nvmeof_hosts=$((${ORCA_GUEST_COUNT:-2} - 1))
 . "$ORCA_TOP/selftests/guest/lib/nvmeof.sh"
 
 target_addr=10.0.0.1
+if [ -n "$mtu" ]; then
+	ok_if "eth0: MTU $mtu" ip link set eth0 mtu "$mtu"
+fi
 
 # The adapter's loss and error counters (rdma statistic) that must be 0 on
 # a wire that loses nothing: every frame arrives once and in order.  Not

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_native: the adapter natively, no guests, against this host's
+ * memcpy.  Two engines with fake hosts (roce_node.h), each with its port
+ * (port.c) on a shared-memory link to an orca-wire switch process, the
+ * wire every guest test uses; RC QPs at path MTU 1024 (what the guests'
+ * Ethernet MTU 1500 gives).  Measures:
+ *   - RDMA WRITE of 64 KiB messages, DEPTH outstanding: MiB/s;
+ *   - RDMA WRITE of 64 B messages, DEPTH outstanding: messages/s;
+ *   - memcpy of 64 KiB blocks between two 8 MiB buffers: MiB/s (what one
+ *     core of this host copies; the engine copies every byte once on the
+ *     way out and once on the way in);
+ *   - request packets both engines sent again on this loss-free wire
+ *     (after early retries or timeouts), and frames the ports dropped.
+ * Built by the emulator Makefile without sanitizers; not a test.  For
+ * scripts/bench.sh it prints one line per figure:
+ *   bench-native what=NAME key=value ...
+ *
+ *   bench_native [-d DEPTH] [-s SECONDS] [-w ORCA_WIRE]
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "roce_node.h"
+#include "port.h"
+
+#define IOVA_A		0x7f0000000000ull
+#define IOVA_B		0x7e0000000000ull
+#define BUF_LEN		(4u << 20)
+#define BIG		(64u << 10)
+#define SMALL		64u
+#define COPY_LEN	(8u << 20)
+
+static struct node a, b;
+static struct tcq acq, bcq;
+static struct tqp aqp, bqp;
+static struct tbuf abuf, bbuf;
+static struct emu_port *port[2];
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void wire_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	port_send_roce(ctx, frame, len);
+}
+
+static void wire_rx(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct node *n = ctx;
+
+	engine_roce_rx(n->t.eng, frame, len);
+}
+
+/* Busy-polls the next CQE, yielding the CPU to the engines meanwhile. */
+static bool spin_cq(struct node *n, struct tcq *cq, struct orca_cqe *out)
+{
+	double give_up = now_s() + 10;
+
+	for (;;) {
+		uint32_t slot = cq->ci & ((1u << cq->log) - 1);
+		uint8_t phase = (cq->ci >> cq->log) & 1 ? 0 : ORCA_CQE_F_PHASE;
+		struct orca_cqe *e = gptr(&n->t, cq->buf + 32ull * slot);
+		struct orca_cq_db_rec *rec = gptr(&n->t, cq->rec);
+
+		if ((atomic_load_explicit((_Atomic uint8_t *)&e->flags,
+					  memory_order_acquire) &
+		     ORCA_CQE_F_PHASE) == phase) {
+			*out = *e;
+			cq->ci++;
+			atomic_store((_Atomic __le32 *)&rec->ci,
+				     htole32(cq->ci));
+			return true;
+		}
+		if (now_s() > give_up)
+			return false;
+		sched_yield();
+	}
+}
+
+/*
+ * WRITEs of @len bytes, @depth outstanding, for about @secs seconds;
+ * returns messages per second (0 on a failed WRITE).
+ */
+static double writes(uint32_t len, unsigned int depth, double secs,
+		     uint64_t *count)
+{
+	unsigned int out = 0, slots = BUF_LEN / len;
+	uint64_t posted = 0, done = 0;
+	double t0 = now_s(), stop = t0 + secs, t1;
+	struct orca_cqe c;
+
+	for (;;) {
+		while (out < depth && now_s() < stop) {
+			struct orca_send_wqe_hdr h =
+				wqe(ORCA_WQE_RDMA_WRITE, posted);
+			uint64_t off = (uint64_t)len * (posted % slots);
+			struct tsge s = { IOVA_A + off, len, abuf.key };
+
+			h.remote_addr = htole64(IOVA_B + off);
+			h.rkey = htole32(bbuf.key);
+			post_send(&a, &aqp, &h, &s, 1);
+			posted++;
+			out++;
+		}
+		if (!out)
+			break;
+		if (!spin_cq(&a, &acq, &c) || c.status != ORCA_CQE_ST_SUCCESS ||
+		    cqe_wr_id(&c) != done) {
+			printf("# WRITE %llu of %u bytes failed (status %u)\n",
+			       (unsigned long long)done, len, c.status);
+			return 0;
+		}
+		done++;
+		out--;
+	}
+	t1 = now_s();
+	*count = done;
+	return done / (t1 - t0);
+}
+
+/* memcpy of 64 KiB blocks through two 8 MiB buffers: MiB/s. */
+static double memcpy_mibs(double secs)
+{
+	uint8_t *src = malloc(COPY_LEN), *dst = malloc(COPY_LEN);
+	double t0, t1, stop;
+	uint64_t bytes = 0;
+	unsigned int i = 0;
+
+	if (!src || !dst)
+		abort();
+	memset(src, 0x5a, COPY_LEN);
+	memset(dst, 0xa5, COPY_LEN);
+	t0 = now_s();
+	stop = t0 + secs;
+	do {
+		for (unsigned int k = 0; k < 16; k++, i++) {
+			uint64_t off = (uint64_t)BIG * (i % (COPY_LEN / BIG));
+
+			memcpy(dst + off, src + off, BIG);
+			bytes += BIG;
+		}
+		/* Keep the copies: the compiler must not drop them. */
+		__asm__ volatile("" : : "r"(dst) : "memory");
+	} while ((t1 = now_s()) < stop);
+	free(src);
+	free(dst);
+	return bytes / (t1 - t0) / (1 << 20);
+}
+
+/* Request packets sent again; adds the retries' causes to @timeouts, @early. */
+static uint64_t sent_again(struct node *n, uint64_t *timeouts,
+			   uint64_t *early)
+{
+	struct roce_stats st;
+
+	engine_flush(n->t.eng);
+	roce_get_stats(n->t.eng, &st);
+	*timeouts += st.timeouts;
+	*early += st.fast_retries;
+	return st.retransmits;
+}
+
+static bool connect_pair(void)
+{
+	struct rc_opts o = {
+		.path_mtu = 3, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .access = ORCA_ACCESS_ALL,
+	};
+
+	return node_cq(&a, &acq, 10) && node_cq(&b, &bcq, 10) &&
+	       node_buf(&a, &abuf, IOVA_A, BUF_LEN, ORCA_ACCESS_ALL) &&
+	       node_buf(&b, &bbuf, IOVA_B, BUF_LEN, ORCA_ACCESS_ALL) &&
+	       node_qp(&a, &aqp, ORCA_QPT_RC, &acq, &acq) &&
+	       node_qp(&b, &bqp, ORCA_QPT_RC, &bcq, &bcq) &&
+	       node_connect(&a, &aqp, &b, bqp.qpn, &o) &&
+	       node_connect(&b, &bqp, &a, aqp.qpn, &o);
+}
+
+int main(int argc, char **argv)
+{
+	char wire_bin[PATH_MAX], exe[PATH_MAX], dir[64], sw[128] = "";
+	char nic[2][128] = { "" }, peer[2][128], wire[2][128] = { "" };
+	struct node *nodes[2] = { &a, &b };
+	unsigned int depth = 16, up = 0;
+	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
+	uint64_t dropped = 0;
+	double secs = 3, big, small, copy;
+	struct stat st;
+	int opt, rc = 1;
+	pid_t pid;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n < 0 ? 0 : n] = 0;
+	snprintf(wire_bin, sizeof(wire_bin), "%s/orca-wire", dirname(exe));
+	while ((opt = getopt(argc, argv, "d:s:w:")) != -1) {
+		switch (opt) {
+		case 'd':
+			depth = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			secs = strtod(optarg, NULL);
+			break;
+		case 'w':
+			snprintf(wire_bin, sizeof(wire_bin), "%s", optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-d DEPTH] [-s SECONDS] [-w ORCA_WIRE]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!depth || depth > 64 || secs <= 0)
+		return 2;
+	snprintf(dir, sizeof(dir), "/tmp/orca-bench-native.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(sw, sizeof(sw), "%s/switch", dir);
+	pid = fork();
+	if (pid == 0) {
+		execl(wire_bin, wire_bin, "--socket", sw, "--log", "/dev/null",
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500 && stat(sw, &st); i++)
+		usleep(10000);
+	for (int i = 0; i < 2; i++) {
+		struct emu_port_config pc = {
+			.nic_path = nic[i], .nic_peer = peer[i],
+			.wire_path = wire[i], .switch_path = sw,
+			.wire_shm = true,
+		};
+		uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+		struct node *nd = nodes[i];
+
+		up++;
+		if (!node_init(nd, i + 1)) {
+			printf("# adapter %d did not start\n", i);
+			goto out;
+		}
+		snprintf(nic[i], sizeof(nic[i]), "%s/nic%d", dir, i);
+		snprintf(peer[i], sizeof(peer[i]), "%s/qemu%d", dir, i);
+		snprintf(wire[i], sizeof(wire[i]), "%s/wire%d", dir, i);
+		memcpy(pc.mac, nd->mac, 6);
+		port[i] = port_start(&pc, wire_rx, nd);
+		if (!port[i]) {
+			perror("port_start");
+			goto out;
+		}
+		if (!port_wire_is_shm(port[i]))
+			printf("# port %d: the switch did not take a shared-memory link\n",
+			       i);
+		engine_set_roce_tx(nd->t.eng, wire_tx, port[i]);
+		memcpy(hello + 6, nd->mac, 6);
+		hello[12] = 0x88;
+		hello[13] = 0xb5;
+		port_send_roce(port[i], hello, sizeof(hello));
+	}
+	usleep(200000);		/* both MACs learnt */
+	/* The hellos went to the NIC sides too, where no guest listens. */
+	for (int i = 0; i < 2; i++) {
+		struct emu_port_stats ps;
+
+		port_get_stats(port[i], &ps);
+		dropped -= ps.dropped;
+	}
+	if (!connect_pair()) {
+		printf("# setting up the QPs failed\n");
+		goto out;
+	}
+	/* Warm-up, then the figures. */
+	if (!writes(BIG, depth, secs / 10, &n_big))
+		goto out;
+	big = writes(BIG, depth, secs, &n_big);
+	small = writes(SMALL, depth, secs, &n_small);
+	copy = memcpy_mibs(secs);
+	if (!big || !small)
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		struct emu_port_stats ps;
+
+		again += sent_again(nodes[i], &timeouts, &early);
+		port_get_stats(port[i], &ps);
+		dropped += ps.dropped;
+	}
+	printf("two engines over orca-wire (shared memory), RC, path MTU 1024, %u WRITEs outstanding, %.0f s each:\n",
+	       depth, secs);
+	printf("  64 KiB WRITE: %.1f MiB/s (%llu messages)\n",
+	       big * BIG / (1 << 20), (unsigned long long)n_big);
+	printf("  64 B WRITE:   %.0f messages/s (%llu messages)\n", small,
+	       (unsigned long long)n_small);
+	printf("  memcpy, 64 KiB blocks: %.1f MiB/s\n", copy);
+	printf("  sent again on the loss-free wire: %llu packets (%llu early retries, %llu timeouts); frames dropped: %llu\n",
+	       (unsigned long long)again, (unsigned long long)early,
+	       (unsigned long long)timeouts, (unsigned long long)dropped);
+	printf("bench-native what=write64k depth=%u msgs=%llu msg_rate=%.0f mibs=%.1f\n",
+	       depth, (unsigned long long)n_big, big, big * BIG / (1 << 20));
+	printf("bench-native what=write64 depth=%u msgs=%llu msg_rate=%.0f mibs=%.2f\n",
+	       depth, (unsigned long long)n_small, small,
+	       small * SMALL / (1 << 20));
+	printf("bench-native what=memcpy64k mibs=%.1f\n", copy);
+	printf("bench-native what=retransmits count=%llu early=%llu timeouts=%llu dropped=%llu msgs=%llu\n",
+	       (unsigned long long)again, (unsigned long long)early,
+	       (unsigned long long)timeouts,
+	       (unsigned long long)dropped,
+	       (unsigned long long)(n_big + n_small));
+	rc = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (port[i]) {
+			engine_set_roce_tx(nodes[i]->t.eng, NULL, NULL);
+			port_stop(port[i]);
+		}
+	}
+	for (unsigned int i = 0; i < up; i++)
+		node_fini(nodes[i]);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 2; i++) {
+		if (nic[i][0])
+			unlink(nic[i]);
+		if (wire[i][0])
+			unlink(wire[i]);
+	}
+	if (sw[0])
+		unlink(sw);
+	rmdir(dir);
+	return rc;
+}
