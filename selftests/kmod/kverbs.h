@@ -97,6 +97,9 @@ extern const struct kv_suite kv_dead_suite;
 void kv_srq_churn(struct kv_test *t);
 void kv_cq_flood(struct kv_test *t);
 
+/* kverbs_stale.c: events of a destroyed object. */
+void kv_cq_reused_number(struct kv_test *t);
+
 /* kverbs_main.c, for the remote suite's commands; callers hold kv_lock. */
 struct ib_device *kv_find_dev(const char *name);
 __printf(1, 2)

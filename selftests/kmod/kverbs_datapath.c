@@ -4,7 +4,8 @@
  * of the same adapter (loopback through its port): RC send/receive, RDMA
  * write (with immediate), read, both atomics, UD, SRQ, fast-registered
  * buffers and remote invalidation, sizes from 0 to 1 MiB across the path
- * MTU with every byte checked, completion events, and the work completion
+ * MTU with every byte checked, completion events (none for a CQ that got
+ * a destroyed CQ's number: kverbs_stale.c), and the work completion
  * status of each kind of error.
  *
  * Buffers come from a PD with the unsafe global rkey, so a buffer's bus
@@ -1370,6 +1371,7 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "unsignaled_wrap", kv_unsignaled_wrap },
 	{ "cq_events", kv_cq_events },
 	{ "cq_moderation", kv_cq_moderation },
+	{ "cq_reused_number_no_stale_event", kv_cq_reused_number },
 	{ "ulp_cq_softirq_drain", kv_ulp_softirq },
 	{ "ulp_cq_workqueue_drain", kv_ulp_workqueue },
 	{ "err_bad_rkey", kv_bad_rkey },
