@@ -11,6 +11,11 @@
  * only when the window ends without a post.  That is the device side of
  * the protocol as it stands: while it polls, the engine is still working
  * on the queue, and it publishes (then looks once more) before it stops.
+ * That handshake needs the poster's full barrier between its producer
+ * index store and its event index load to be a real one: the provider's
+ * once was a LOCK-prefixed instruction, which a single-vCPU TCG guest runs
+ * without ordering, and a window ending as a post came then stranded the
+ * post (see orca_mb() in providers/orca/orca.h).
  *
  * Polling spins the engine thread, so the window adapts per QP to the gap
  * its poster leaves between the queue going idle and the next post: a gap

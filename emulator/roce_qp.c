@@ -29,13 +29,7 @@ int roce_dev_create(struct orca_engine *eng)
 	}
 	pthread_mutex_init(&dev->tx_lock, NULL);
 	atomic_init(&dev->poll_min_us, 0);
-	/*
-	 * Send queue polling stays off by default: with it on, about one run
-	 * in three of 23-ops-identity stranded a loopback QP's last sends
-	 * (its drain never completed), and the cause is not found yet.  The
-	 * unit tests and bench_engine -p turn it on.
-	 */
-	atomic_init(&dev->poll_max_us, 0);
+	atomic_init(&dev->poll_max_us, ROCE_POLL_MAX_US);
 	dev->eng = eng;
 	eng->roce = dev;
 	return 0;

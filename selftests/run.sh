@@ -86,8 +86,9 @@ for t in emulator/build/tests/test_*; do
 	run_program "unit/$(basename "$t")" env ORCA_WIRE_BIN="$top/emulator/build/orca-wire" "$t"
 done
 
-# 2. Lint.
+# 2. Lint, and the provider's StoreLoad barriers (MFENCE on x86-64).
 run_program lint selftests/lint.sh
+run_program provider-barriers selftests/provider-barriers.sh
 
 # 2b. Upstreaming and packaging: the patch series build in pristine trees,
 # the packages install in a copy of the toolroot; make bench's table

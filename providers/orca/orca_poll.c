@@ -212,7 +212,7 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	udma_to_device_barrier();
 	__atomic_store_n(&cq->db->arm, htole32(arm), __ATOMIC_RELAXED);
 	/* StoreLoad: the arm must be visible before we look for a CQE. */
-	atomic_thread_fence(memory_order_seq_cst);
+	orca_mb();
 	pending = orca_cqe_at(cq, cq->ci);
 	pthread_spin_unlock(&cq->lock);
 

@@ -8,7 +8,6 @@
  * call is made.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include <util/mmio.h>
@@ -35,7 +34,7 @@ static void orca_publish_pi(struct orca_context *ctx, __le32 *pi,
 	 * is read, or both sides may miss each other and the WQEs strand.
 	 * udma_to_device_barrier() is only a compiler barrier on x86.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	orca_mb();
 	e = le32toh(__atomic_load_n(event_idx, __ATOMIC_RELAXED));
 	if ((uint32_t)(new - e - 1) < (uint32_t)(new - old))
 		mmio_write32_le((uint8_t *)ctx->uar + uar_reg, htole32(handle));

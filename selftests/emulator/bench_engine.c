@@ -17,8 +17,7 @@
  *
  * -q is the number of QPs open on each adapter in the second case
  * (default 65536), -a how many of them carry the WRITEs (default 4).
- * -p sets the send queue polling window's ceiling (0: never poll; default:
- * the engine's, which is off; try -p 100).  The
+ * -p sets the send queue polling window's ceiling (0: never poll).  The
  * two cases run on two pairs of adapters, in alternating rounds, and the
  * best and the median round are reported: the machine's load drifts.
  */
