@@ -312,6 +312,26 @@ static inline bool is_rd_atomic(uint8_t op)
 	       op == ORCA_WQE_ATOMIC_FA;
 }
 
+/*
+ * The device's side of the event index handshake (spec, "Doorbell records
+ * and event indices"), for a queue found empty at producer index @pi:
+ * publish @pi as the event index, then read the producer index again
+ * after a full barrier.  The driver stores its index, fences, then reads
+ * ours: of the two, at least one sees the other's store, so a WQE posted
+ * meanwhile is either in the returned index or rung for.  A return value
+ * other than @pi means there is more to take.
+ */
+static inline uint32_t roce_publish_event_idx(__le32 *event_idx,
+					      const __le32 *prod_idx,
+					      uint32_t pi)
+{
+	atomic_store_explicit((_Atomic __le32 *)event_idx, htole32(pi),
+			      memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	return le32toh(atomic_load_explicit((_Atomic __le32 *)prod_idx,
+					    memory_order_acquire));
+}
+
 /* ---- roce_qp.c ---- */
 struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp);
 uint32_t roce_qp_mtu(struct orca_engine *eng, const struct emu_qp *qp);

@@ -99,7 +99,7 @@ void roce_comp_flush_sq(struct roce_qp *rq)
 						 sizeof(*rec));
 	uint32_t depth = 1u << qp->log_sq_depth;
 	uint32_t stride = orca_send_wqe_stride(qp->max_send_sge);
-	uint32_t pi;
+	uint32_t pi, posted;
 
 	rq->retry_deadline = rq->rnr_deadline = 0;
 	rq->rd_atomic = 0;
@@ -107,6 +107,7 @@ void roce_comp_flush_sq(struct roce_qp *rq)
 		return;
 	pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->sq_pi,
 					  memory_order_acquire));
+again:
 	if (pi - rq->sq_head > depth)
 		return;		/* not an index the driver could have posted */
 	while (rq->sq_head != pi) {
@@ -132,9 +133,15 @@ void roce_comp_flush_sq(struct roce_qp *rq)
 		roce_comp_swqe(rq, w, ORCA_CQE_ST_WR_FLUSH_ERR);
 	}
 	rq->sq_next = rq->sq_started = rq->sq_fetched = rq->sq_head;
-	/* Posts to a QP in ERR ring again (event index = what we flushed). */
-	atomic_store_explicit((_Atomic __le32 *)&rec->sq_event_idx,
-			      htole32(pi), memory_order_release);
+	/*
+	 * Posts to a QP in ERR ring again (event index = what we flushed);
+	 * one posted while we flushed is flushed now, not stranded.
+	 */
+	posted = roce_publish_event_idx(&rec->sq_event_idx, &rec->sq_pi, pi);
+	if (posted != pi) {
+		pi = posted;
+		goto again;
+	}
 }
 
 /* Progress: una moves forward, the retry budget and timer restart. */

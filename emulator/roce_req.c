@@ -213,9 +213,9 @@ static bool fetch(struct roce_qp *rq, bool *idle)
 	*idle = false;
 	if (!rec)
 		goto fatal;
+	pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->sq_pi,
+					  memory_order_acquire));
 	for (int pass = 0; pass < 2; pass++) {
-		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->sq_pi,
-						  memory_order_acquire));
 		if (pi - rq->sq_head > depth)
 			goto fatal;	/* the driver overran its own ring */
 		while (rq->sq_fetched != pi) {
@@ -235,9 +235,7 @@ static bool fetch(struct roce_qp *rq, bool *idle)
 			rq->sq_kick = true;	/* look again next pass */
 			return true;
 		}
-		atomic_store_explicit((_Atomic __le32 *)&rec->sq_event_idx,
-				      htole32(pi), memory_order_release);
-		atomic_thread_fence(memory_order_seq_cst);
+		pi = roce_publish_event_idx(&rec->sq_event_idx, &rec->sq_pi, pi);
 	}
 	*idle = true;
 	return true;

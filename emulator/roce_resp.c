@@ -58,11 +58,11 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 			return -EIO;
 		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->pi,
 						  memory_order_acquire));
-		if (pi == srq->ci) {
-			atomic_store_explicit((_Atomic __le32 *)&rec->event_idx,
-					      htole32(pi), memory_order_release);
+		if (pi == srq->ci)
+			pi = roce_publish_event_idx(&rec->event_idx, &rec->pi,
+						    pi);
+		if (pi == srq->ci)
 			return -EAGAIN;
-		}
 		if (pi - srq->ci > (1u << srq->log_depth))
 			return -EIO;
 		e = roce_queue_entry(eng, &srq->buf, 0, srq->buf.npages,
@@ -85,11 +85,11 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 			return -EIO;
 		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->rq_pi,
 						  memory_order_acquire));
-		if (pi == qp->rq_ci) {
-			atomic_store_explicit((_Atomic __le32 *)&rec->rq_event_idx,
-					      htole32(pi), memory_order_release);
+		if (pi == qp->rq_ci)
+			pi = roce_publish_event_idx(&rec->rq_event_idx,
+						    &rec->rq_pi, pi);
+		if (pi == qp->rq_ci)
 			return -EAGAIN;
-		}
 		if (pi - qp->rq_ci > (1u << qp->log_rq_depth))
 			return -EIO;
 	}
