@@ -122,7 +122,7 @@ int cmd_query_stats(struct cmd_ctx *c)
 		.tx_packets = htole64(st.tx_frames),
 		.rx_packets = htole64(st.rx_frames),
 		.loopback_packets = htole64(st.loopback),
-		.rx_drops = htole64(st.rxq_full + st.rx_too_big +
+		.rx_drops = htole64(st.rxq_full + st.rx_dead + st.rx_too_big +
 				    st.drop_no_qp + st.drop_state +
 				    st.drop_bad_pkt + st.drop_qkey +
 				    st.drop_no_rwqe + st.drop_ghost),

@@ -155,4 +155,36 @@ void engine_set_roce_tx(struct orca_engine *eng,
 				   size_t len),
 			void *ctx);
 
+/*
+ * A lossless port (orca-emu's, on a shared-memory wire): backpressure both
+ * ways instead of drops.
+ *
+ * engine_roce_rx_try() queues a received frame like engine_roce_rx(), but
+ * a full queue refuses it (false) instead of dropping it: the port keeps
+ * the frame, stops taking frames from its link (the switch sees its ring
+ * fill up), and tries again when the engine, having drained the queue,
+ * calls @rx_ready.  An adapter that is dead (hung, fatal) never drains:
+ * its frames are dropped and counted (rx_dead), as on a dead NIC.
+ *
+ * @tx sends a frame the engine built: 0 (sent, or dropped by the port's
+ * own policy), -EBUSY if the link has no room now, in which case the
+ * frame was not taken and the port calls engine_roce_tx_ready() once it
+ * has room.  The engine then keeps the frame, and those after it, in
+ * order in a backlog and sends nothing new until they have gone; it
+ * never waits in @tx, so it keeps draining its receive queue meanwhile.
+ * @rx_ready and @tx are called on the engine thread; NULL @link detaches.
+ */
+struct engine_roce_link {
+	int (*tx)(void *ctx, const uint8_t *frame, size_t len);
+	void (*rx_ready)(void *ctx);
+	void *ctx;
+};
+
+bool engine_roce_rx_try(struct orca_engine *eng, const uint8_t *frame,
+			size_t len);
+void engine_set_roce_link(struct orca_engine *eng,
+			  const struct engine_roce_link *link);
+/* The port has room again (any thread). */
+void engine_roce_tx_ready(struct orca_engine *eng);
+
 #endif /* ORCA_EMU_ENGINE_H */

@@ -60,19 +60,33 @@ static atomic_ulong roce_rx_frames;
 /*
  * RDMA transport hooks: RoCEv2 frames the port received for us go to the
  * engine's transport (queued for its thread); frames it sends go out
- * through the port.
+ * through the port.  Both ways push back instead of dropping (engine.h).
  */
-static void emu_roce_rx_hook(void *ctx, const uint8_t *frame, size_t len)
+static bool emu_roce_rx_hook(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct vfu_device *dev = ctx;
 
+	if (!engine_roce_rx_try(dev->eng, frame, len))
+		return false;
 	atomic_fetch_add(&roce_rx_frames, 1);
-	engine_roce_rx(dev->eng, frame, len);
+	return true;
 }
 
-static void emu_roce_tx(void *ctx, const uint8_t *frame, size_t len)
+static void emu_roce_tx_ready(void *ctx)
 {
-	port_send_roce(ctx, frame, len);
+	struct vfu_device *dev = ctx;
+
+	engine_roce_tx_ready(dev->eng);
+}
+
+static int emu_roce_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	return port_send_roce_nowait(ctx, frame, len);
+}
+
+static void emu_roce_rx_ready(void *ctx)
+{
+	port_roce_rx_ready(ctx);
 }
 
 static void usage(FILE *f)
@@ -362,6 +376,11 @@ int main(int argc, char **argv)
 			.wire_path = o.wire_path,
 			.switch_path = o.switch_path,
 			.wire_shm = true,
+			.tx_ready = emu_roce_tx_ready,
+		};
+		struct engine_roce_link link = {
+			.tx = emu_roce_tx,
+			.rx_ready = emu_roce_rx_ready,
 		};
 
 		memcpy(pc.mac, o.mac, sizeof(pc.mac));
@@ -374,7 +393,8 @@ int main(int argc, char **argv)
 			emu_log("port: wire to %s over %s", o.switch_path,
 				port_wire_is_shm(port) ?
 				"shared-memory rings" : "datagrams");
-		engine_set_roce_tx(dev->eng, emu_roce_tx, port);
+		link.ctx = port;
+		engine_set_roce_link(dev->eng, &link);
 	}
 
 	ret = ctl_open(&ctl, o.ctl_path);
@@ -450,14 +470,16 @@ out:
 
 		engine_set_roce_tx(dev->eng, NULL, NULL);
 		port_get_stats(port, &ps);
-		emu_log("port: nic->wire %llu, wire->nic %llu, roce rx %llu, roce tx %llu, dropped %llu (foreign source MAC %llu, not taken by the guest %llu)",
+		emu_log("port: nic->wire %llu, wire->nic %llu, roce rx %llu, roce tx %llu, dropped %llu (foreign source MAC %llu, not taken by the guest %llu, to the wire %llu), rx held for the engine %llu",
 			(unsigned long long)ps.nic_to_wire,
 			(unsigned long long)ps.wire_to_nic,
 			(unsigned long long)ps.roce_rx,
 			(unsigned long long)ps.roce_tx,
 			(unsigned long long)ps.dropped,
 			(unsigned long long)ps.bad_src_mac,
-			(unsigned long long)ps.to_nic_dropped);
+			(unsigned long long)ps.to_nic_dropped,
+			(unsigned long long)ps.drop_to_wire,
+			(unsigned long long)ps.rx_held);
 		port_stop(port);
 	}
 	if (dev) {

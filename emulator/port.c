@@ -18,6 +18,14 @@
  * exits is seen at once.  Otherwise it is a datagram socket like the guest
  * side.
  *
+ * The engine's receive queue pushes back too (port_roce_rx_fn): a RoCE
+ * frame it has no room for stays where it is, in the down ring or the
+ * datagram buffer, and the port takes nothing more from the wire until
+ * the engine has drained its queue (port_roce_rx_ready()).  Frames for
+ * the guest's virtio-net behind it wait as well, as behind a NIC's shared
+ * receive buffer.  The engine never waits for the wire itself (engine.h),
+ * so this wait always ends: roce_qp.c explains why nothing can deadlock.
+ *
  * Like a NIC's anti-spoofing check, only frames whose source MAC is the
  * port's own leave for the wire: from the guest's virtio-net and from the
  * engine alike (the engine takes the source MAC from a GID entry the
@@ -79,8 +87,13 @@ struct emu_port {
 	char *wire_path;
 	uint8_t mac[6];
 	port_roce_rx_fn rx;
+	void (*tx_ready)(void *ctx);
 	void *ctx;
 	int stop_fd;			/* eventfd: wakes the thread to exit */
+	int rx_ready_fd;		/* eventfd: the rx callback has room */
+	bool rx_blocked;		/* it refused the wire's next frame */
+	uint64_t rx_blocked_ms;		/* when: offered again at least */
+	size_t wire_pending;		/* wbuf holds that frame (datagrams) */
 	pthread_t thread;
 	struct port_shm shm;
 	struct emu_port_stats stats;	/* updated with __atomic ops */
@@ -210,6 +223,8 @@ static void count_failed(struct emu_port *port, uint64_t *counter)
 {
 	__atomic_fetch_sub(counter, 1, __ATOMIC_RELAXED);
 	stat_inc(&port->stats.dropped);
+	if (counter != &port->stats.wire_to_nic)
+		stat_inc(&port->stats.drop_to_wire);
 }
 
 /*
@@ -276,32 +291,78 @@ static void from_nic(struct emu_port *port, uint32_t *wait_ms)
 	nic_to_wire(port, n, wait_ms);
 }
 
-/* A frame from the wire: to the engine if it is RoCE for us, else the guest. */
-static void wire_frame(struct emu_port *port, const uint8_t *f, size_t len)
+/*
+ * A frame from the wire: to the engine if it is RoCE for us, else the
+ * guest.  False if the engine had no room: the caller keeps the frame,
+ * and the port is rx_blocked.
+ */
+static bool wire_frame(struct emu_port *port, const uint8_t *f, size_t len)
 {
 	struct roce_frame_hdrs hdrs;
 
 	if (frame_is_for_port(port, f) &&
 	    roce_classify(f, len, &hdrs) == ROCE_RX_OK) {
 		stat_inc(&port->stats.roce_rx);
-		if (port->rx)
-			port->rx(port->ctx, f, len);
-		return;
+		if (port->rx && !port->rx(port->ctx, f, len)) {
+			__atomic_fetch_sub(&port->stats.roce_rx, 1,
+					   __ATOMIC_RELAXED);
+			stat_inc(&port->stats.rx_held);
+			port->rx_blocked = true;
+			port->rx_blocked_ms = now_ms();
+			return false;
+		}
+		return true;
 	}
 	to_nic(port, f, len);
+	return true;
+}
+
+/*
+ * Offer the held frame again if the engine said it has room (or the
+ * retry time has passed); false if the port stays blocked.
+ */
+static bool rx_unblock(struct emu_port *port, bool ready)
+{
+	if (!port->rx_blocked)
+		return true;
+	if (!ready && now_ms() - port->rx_blocked_ms < PORT_RX_RETRY_MS)
+		return false;
+	port->rx_blocked = false;
+	return true;
+}
+
+/* How long poll() may sleep for a blocked port's retry. */
+static int rx_retry_timeout(struct emu_port *port, int timeout)
+{
+	uint64_t waited;
+	int left;
+
+	if (!port->rx_blocked)
+		return timeout;
+	waited = now_ms() - port->rx_blocked_ms;
+	left = waited >= PORT_RX_RETRY_MS ? 0 :
+	       (int)(PORT_RX_RETRY_MS - waited);
+	return timeout < 0 || left < timeout ? left : timeout;
 }
 
 static void from_wire(struct emu_port *port)
 {
-	ssize_t n = read_frame(port->wire.fd, port->wbuf);
+	ssize_t n;
 
+	if (port->wire_pending) {
+		if (!wire_frame(port, port->wbuf, port->wire_pending))
+			return;
+		port->wire_pending = 0;
+	}
+	n = read_frame(port->wire.fd, port->wbuf);
 	if (n == 0)
 		return;
 	if (n < 0) {
 		stat_inc(&port->stats.dropped);
 		return;
 	}
-	wire_frame(port, port->wbuf, n);
+	if (!wire_frame(port, port->wbuf, n))
+		port->wire_pending = n;
 }
 
 /*
@@ -319,10 +380,10 @@ static bool from_ring(struct emu_port *port)
 		f = frame_ring_peek(down, &len);
 		if (!f)
 			return false;
-		if (len)
-			wire_frame(port, f, len);
-		else
+		if (!len)
 			stat_inc(&port->stats.dropped);
+		else if (!wire_frame(port, f, len))
+			return false;	/* it stays in the ring */
 		frame_ring_pop(down);
 	}
 	return true;
@@ -335,6 +396,8 @@ static void shm_gone(struct emu_port *port)
 	port->shm.dead = true;
 	pthread_cond_broadcast(&port->shm.tx_space);
 	pthread_mutex_unlock(&port->shm.tx_lock);
+	if (port->tx_ready)
+		port->tx_ready(port->ctx);
 }
 
 /* The switch made room in the up ring: wake the engine, retry our own. */
@@ -343,36 +406,49 @@ static void shm_space(struct emu_port *port, uint32_t *wait_ms)
 	pthread_mutex_lock(&port->shm.tx_lock);
 	pthread_cond_broadcast(&port->shm.tx_space);
 	pthread_mutex_unlock(&port->shm.tx_lock);
+	if (port->tx_ready)
+		port->tx_ready(port->ctx);
 	if (port->nic_pending)
 		nic_to_wire(port, port->nic_pending, wait_ms);
 }
 
 static void *dgram_thread(struct emu_port *port)
 {
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[4] = {
 		{ .fd = port->nic.fd, .events = POLLIN },
 		{ .fd = port->wire.fd, .events = POLLIN },
 		{ .fd = port->stop_fd, .events = POLLIN },
+		{ .fd = port->rx_ready_fd, .events = POLLIN },
 	};
 	uint32_t unused;
 
 	for (;;) {
-		if (poll(pfd, 3, -1) < 0) {
+		bool ready;
+
+		/* A held frame holds the wire back: backpressure. */
+		pfd[1].fd = port->rx_blocked ? -1 : port->wire.fd;
+		if (poll(pfd, 4, rx_retry_timeout(port, -1)) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[2].revents)
 			break;
+		ready = pfd[3].revents;
+		if (ready)
+			frame_ring_clear_fd(port->rx_ready_fd);
 		if (pfd[0].revents)
 			from_nic(port, &unused);
-		if (pfd[1].revents)
+		if (port->rx_blocked && rx_unblock(port, ready))
+			from_wire(port);
+		else if (pfd[1].revents)
 			from_wire(port);
 	}
 	return NULL;
 }
 
-enum { PFD_STOP, PFD_NIC, PFD_CTL, PFD_DATA, PFD_SPACE, NR_PFD };
+enum { PFD_STOP, PFD_NIC, PFD_CTL, PFD_DATA, PFD_SPACE, PFD_RX_READY,
+       NR_PFD };
 
 /*
  * The shared-memory wire's loop.  It sleeps in poll() only when the down
@@ -389,20 +465,28 @@ static void *shm_thread(struct emu_port *port)
 		[PFD_CTL] = { .fd = l->ctl, .events = POLLIN },
 		[PFD_DATA] = { .fd = l->down.data_fd, .events = POLLIN },
 		[PFD_SPACE] = { .fd = l->up.space_fd, .events = POLLIN },
+		[PFD_RX_READY] = { .fd = port->rx_ready_fd, .events = POLLIN },
 	};
 	uint32_t wait_ms = 0;
-	bool gone = false;
+	bool gone = false, ready = false;
 
 	for (;;) {
-		bool busy = !gone && from_ring(port);
+		bool busy = false;
 		int timeout = -1;
 
-		if (!busy && !gone && frame_ring_want_data(&l->down))
-			busy = true;
+		/* A frame the engine refused stays first in the ring. */
+		if (!gone && rx_unblock(port, ready)) {
+			busy = from_ring(port);
+			if (!busy && !port->rx_blocked &&
+			    frame_ring_want_data(&l->down))
+				busy = true;
+		}
 		if (busy)
 			timeout = 0;
 		else if (port->nic_pending)
 			timeout = (int)wait_ms;
+		if (!gone)
+			timeout = rx_retry_timeout(port, timeout);
 		/* Do not read the guest while its last frame waits for room. */
 		pfd[PFD_NIC].fd = port->nic_pending ? -1 : port->nic.fd;
 		if (poll(pfd, NR_PFD, timeout) < 0) {
@@ -420,6 +504,9 @@ static void *shm_thread(struct emu_port *port)
 		}
 		if (pfd[PFD_DATA].revents)
 			frame_ring_clear_fd(l->down.data_fd);
+		ready = pfd[PFD_RX_READY].revents;
+		if (ready)
+			frame_ring_clear_fd(port->rx_ready_fd);
 		if (pfd[PFD_SPACE].revents)
 			frame_ring_clear_fd(l->up.space_fd);
 		/* Room, a dead switch, or the wait is over: retry it. */
@@ -517,6 +604,8 @@ static void port_free(struct emu_port *port)
 	}
 	if (port->stop_fd >= 0)
 		close(port->stop_fd);
+	if (port->rx_ready_fd >= 0)
+		close(port->rx_ready_fd);
 	if (port->shm.up)
 		wire_link_close(&port->shm.link);
 	pthread_mutex_destroy(&port->shm.tx_lock);
@@ -542,10 +631,11 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 	port = calloc(1, sizeof(*port));
 	if (!port)
 		return NULL;
-	port->nic.fd = port->wire.fd = port->stop_fd = -1;
+	port->nic.fd = port->wire.fd = port->stop_fd = port->rx_ready_fd = -1;
 	shm_init_sync(&port->shm);
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
+	port->tx_ready = cfg->tx_ready;
 	port->ctx = ctx;
 	port->nic_path = strdup(cfg->nic_path);
 	port->wire_path = strdup(cfg->wire_path);
@@ -562,7 +652,8 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 			      port->wire.peer_len, ATTACH_TIMEOUT_MS))
 		port->shm.up = true;
 	port->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (port->stop_fd < 0)
+	port->rx_ready_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (port->stop_fd < 0 || port->rx_ready_fd < 0)
 		goto fail;
 	err = pthread_create(&port->thread, NULL, port_thread, port);
 	if (err) {
@@ -608,6 +699,41 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len)
 	return ret;
 }
 
+int port_send_roce_nowait(struct emu_port *port, const uint8_t *frame,
+			  size_t len)
+{
+	uint32_t left;
+	int ret;
+
+	if (!port || !frame || len < ETH_HLEN || len > PORT_MAX_FRAME)
+		return -EINVAL;
+	if (!port->shm.up)
+		return port_send_roce(port, frame, len);
+	if (!frame_is_from_port(port, frame)) {
+		stat_inc(&port->stats.bad_src_mac);
+		stat_inc(&port->stats.dropped);
+		return -EPERM;
+	}
+	stat_inc(&port->stats.roce_tx);
+	pthread_mutex_lock(&port->shm.tx_lock);
+	ret = shm_try_send(&port->shm, frame, len, &left);
+	pthread_mutex_unlock(&port->shm.tx_lock);
+	if (ret == -EBUSY)
+		__atomic_fetch_sub(&port->stats.roce_tx, 1, __ATOMIC_RELAXED);
+	else if (ret)
+		count_failed(port, &port->stats.roce_tx);
+	return ret;
+}
+
+void port_roce_rx_ready(struct emu_port *port)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN: the counter is full of kicks already; one is enough. */
+	if (write(port->rx_ready_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		abort();
+}
+
 bool port_wire_is_shm(struct emu_port *port)
 {
 	return port->shm.up;
@@ -626,4 +752,7 @@ void port_get_stats(struct emu_port *port, struct emu_port_stats *st)
 					  __ATOMIC_RELAXED);
 	st->to_nic_dropped = __atomic_load_n(&port->stats.to_nic_dropped,
 					     __ATOMIC_RELAXED);
+	st->rx_held = __atomic_load_n(&port->stats.rx_held, __ATOMIC_RELAXED);
+	st->drop_to_wire = __atomic_load_n(&port->stats.drop_to_wire,
+					   __ATOMIC_RELAXED);
 }

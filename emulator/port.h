@@ -16,8 +16,16 @@
 
 struct emu_port;
 
-/* Called on the port thread for each RoCEv2 frame addressed to this port. */
-typedef void (*port_roce_rx_fn)(void *ctx, const uint8_t *frame, size_t len);
+/*
+ * Called on the port thread for each RoCEv2 frame addressed to this port.
+ * False: the receiver is full and did not take it.  The port then keeps
+ * the frame and takes nothing more from the wire (backpressure: the
+ * switch's ring to us fills up) until port_roce_rx_ready() is called, or
+ * PORT_RX_RETRY_MS have passed, and offers it again.
+ */
+typedef bool (*port_roce_rx_fn)(void *ctx, const uint8_t *frame, size_t len);
+
+#define PORT_RX_RETRY_MS	100
 
 /**
  * struct emu_port_config - where the port's two sides are
@@ -37,6 +45,11 @@ struct emu_port_config {
 	const char *switch_path;
 	bool wire_shm;
 	uint8_t mac[6];
+	/*
+	 * With port_send_roce_nowait(): called (port thread, with the rx
+	 * callback's ctx) when the link may have room again.
+	 */
+	void (*tx_ready)(void *ctx);
 };
 
 struct emu_port_stats {
@@ -51,6 +64,8 @@ struct emu_port_stats {
 	 * guest gone, or stalled): dropped.
 	 */
 	uint64_t to_nic_dropped;
+	uint64_t drop_to_wire;		/* the switch gone or stalled */
+	uint64_t rx_held;		/* the receiver was full: kept, later */
 };
 
 /* Binds the sockets and starts the port thread; NULL + errno on failure. */
@@ -64,6 +79,15 @@ void port_stop(struct emu_port *port);
  * on a switch that has gone or stopped draining for seconds.
  */
 int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len);
+/*
+ * Like port_send_roce(), but never waits: -EBUSY if the shared-memory
+ * wire's ring is full, and the frame was not taken; cfg->tx_ready is
+ * called when there may be room.  Other errors: dropped and counted.
+ */
+int port_send_roce_nowait(struct emu_port *port, const uint8_t *frame,
+			  size_t len);
+/* The rx callback has room again (any thread). */
+void port_roce_rx_ready(struct emu_port *port);
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st);
 /* True if the wire is a shared-memory link (the switch took it). */
 bool port_wire_is_shm(struct emu_port *port);

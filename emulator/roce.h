@@ -74,6 +74,16 @@ struct roce_stats {
 	uint64_t loopback;
 	uint64_t rxq_full;		/* dropped: engine queue full */
 	uint64_t rx_too_big;
+	/*
+	 * Backpressure (roce_qp.c): frames the queue refused to a port that
+	 * keeps them (not drops), frames a dead engine dropped, and frames
+	 * that waited in the transmit backlog for the port's room.
+	 */
+	uint64_t rx_refused;
+	uint64_t rx_dead;
+	uint64_t tx_backlogged;
+	uint64_t tx_backlog_max;
+	uint64_t tx_dropped;		/* the port refused them for good */
 	uint64_t tx_no_port;		/* dropped: no wire attached */
 	uint64_t drop_no_qp;
 	uint64_t drop_state;		/* QP not in a state to take it */
@@ -85,6 +95,7 @@ struct roce_stats {
 	uint64_t timeouts;
 	uint64_t fast_retries;		/* early retransmissions */
 	uint64_t rtt_samples;		/* round trips measured */
+	uint64_t rtt_max_us;		/* the longest of them */
 	uint64_t rnr_naks_rx, rnr_naks_tx;
 	uint64_t seq_naks_rx, seq_naks_tx;
 	uint64_t err_naks_rx, err_naks_tx;
@@ -113,6 +124,14 @@ struct roce_rx_slot {
 	uint8_t data[ROCE_MAX_FRAME];
 };
 
+/* A frame waiting in the transmit backlog (roce_qp.c). */
+struct roce_txb {
+	struct roce_txb *next;
+	bool loopback;			/* to our own receive queue */
+	uint32_t len;
+	uint8_t data[];
+};
+
 struct roce_db {
 	uint32_t uar;
 	uint32_t off;
@@ -132,6 +151,11 @@ struct roce_dev {
 	bool db_overflow;		/* lost doorbells: kick every QP */
 	bool again;			/* a QP has more to send now */
 	uint64_t next_deadline_us;	/* earliest timer, 0 none */
+	bool rx_waiter;			/* a refused port waits for rx_ready */
+	bool tx_blocked;		/* the backlog waits for the port */
+	bool tx_ready;			/* the port has made room since */
+	uint64_t tx_retry_us;		/* retry the port then anyway */
+	uint64_t cq_due_us;		/* CQ moderation timers, 0 none */
 
 	/*
 	 * The polling window's bounds, for tests that need it off or
@@ -157,6 +181,11 @@ struct roce_dev {
 	pthread_mutex_t tx_lock;
 	void (*tx)(void *ctx, const uint8_t *frame, size_t len);
 	void *tx_ctx;
+	struct engine_roce_link link;	/* a lossless port, if tx is NULL */
+	/* Frames the port or our own queue had no room for yet, in order. */
+	struct roce_txb *txb_head, **txb_tail;
+	uint64_t txb_len;
+	uint64_t txb_since_us;		/* when the backlog last filled */
 	uint8_t frame[ROCE_MAX_FRAME];
 	struct roce_stats st;
 	struct roce_rx_drops drops;
@@ -369,6 +398,8 @@ int roce_sched_reserve(struct roce_dev *dev);
 /* The QP is going away: off the run list and the timer heap. */
 void roce_sched_forget(struct roce_qp *rq);
 void roce_sched_fini(struct roce_dev *dev);
+/* Frames wait in the transmit backlog for room (roce_qp.c). */
+bool roce_tx_blocked(const struct roce_dev *dev);
 /* Fires due timers, then steps the run list; true if QPs have more. */
 bool roce_sched_pass(struct roce_dev *dev, uint64_t now);
 /* The earliest deadline of any QP, 0: none. */

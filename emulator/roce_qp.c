@@ -31,8 +31,21 @@ int roce_dev_create(struct orca_engine *eng)
 	atomic_init(&dev->poll_min_us, 0);
 	atomic_init(&dev->poll_max_us, ROCE_POLL_MAX_US);
 	dev->eng = eng;
+	dev->txb_tail = &dev->txb_head;
 	eng->roce = dev;
 	return 0;
+}
+
+static void txb_free(struct roce_dev *dev)
+{
+	struct roce_txb *b;
+
+	while ((b = dev->txb_head)) {
+		dev->txb_head = b->next;
+		free(b);
+	}
+	dev->txb_tail = &dev->txb_head;
+	dev->txb_len = 0;
 }
 
 void roce_dev_destroy(struct orca_engine *eng)
@@ -60,6 +73,25 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.drop_no_rwqe,
 			(unsigned long long)dev->st.rx_too_big,
 			(unsigned long long)dev->st.drop_ghost);
+	if (dev->st.rtt_samples)
+		eng_log("roce: round trips: longest %llu us",
+			(unsigned long long)dev->st.rtt_max_us);
+	if (dev->st.tx_frames || dev->st.rx_frames)
+		eng_log("roce: duplicate requests %llu, sequence NAKs tx %llu rx %llu, RNR NAKs tx %llu rx %llu",
+			(unsigned long long)dev->st.dup_requests,
+			(unsigned long long)dev->st.seq_naks_tx,
+			(unsigned long long)dev->st.seq_naks_rx,
+			(unsigned long long)dev->st.rnr_naks_tx,
+			(unsigned long long)dev->st.rnr_naks_rx);
+	if (dev->st.rx_refused || dev->st.tx_backlogged || dev->st.rx_dead ||
+	    dev->st.tx_dropped || dev->txb_len)
+		eng_log("roce: backpressure: rx refused %llu (then taken), tx backlogged %llu (at most %llu at once, %llu unsent at exit), tx dropped %llu, rx dropped by a dead adapter %llu",
+			(unsigned long long)dev->st.rx_refused,
+			(unsigned long long)dev->st.tx_backlogged,
+			(unsigned long long)dev->st.tx_backlog_max,
+			(unsigned long long)dev->txb_len,
+			(unsigned long long)dev->st.tx_dropped,
+			(unsigned long long)dev->st.rx_dead);
 	if (dev->st.passes)
 		eng_log("roce: %llu passes stepped %llu QPs (at most %llu in one), %llu timers fired; send queue polls: %llu found a post, %llu ended without",
 			(unsigned long long)dev->st.passes,
@@ -73,6 +105,7 @@ void roce_dev_destroy(struct orca_engine *eng)
 			eng_log("roce: dropped %llu received frames: %s",
 				(unsigned long long)dev->drops.err[i],
 				roce_rx_err_name(i));
+	txb_free(dev);
 	pthread_mutex_destroy(&dev->tx_lock);
 	roce_sched_fini(dev);
 	timer_heap_fini(&dev->cq_timers);
@@ -91,21 +124,66 @@ void roce_dev_reset_locked(struct orca_engine *eng)
 	dev->db_overflow = false;
 	dev->again = false;
 	dev->next_deadline_us = 0;
+	/* Frames built in the old life are not sent in the new one. */
+	txb_free(dev);
+	dev->tx_blocked = false;
 }
 
-static void rx_enqueue(struct roce_dev *dev, const uint8_t *frame, size_t len)
-{
-	struct roce_rx_slot *s;
+/*
+ * Backpressure and why it cannot deadlock.
+ *
+ * On a shared-memory wire nothing between two engines drops a frame: the
+ * sender's port waits for room in its ring to the switch, the switch
+ * leaves a frame in its input ring while the ring to its destination is
+ * full, and the destination port leaves it in that ring while the
+ * engine's receive queue is full (engine_roce_rx_try()).  Every one of
+ * those waits ends when the next hop drains.  A wait-for cycle would need
+ * a hop that drains only once it could send: the engine, which sends
+ * while it processes what it received (ACKs, READ responses, requests
+ * that ACKs let go).  Engines A and B, both queues full and both rings
+ * towards the switch full, each waiting in its send for the switch, which
+ * waits for the other's port, which waits for that engine: deadlock.
+ *
+ * So the engine never waits to send.  Taking a received frame only
+ * changes QP state (roce_resp.c queues READ responses as jobs bounded by
+ * the responder resources it granted, coalesces ACKs into one pending
+ * ACK; roce_comp.c retires WQEs and rewinds requesters): it needs no room
+ * on the wire.  A frame the port has no room for goes to the backlog,
+ * with every frame built after it (one destination per QP, so a QP's
+ * packets stay in order; loopback frames wait there for room in our own
+ * queue likewise).  While the backlog is not empty the scheduler steps no
+ * QP (roce_sched_pass()), so it holds at most what the step in progress
+ * built; the engine thread meanwhile sleeps until the port says there is
+ * room (engine_roce_tx_ready()) or a frame comes, and still drains its
+ * receive queue at every wake-up.  The engine's receive queue therefore
+ * always drains, so the port's wait for it always ends, so the switch's,
+ * so the sending port's: no cycle can close.  A dead adapter's engine
+ * drains nothing: its frames are dropped instead (rx_dead), and a
+ * switch that stopped draining for link_policy_ring_tx is given up on by
+ * the port, which then drops (tx_dropped) rather than wait forever.
+ */
+#define TX_RETRY_US	100000	/* the port is asked again this often */
 
-	if (dev->rx_tail - dev->rx_head >= ROCE_RXQ_LEN) {
-		dev->st.rxq_full++;
-		return;
-	}
-	s = &dev->rxq[dev->rx_tail % ROCE_RXQ_LEN];
+static bool rx_room(const struct roce_dev *dev)
+{
+	return dev->rx_tail - dev->rx_head < ROCE_RXQ_LEN;
+}
+
+/* Under eng->lock, with room. */
+static void rx_put(struct roce_dev *dev, const uint8_t *frame, size_t len)
+{
+	struct roce_rx_slot *s = &dev->rxq[dev->rx_tail % ROCE_RXQ_LEN];
+
 	memcpy(s->data, frame, len);
 	s->len = (uint32_t)len;
 	dev->rx_tail++;
 	pthread_cond_signal(&dev->eng->wake);
+}
+
+/* The data path runs unless the firmware is dead (hang or fatal). */
+static bool roce_alive(const struct orca_engine *eng)
+{
+	return !eng->hang && !(eng->status & ORCA_STATUS_FATAL);
 }
 
 void engine_roce_rx(struct orca_engine *eng, const uint8_t *frame, size_t len)
@@ -115,9 +193,165 @@ void engine_roce_rx(struct orca_engine *eng, const uint8_t *frame, size_t len)
 	pthread_mutex_lock(&eng->lock);
 	if (len > ROCE_MAX_FRAME)
 		dev->st.rx_too_big++;
+	else if (!rx_room(dev))
+		dev->st.rxq_full++;
 	else
-		rx_enqueue(dev, frame, len);
+		rx_put(dev, frame, len);
 	pthread_mutex_unlock(&eng->lock);
+}
+
+bool engine_roce_rx_try(struct orca_engine *eng, const uint8_t *frame,
+			size_t len)
+{
+	struct roce_dev *dev = eng->roce;
+	bool taken = true;
+
+	pthread_mutex_lock(&eng->lock);
+	if (len > ROCE_MAX_FRAME) {
+		dev->st.rx_too_big++;
+	} else if (rx_room(dev)) {
+		rx_put(dev, frame, len);
+	} else if (!roce_alive(eng)) {
+		dev->st.rx_dead++;
+	} else {
+		/* roce_run() calls rx_ready once it has made room. */
+		dev->st.rx_refused++;
+		dev->rx_waiter = true;
+		pthread_cond_signal(&eng->wake);
+		taken = false;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return taken;
+}
+
+void engine_set_roce_link(struct orca_engine *eng,
+			  const struct engine_roce_link *link)
+{
+	pthread_mutex_lock(&eng->roce->tx_lock);
+	eng->roce->tx = NULL;
+	eng->roce->tx_ctx = NULL;
+	if (link)
+		eng->roce->link = *link;
+	else
+		memset(&eng->roce->link, 0, sizeof(eng->roce->link));
+	pthread_mutex_unlock(&eng->roce->tx_lock);
+}
+
+void engine_roce_tx_ready(struct orca_engine *eng)
+{
+	pthread_mutex_lock(&eng->lock);
+	eng->roce->tx_ready = true;
+	pthread_cond_signal(&eng->wake);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+/* Append a copy of a frame to the backlog; engine thread. */
+static void txb_add(struct roce_dev *dev, const uint8_t *frame, size_t len,
+		    bool loopback)
+{
+	struct roce_txb *b = malloc(sizeof(*b) + len);
+
+	if (!b) {
+		dev->st.tx_dropped++;
+		return;
+	}
+	b->next = NULL;
+	b->loopback = loopback;
+	b->len = (uint32_t)len;
+	memcpy(b->data, frame, len);
+	if (!dev->txb_head)
+		dev->txb_since_us = now_us();
+	*dev->txb_tail = b;
+	dev->txb_tail = &b->next;
+	dev->st.tx_backlogged++;
+	if (++dev->txb_len > dev->st.tx_backlog_max)
+		dev->st.tx_backlog_max = dev->txb_len;
+}
+
+/* Into our own receive queue: false if it is full. */
+static bool loopback_put(struct roce_dev *dev, const uint8_t *frame,
+			 size_t len)
+{
+	bool ok;
+
+	pthread_mutex_lock(&dev->eng->lock);
+	ok = rx_room(dev);
+	if (ok)
+		rx_put(dev, frame, len);
+	pthread_mutex_unlock(&dev->eng->lock);
+	return ok;
+}
+
+/* Out to the port, under tx_lock: false if it has no room (-EBUSY). */
+static bool port_put(struct roce_dev *dev, const uint8_t *frame, size_t len)
+{
+	int err;
+
+	if (dev->tx) {
+		dev->tx(dev->tx_ctx, frame, len);
+		return true;
+	}
+	if (!dev->link.tx) {
+		dev->st.tx_no_port++;
+		return true;
+	}
+	err = dev->link.tx(dev->link.ctx, frame, len);
+	if (err == -EBUSY)
+		return false;
+	if (err)
+		dev->st.tx_dropped++;
+	return true;
+}
+
+/*
+ * The backlog has drained after @waited us: that long nothing of ours
+ * reached the wire, so the QPs' retransmission clocks stop for it.  A
+ * frame held back by our own queue is not late, and retransmitting it
+ * would only queue it twice.  (The round trip being timed keeps its start:
+ * the wait is part of what the next packets meet.)
+ */
+static void txb_unblocked(struct roce_dev *dev, uint64_t waited)
+{
+	for (struct roce_qp *rq = dev->qps; rq; rq = rq->next) {
+		if (!rq->retry_deadline)
+			continue;
+		rq->retry_deadline += waited;
+		rq->retry_full += waited;
+		roce_sched_qp(rq);	/* its step syncs the timer */
+	}
+}
+
+/* Send what the backlog holds, in order, until something has no room. */
+static void txb_flush(struct roce_dev *dev)
+{
+	struct roce_txb *b;
+	bool ok;
+
+	if (!dev->txb_head)
+		return;
+
+	while ((b = dev->txb_head)) {
+		if (b->loopback) {
+			ok = loopback_put(dev, b->data, b->len);
+		} else {
+			pthread_mutex_lock(&dev->tx_lock);
+			ok = port_put(dev, b->data, b->len);
+			pthread_mutex_unlock(&dev->tx_lock);
+		}
+		if (!ok)
+			return;
+		dev->txb_head = b->next;
+		if (!dev->txb_head)
+			dev->txb_tail = &dev->txb_head;
+		dev->txb_len--;
+		free(b);
+	}
+	txb_unblocked(dev, now_us() - dev->txb_since_us);
+}
+
+bool roce_tx_blocked(const struct roce_dev *dev)
+{
+	return dev->txb_head != NULL;
 }
 
 void engine_set_roce_tx(struct orca_engine *eng,
@@ -126,6 +360,7 @@ void engine_set_roce_tx(struct orca_engine *eng,
 			void *ctx)
 {
 	pthread_mutex_lock(&eng->roce->tx_lock);
+	memset(&eng->roce->link, 0, sizeof(eng->roce->link));
 	eng->roce->tx = tx;
 	eng->roce->tx_ctx = ctx;
 	pthread_mutex_unlock(&eng->roce->tx_lock);
@@ -151,14 +386,26 @@ bool roce_work_pending_locked(struct orca_engine *eng)
 {
 	struct roce_dev *dev = eng->roce;
 
-	return dev->rx_head != dev->rx_tail || dev->db_head != dev->db_tail ||
-	       dev->db_overflow || dev->again ||
+	if (dev->rx_head != dev->rx_tail || dev->db_head != dev->db_tail ||
+	    dev->db_overflow || dev->rx_waiter)
+		return true;
+	/* Waiting for the port: no pass, no QP timer, until it has room. */
+	if (dev->tx_blocked)
+		return dev->tx_ready || now_us() >= dev->tx_retry_us ||
+		       (dev->cq_due_us && now_us() >= dev->cq_due_us);
+	return dev->again ||
 	       (dev->next_deadline_us && now_us() >= dev->next_deadline_us);
 }
 
 uint64_t roce_deadline_locked(struct orca_engine *eng)
 {
-	return eng->roce->next_deadline_us;
+	struct roce_dev *dev = eng->roce;
+
+	if (!dev->tx_blocked)
+		return dev->next_deadline_us;
+	if (dev->cq_due_us && dev->cq_due_us < dev->tx_retry_us)
+		return dev->cq_due_us;
+	return dev->tx_retry_us;
 }
 
 /* ---- per-QP state ---- */
@@ -441,20 +688,24 @@ int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 	len = roce_build_finish(dev->frame, pkt);
 	dev->st.tx_frames++;
 
-	/* Our own MAC: straight back in, as rxe does, never on the wire. */
+	/*
+	 * Our own MAC: straight back in, as rxe does, never on the wire.
+	 * Behind a backlog, or without room: into the backlog, in order.
+	 */
 	if (!memcmp(pkt->dmac, pkt->smac, 6) ||
 	    !memcmp(pkt->dmac, eng->cfg.mac, 6)) {
 		dev->st.loopback++;
-		pthread_mutex_lock(&eng->lock);
-		rx_enqueue(dev, dev->frame, len);
-		pthread_mutex_unlock(&eng->lock);
+		if (dev->txb_head || !loopback_put(dev, dev->frame, len))
+			txb_add(dev, dev->frame, len, true);
+		return 0;
+	}
+	if (dev->txb_head) {
+		txb_add(dev, dev->frame, len, false);
 		return 0;
 	}
 	pthread_mutex_lock(&dev->tx_lock);
-	if (dev->tx)
-		dev->tx(dev->tx_ctx, dev->frame, len);
-	else
-		dev->st.tx_no_port++;
+	if (!port_put(dev, dev->frame, len))
+		txb_add(dev, dev->frame, len, false);
 	pthread_mutex_unlock(&dev->tx_lock);
 	return 0;
 }
@@ -589,6 +840,7 @@ void roce_run(struct orca_engine *eng)
 	uint32_t n = 0, head, tail, i;
 	bool overflow, again;
 	uint64_t deadline, cq_due, now;
+	bool rx_wake;
 	struct roce_qp *rq;
 
 	pthread_mutex_lock(&eng->lock);
@@ -599,6 +851,7 @@ void roce_run(struct orca_engine *eng)
 	dev->again = false;
 	head = dev->rx_head;
 	tail = dev->rx_tail;
+	dev->tx_ready = false;
 	pthread_mutex_unlock(&eng->lock);
 
 	for (i = 0; i < n; i++)
@@ -616,8 +869,19 @@ void roce_run(struct orca_engine *eng)
 			 dev->rxq[i % ROCE_RXQ_LEN].len);
 	pthread_mutex_lock(&eng->lock);
 	dev->rx_head = tail;
+	rx_wake = dev->rx_waiter;
+	dev->rx_waiter = false;
 	pthread_mutex_unlock(&eng->lock);
+	/* The port kept a frame we had no room for: there is room now. */
+	if (rx_wake) {
+		pthread_mutex_lock(&dev->tx_lock);
+		if (dev->link.rx_ready)
+			dev->link.rx_ready(dev->link.ctx);
+		pthread_mutex_unlock(&dev->tx_lock);
+	}
 
+	/* What waited for room first; no new frames while some still wait. */
+	txb_flush(dev);
 	now = now_us();
 	again = roce_sched_pass(dev, now);
 	/* After the pass: its CQEs may have completed a held-back event. */
@@ -632,6 +896,10 @@ void roce_run(struct orca_engine *eng)
 	pthread_mutex_lock(&eng->lock);
 	dev->next_deadline_us = deadline;
 	dev->again = again;
+	dev->cq_due_us = cq_due;
+	dev->tx_blocked = dev->txb_head != NULL;
+	if (dev->tx_blocked)
+		dev->tx_retry_us = now_us() + TX_RETRY_US;
 	pthread_mutex_unlock(&eng->lock);
 }
 

@@ -60,6 +60,8 @@ void roce_req_rtt_acked(struct roce_qp *rq, uint32_t una, uint64_t now)
 	}
 	rq->rto_shift = 0;
 	rq->dev->st.rtt_samples++;
+	if (sample > rq->dev->st.rtt_max_us)
+		rq->dev->st.rtt_max_us = sample;
 }
 
 void roce_req_arm_timer(struct roce_qp *rq)
@@ -71,7 +73,13 @@ void roce_req_arm_timer(struct roce_qp *rq)
 		return;
 	}
 	now = now_us();
-	rto = roce_req_early_rto(rq);
+	/*
+	 * No round trip measured yet: no early retransmission either (RFC
+	 * 6298's conservative initial RTO).  A first send meets whatever
+	 * queues the wire holds, and go-back-N would send the whole window
+	 * again for nothing.
+	 */
+	rto = rq->srtt_us ? roce_req_early_rto(rq) : t;
 	rq->retry_full = now + t;
 	rq->retry_deadline = now + (t < rto ? t : rto);
 }

@@ -127,6 +127,13 @@ bool roce_sched_pass(struct roce_dev *dev, uint64_t now)
 	struct roce_qp *rq;
 	uint64_t steps = 0;
 
+	/*
+	 * Frames wait for the port's room (roce_qp.c): nothing new is built
+	 * until they have gone, and no timer fires meanwhile (the frames it
+	 * would retransmit may well be among them).
+	 */
+	if (roce_tx_blocked(dev))
+		return dev->run_head != NULL;
 	/* Due timers fire first; their QPs are stepped below. */
 	while ((t = timer_heap_first(&dev->timers)) && t->due <= now) {
 		rq = container_of(t, struct roce_qp, timer);
@@ -138,7 +145,7 @@ bool roce_sched_pass(struct roce_dev *dev, uint64_t now)
 	}
 	/* QPs scheduled from here on go after run_end: the next pass. */
 	dev->run_end = dev->run_tail;
-	while (dev->run_end && (rq = dev->run_head)) {
+	while (dev->run_end && (rq = dev->run_head) && !roce_tx_blocked(dev)) {
 		if (rq == dev->run_end)
 			dev->run_end = NULL;
 		run_del(rq);

@@ -54,16 +54,29 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void wire_tx(void *ctx, const uint8_t *frame, size_t len)
+/* orca-emu's hooks (main.c): backpressure both ways, no drop. */
+static int wire_tx(void *ctx, const uint8_t *frame, size_t len)
 {
-	port_send_roce(ctx, frame, len);
+	return port_send_roce_nowait(ctx, frame, len);
 }
 
-static void wire_rx(void *ctx, const uint8_t *frame, size_t len)
+static void wire_rx_ready(void *ctx)
+{
+	port_roce_rx_ready(ctx);
+}
+
+static bool wire_rx(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct node *n = ctx;
 
-	engine_roce_rx(n->t.eng, frame, len);
+	return engine_roce_rx_try(n->t.eng, frame, len);
+}
+
+static void wire_tx_ready(void *ctx)
+{
+	struct node *n = ctx;
+
+	engine_roce_tx_ready(n->t.eng);
 }
 
 /* Busy-polls the next CQE, yielding the CPU to the engines meanwhile. */
@@ -243,7 +256,10 @@ int main(int argc, char **argv)
 		struct emu_port_config pc = {
 			.nic_path = nic[i], .nic_peer = peer[i],
 			.wire_path = wire[i], .switch_path = sw,
-			.wire_shm = true,
+			.wire_shm = true, .tx_ready = wire_tx_ready,
+		};
+		struct engine_roce_link link = {
+			.tx = wire_tx, .rx_ready = wire_rx_ready,
 		};
 		uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 		struct node *nd = nodes[i];
@@ -265,7 +281,8 @@ int main(int argc, char **argv)
 		if (!port_wire_is_shm(port[i]))
 			printf("# port %d: the switch did not take a shared-memory link\n",
 			       i);
-		engine_set_roce_tx(nd->t.eng, wire_tx, port[i]);
+		link.ctx = port[i];
+		engine_set_roce_link(nd->t.eng, &link);
 		memcpy(hello + 6, nd->mac, 6);
 		hello[12] = 0x88;
 		hello[13] = 0xb5;

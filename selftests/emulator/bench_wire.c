@@ -41,11 +41,12 @@ static const uint8_t mac[2][6] = {
 static atomic_ulong received;
 static atomic_ullong last_rx_ns;
 
-static void rx(void *ctx, const uint8_t *frame, size_t len)
+static bool rx(void *ctx, const uint8_t *frame, size_t len)
 {
 	/* The time first: whoever sees the count sees its time too. */
 	atomic_store(&last_rx_ns, now_ns());
 	atomic_fetch_add(&received, 1);
+	return true;
 }
 
 static void usage(void)

@@ -44,7 +44,7 @@ static uint8_t rx_frame[MAX_FRAME];
 static size_t rx_len;
 static int rx_count;
 
-static void roce_rx(void *ctx, const uint8_t *frame, size_t len)
+static bool roce_rx(void *ctx, const uint8_t *frame, size_t len)
 {
 	pthread_mutex_lock(&rx_lock);
 	memcpy(rx_frame, frame, len < MAX_FRAME ? len : MAX_FRAME);
@@ -53,6 +53,7 @@ static void roce_rx(void *ctx, const uint8_t *frame, size_t len)
 	pthread_cond_broadcast(&rx_cond);
 	pthread_mutex_unlock(&rx_lock);
 	CHECK(ctx == &rx_count);
+	return true;
 }
 
 static int rx_seen(void)

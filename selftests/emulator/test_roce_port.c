@@ -2,16 +2,25 @@
 /*
  * The RoCE transport over the real wire: two adapters (engines with fake
  * hosts), each with its Ethernet port (port.c) wired as orca-emu's main.c
- * wires it (port rx -> engine_roce_rx, engine tx -> port_send_roce), joined
- * by the orca-wire switch process over shared-memory links.  RC SEND, WRITE
- * and READ must move every byte, and every RoCE frame in the switch's
- * capture must be a well-formed RoCEv2 frame with a good ICRC.
+ * wires it (port rx -> engine_roce_rx_try, engine tx -> port_send_roce_nowait,
+ * and the two ready hooks), joined by the orca-wire switch process over
+ * shared-memory links.  RC SEND, WRITE and READ must move every byte, and
+ * every RoCE frame in the switch's capture must be a well-formed RoCEv2
+ * frame with a good ICRC.
+ *
+ * rx_flood_backpressure floods one adapter's receive path faster than its
+ * engine takes frames (the engine thread is held, then let go): thousands
+ * of RC WRITEs from a raw port, more than the engine's queue and both rings
+ * hold.  Every one must be executed, in order, none dropped anywhere: the
+ * port leaves what the engine has no room for in the ring, the switch
+ * holds the sender back.
  *
  * The switch binary is $ORCA_WIRE_BIN if set, else orca-wire next to the
  * tests' directory; the case is skipped when it cannot be run.
  */
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,15 +81,53 @@ static void stop_switch(void)
 	waitpid(sw_pid, &status, 0);
 }
 
-/* main.c's two hooks, as orca-emu has them. */
-static void port_rx(void *ctx, const uint8_t *frame, size_t len)
+/* main.c's hooks, as orca-emu has them. */
+static bool port_rx(void *ctx, const uint8_t *frame, size_t len)
 {
-	engine_roce_rx(ctx, frame, len);
+	return engine_roce_rx_try(ctx, frame, len);
 }
 
-static void port_tx(void *ctx, const uint8_t *frame, size_t len)
+static void port_tx_ready(void *ctx)
 {
-	port_send_roce(ctx, frame, len);
+	engine_roce_tx_ready(ctx);
+}
+
+static int port_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	return port_send_roce_nowait(ctx, frame, len);
+}
+
+static void port_rx_ready(void *ctx)
+{
+	port_roce_rx_ready(ctx);
+}
+
+/* Holds an engine thread where it enters a DMA section (a slow engine). */
+static atomic_bool stall;
+
+static void stall_dma_begin(void *p)
+{
+	while (atomic_load(&stall))
+		usleep(1000);
+	fh_dma_begin(p);
+}
+
+static const struct emu_host_ops stall_ops = {
+	.dma_begin = stall_dma_begin,
+	.dma_end = fh_dma_end,
+	.dma_ptr = fh_dma_ptr,
+	.irq_raise = fh_irq_raise,
+};
+
+/* The broadcast a port says hello with: the switch learns it. */
+static void say_hello(struct emu_port *port, const uint8_t mac[6])
+{
+	uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	memcpy(hello + 6, mac, 6);
+	hello[12] = 0x88;
+	hello[13] = 0xb5;		/* local experimental */
+	port_send_roce(port, hello, sizeof(hello));
 }
 
 static struct emu_port *wire_up(struct node *n, int id)
@@ -89,6 +136,10 @@ static struct emu_port *wire_up(struct node *n, int id)
 	struct emu_port_config pc = {
 		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
 		.switch_path = sw_path, .wire_shm = true,
+		.tx_ready = port_tx_ready,
+	};
+	struct engine_roce_link link = {
+		.tx = port_tx, .rx_ready = port_rx_ready,
 	};
 	struct emu_port *port;
 
@@ -102,13 +153,9 @@ static struct emu_port *wire_up(struct node *n, int id)
 		 * The switch knows a port once it has sent something (a
 		 * guest's ARP, in real life): say hello with a broadcast.
 		 */
-		uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-		memcpy(hello + 6, n->mac, 6);
-		hello[12] = 0x88;
-		hello[13] = 0xb5;		/* local experimental */
-		port_send_roce(port, hello, sizeof(hello));
-		engine_set_roce_tx(n->t.eng, port_tx, port);
+		say_hello(port, n->mac);
+		link.ctx = port;
+		engine_set_roce_link(n->t.eng, &link);
 	}
 	return port;
 }
@@ -148,7 +195,7 @@ static bool check_capture(unsigned int *frames)
 	return ok;
 }
 
-int main(void)
+static void rc_over_ports(void)
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
@@ -164,19 +211,9 @@ int main(void)
 	unsigned int frames;
 	bool ok;
 
-	ktap_plan(1);
-	find_binary();
-	snprintf(dir, sizeof(dir), "/tmp/orca-roce-port.XXXXXX");
-	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
-		ktap_skip("rc_over_ports_and_wire_switch", "no orca-wire");
-		return ktap_finish();
-	}
-	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
-	snprintf(pcap_path, sizeof(pcap_path), "%s/wire.pcap", dir);
-	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
 	if (!start_switch()) {
 		ktap_skip("rc_over_ports_and_wire_switch", "switch did not start");
-		return ktap_finish();
+		return;
 	}
 
 	ok = node_init(&a, 1) && node_init(&b, 2);
@@ -260,12 +297,221 @@ int main(void)
 	if (!getenv("ORCA_KEEP_PCAP")) {
 		unlink(pcap_path);
 		unlink(log_path);
-		rmdir(dir);
 	} else {
 		printf("# capture kept in %s\n", pcap_path);
 	}
 	free(abuf.pages);
 	free(bbuf.pages);
 	ktap_case_end("rc_over_ports_and_wire_switch");
+}
+
+/*
+ * The switch's exit line: its count of @what (0 if the log lacks it).
+ * The switch must have exited.
+ */
+static unsigned long long switch_count(const char *what)
+{
+	char line[1024], key[64];
+	unsigned long long v = ~0ull;
+	FILE *f = fopen(log_path, "r");
+	char *p;
+
+	snprintf(key, sizeof(key), " %s ", what);
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "exit: ") && (p = strstr(line, key)))
+			v = strtoull(p + strlen(key), NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+#define FLOOD_FRAMES	4000	/* > engine queue + both rings (1536) */
+#define PEER_QPN	7	/* node_connect(): small, its PSNs wrap soon */
+
+struct flood {
+	struct emu_port *port;
+	struct node *from, *to;
+	uint32_t qpn, psn, rkey;
+	unsigned int failed;
+};
+
+/* RC WRITE-only packets, one 8-byte value each, to consecutive slots. */
+static void *flood_thread(void *arg)
+{
+	struct flood *fl = arg;
+	uint8_t frame[256];
+
+	for (uint32_t i = 0; i < FLOOD_FRAMES; i++) {
+		uint64_t val = htole64(i + 1);
+		struct roce_pkt p = {
+			.vlan = ROCE_NO_VLAN, .hop_limit = 64,
+			.udp_sport = roce_udp_sport(PEER_QPN),
+			.opcode = ROCE_RC_WRITE_ONLY,
+			.pkey = ROCE_DEFAULT_PKEY, .dest_qpn = fl->qpn,
+			.psn = (fl->psn + i) & ROCE_PSN_MASK,
+			.ack_req = i % 32 == 31 || i == FLOOD_FRAMES - 1,
+			.reth_va = IOVA + 8ull * i, .reth_rkey = fl->rkey,
+			.reth_len = 8,
+			.payload = (const uint8_t *)&val, .paylen = 8,
+		};
+		size_t len;
+
+		memcpy(p.dmac, fl->to->mac, 6);
+		memcpy(p.smac, fl->from->mac, 6);
+		node_gid(fl->from, p.sgid);
+		node_gid(fl->to, p.dgid);
+		len = roce_build(frame, sizeof(frame), &p);
+		if (!len || port_send_roce(fl->port, frame, len))
+			fl->failed++;
+	}
+	return NULL;
+}
+
+static void rx_flood_backpressure(void)
+{
+	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
+			     .rnr_retry = 7, .min_rnr_timer = 1,
+			     .access = ORCA_ACCESS_ALL };
+	char nic[128], peer[128], wire[128];
+	struct emu_port_config pc = {
+		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
+		.switch_path = sw_path, .wire_shm = true,
+	};
+	struct emu_port *pa = NULL;
+	struct emu_port_stats ps = { 0 };
+	struct roce_stats st = { 0 };
+	struct flood fl = { 0 };
+	struct node a, s;
+	struct tcq acq;
+	struct tqp aqp;
+	struct tbuf abuf = { 0 };
+	pthread_t th;
+	bool ok, a_up = false;
+
+	if (!start_switch()) {
+		ktap_skip("rx_flood_backpressure", "switch did not start");
+		return;
+	}
+	/* The sender: a raw port with an adapter's addresses, no engine. */
+	memset(&s, 0, sizeof(s));
+	s.mac[0] = 0x02;
+	s.mac[5] = 9;
+	s.ip[0] = 10;
+	s.ip[3] = 9;
+	snprintf(nic, sizeof(nic), "%s/nic9", dir);
+	snprintf(peer, sizeof(peer), "%s/qemu9", dir);
+	snprintf(wire, sizeof(wire), "%s/wire9", dir);
+	memcpy(pc.mac, s.mac, 6);
+	fl.port = port_start(&pc, NULL, NULL);
+	ok = fl.port && (a_up = node_init(&a, 1));
+	CHECK(ok);
+	if (ok) {
+		say_hello(fl.port, s.mac);
+		/* Before its port exists: the engine thread is idle. */
+		a.t.eng->host.ops = &stall_ops;
+		pa = wire_up(&a, 1);
+		usleep(100000);		/* let the switch register both */
+		ok = pa && port_wire_is_shm(pa) && port_wire_is_shm(fl.port);
+		CHECK(ok);
+		ok = ok && node_cq(&a, &acq, 8);
+		CHECK(ok);
+		ok = ok && node_buf(&a, &abuf, IOVA, 8 * FLOOD_FRAMES,
+				    ORCA_ACCESS_ALL);
+		CHECK(ok);
+		ok = ok && node_qp(&a, &aqp, ORCA_QPT_RC, &acq, &acq);
+		CHECK(ok);
+		ok = ok && node_connect(&a, &aqp, &s, PEER_QPN, &o);
+		CHECK(ok);
+	}
+	if (ok) {
+		for (uint32_t i = 0; i < 8 * FLOOD_FRAMES; i++)
+			*node_va(&a, &abuf, i) = 0;
+		fl.from = &s;
+		fl.to = &a;
+		fl.qpn = aqp.qpn;
+		fl.psn = (0xfffff0 + aqp.qpn) & ROCE_PSN_MASK;
+		fl.rkey = abuf.key;
+		/* A slow engine: held while the whole flood arrives. */
+		atomic_store(&stall, true);
+		CHECK(pthread_create(&th, NULL, flood_thread, &fl) == 0);
+		usleep(500000);
+		port_get_stats(pa, &ps);
+		printf("# engine held: port took %llu frames, held back %llu\n",
+		       (unsigned long long)ps.roce_rx,
+		       (unsigned long long)ps.rx_held);
+		atomic_store(&stall, false);
+		pthread_join(th, NULL);
+		CHECK(fl.failed == 0);
+		for (int i = 0; i < WAIT_MS / 10; i++) {
+			st = (struct roce_stats){ 0 };
+			engine_flush(a.t.eng);
+			roce_get_stats(a.t.eng, &st);
+			if (st.rx_frames >= FLOOD_FRAMES)
+				break;
+			usleep(10000);
+		}
+		printf("# engine: rx %llu, queue full drops %llu, refused %llu, seq NAKs %llu, duplicates %llu\n",
+		       (unsigned long long)st.rx_frames,
+		       (unsigned long long)st.rxq_full,
+		       (unsigned long long)st.rx_refused,
+		       (unsigned long long)st.seq_naks_tx,
+		       (unsigned long long)st.dup_requests);
+		CHECK(st.rx_frames == FLOOD_FRAMES);
+		CHECK(st.rxq_full == 0 && st.rx_dead == 0);
+		CHECK(st.seq_naks_tx == 0 && st.dup_requests == 0);
+		/* It did push back: more came than the queue holds. */
+		CHECK(st.rx_refused > 0);
+		for (uint32_t i = 0; i < FLOOD_FRAMES; i++) {
+			uint64_t v;
+
+			for (int k = 0; k < 8; k++)
+				((uint8_t *)&v)[k] =
+					*node_va(&a, &abuf, 8ull * i + k);
+			if (le64toh(v) != i + 1) {
+				printf("# slot %u holds %llu\n", i,
+				       (unsigned long long)le64toh(v));
+				CHECK(le64toh(v) == i + 1);
+				break;
+			}
+		}
+		port_get_stats(pa, &ps);
+		CHECK(ps.drop_to_wire == 0 && ps.rx_held > 0);
+	}
+	atomic_store(&stall, false);
+	if (a_up)
+		engine_set_roce_tx(a.t.eng, NULL, NULL);
+	if (pa)
+		port_stop(pa);
+	if (fl.port)
+		port_stop(fl.port);
+	if (a_up)
+		th_fini(&a.t);
+	stop_switch();
+	printf("# switch: stall_dropped %llu, backpressured %llu\n",
+	       switch_count("stall_dropped"), switch_count("backpressured"));
+	CHECK(switch_count("stall_dropped") == 0);
+	CHECK(switch_count("send_errors") == 0);
+	unlink(pcap_path);
+	unlink(log_path);
+	free(abuf.pages);
+	ktap_case_end("rx_flood_backpressure");
+}
+
+int main(void)
+{
+	ktap_plan(2);
+	find_binary();
+	snprintf(dir, sizeof(dir), "/tmp/orca-roce-port.XXXXXX");
+	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
+		ktap_skip("rc_over_ports_and_wire_switch", "no orca-wire");
+		ktap_skip("rx_flood_backpressure", "no orca-wire");
+		return ktap_finish();
+	}
+	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
+	snprintf(pcap_path, sizeof(pcap_path), "%s/wire.pcap", dir);
+	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
+	rc_over_ports();
+	rx_flood_backpressure();
+	rmdir(dir);
 	return ktap_finish();
 }

@@ -167,14 +167,14 @@ static size_t build(uint8_t *f, int src, const uint8_t *dst, unsigned int seq)
 	return len;
 }
 
-static void port_rx(void *ctx, const uint8_t *frame, size_t len)
+static bool port_rx(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct sink *s = ctx;
 	static __thread uint8_t want[MAX_LEN];
 	unsigned int seq;
 
 	if (len < 58)
-		return;
+		return true;
 	memcpy(&seq, frame + 54, sizeof(seq));
 	pthread_mutex_lock(&s->lock);
 	while (s->stuck)
@@ -193,6 +193,7 @@ static void port_rx(void *ctx, const uint8_t *frame, size_t len)
 	 */
 	if (s->slow_every && seq % s->slow_every == 0)
 		usleep(seq % 1000 ? 1000 : 50000);
+	return true;
 }
 
 /*
