@@ -48,15 +48,28 @@
  * early, without spending retry_cnt: only the QP's full timeout without
  * progress counts as a retry, so the time to retry exhaustion is
  * unchanged.  Duplicates are harmless to any IBA responder, but not free:
- * a duplicate READ request makes the responder send the whole response
- * again.  So the early timeout follows the round trips measured on the QP
- * (RFC 6298: SRTT + 4 * RTTVAR, Karn's rule: no sample across a
- * retransmission), never below ROCE_FAST_RTO_US, which is also the
- * timeout before the first sample; it doubles on each early retry.  A
- * slow peer (a loaded host, a busy rxe) then no longer gets each request
- * several times.
+ * go-back-N sends the whole window again, and a duplicate READ request
+ * makes the responder send the whole response again.  On a loss-free wire
+ * an early retransmission is always spurious, so the early timeout must
+ * stay above every round trip a live peer can take:
+ *
+ *   SRTT + max(4 * RTTVAR, ROCE_RTO_NOISE_US)	(RFC 6298's SRTT and
+ *   RTTVAR, Karn's rule: no sample across a retransmission)
+ *
+ * doubled on each early retry, and none at all before the QP's first
+ * sample (RFC 6298's conservative initial RTO: the full timeout).
+ * ROCE_RTO_NOISE_US is how much longer than usual a round trip may take
+ * for no fault of the wire: our adapters and the switch are processes on
+ * a shared host, and a peer's emulator or switch that is not scheduled for
+ * a few time slices (tens of ms on a loaded two-core host running two TCG
+ * guests) delays its ACKs by that much.  The smoothed variance does not
+ * see such a stall coming (a 10 ms floor on SRTT + 4 * RTTVAR did not: a
+ * stalled peer made an adapter resend its window on a wire that lost
+ * nothing); Linux's TCP keeps its 200 ms RTO minimum for the same reason.
+ * Tail-loss recovery then takes SRTT + 50 ms instead of 10 ms, still a
+ * fraction of the QP's timeout.
  */
-#define ROCE_FAST_RTO_US	10000
+#define ROCE_RTO_NOISE_US	50000
 /*
  * Doorbell record polling (roce_poll.c): a send queue found empty is polled
  * for up to its QP's adaptive window before the event index is published,
@@ -92,6 +105,7 @@ struct roce_stats {
 	uint64_t drop_no_rwqe;		/* UD: no receive WQE */
 	uint64_t drop_ghost;		/* response to nothing outstanding */
 	uint64_t retransmits;		/* request packets sent again */
+	uint64_t rnr_resends;		/* of them, after an RNR NAK */
 	uint64_t timeouts;
 	uint64_t fast_retries;		/* early retransmissions */
 	uint64_t rtt_samples;		/* round trips measured */
@@ -285,6 +299,7 @@ struct roce_qp {
 	uint64_t rtt_start;		/* ... sent at (us); 0: none */
 	uint32_t srtt_us, rttvar_us;	/* 0, 0: no sample yet */
 	bool retried;			/* a retry counted since progress */
+	bool rnr_resend;		/* resending what an RNR NAK refused */
 	uint64_t rnr_deadline;		/* us, 0: not waiting */
 	bool rd_gap_asked;		/* READ gap: asked again already */
 	uint32_t rd_gap_psn;		/* ... from this PSN */

@@ -297,6 +297,8 @@ static void on_aeth(struct roce_qp *rq, const struct roce_pkt *pkt)
 		if (rq->rnr_left != 7)
 			rq->rnr_left--;
 		roce_req_rewind(rq, psn);
+		/* Flow control, not loss: counted apart (rnr_resends). */
+		rq->rnr_resend = true;
 		rq->retry_deadline = 0;
 		rq->rnr_deadline = now_us() + rnr_us[syn & 0x1f];
 		return;

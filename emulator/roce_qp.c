@@ -55,11 +55,12 @@ void roce_dev_destroy(struct orca_engine *eng)
 	if (!dev)
 		return;
 	if (dev->st.tx_frames || dev->st.rx_frames)
-		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu timeouts %llu early %llu (rtt samples %llu) rx queue full %llu",
+		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu (after RNR NAKs %llu) timeouts %llu early %llu (rtt samples %llu) rx queue full %llu",
 			(unsigned long long)dev->st.tx_frames,
 			(unsigned long long)dev->st.rx_frames,
 			(unsigned long long)dev->st.loopback,
 			(unsigned long long)dev->st.retransmits,
+			(unsigned long long)dev->st.rnr_resends,
 			(unsigned long long)dev->st.timeouts,
 			(unsigned long long)dev->st.fast_retries,
 			(unsigned long long)dev->st.rtt_samples,

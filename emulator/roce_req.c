@@ -32,11 +32,11 @@ static uint64_t timeout_us(const struct emu_qp *qp)
  */
 uint64_t roce_req_early_rto(const struct roce_qp *rq)
 {
-	uint64_t rto = (uint64_t)rq->srtt_us + 4ull * rq->rttvar_us;
+	uint64_t var = 4ull * rq->rttvar_us;
 
-	if (rto < ROCE_FAST_RTO_US)
-		rto = ROCE_FAST_RTO_US;
-	return rto << rq->rto_shift;
+	if (var < ROCE_RTO_NOISE_US)
+		var = ROCE_RTO_NOISE_US;
+	return ((uint64_t)rq->srtt_us + var) << rq->rto_shift;
 }
 
 /* una moved: a round trip ends if the PSN being timed is acknowledged. */
@@ -333,10 +333,13 @@ static void note_sent(struct roce_qp *rq, uint32_t end_psn)
 			rq->rtt_start = now_us();
 		}
 		rq->max_sent_psn = end_psn & ROCE_PSN_MASK;
+		rq->rnr_resend = false;
 	} else {
 		/* Karn: an ACK after a retransmission times neither send. */
 		rq->rtt_start = 0;
 		rq->dev->st.retransmits++;
+		if (rq->rnr_resend)
+			rq->dev->st.rnr_resends++;
 	}
 	if (!rq->retry_deadline)
 		roce_req_arm_timer(rq);
@@ -587,6 +590,7 @@ void roce_req_rewind(struct roce_qp *rq, uint32_t psn)
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
 	bool found = false;
 
+	rq->rnr_resend = false;		/* the RNR NAK path sets it again */
 	for (uint32_t idx = rq->sq_head; idx != rq->sq_started; idx++) {
 		struct roce_swqe *w = swqe(rq, idx);
 		int32_t d;

@@ -15,6 +15,12 @@
  * port leaves what the engine has no room for in the ring, the switch
  * holds the sender back.
  *
+ * two_way_flood: two slow adapters flood each other on many QPs at once,
+ * so both receive queues and both rings to the switch fill up while both
+ * engines have frames to send: an engine that waited for the wire while
+ * its own queue was full would deadlock the pair (roce_qp.c).  Every WRITE
+ * must complete, with nothing retransmitted or dropped.
+ *
  * The switch binary is $ORCA_WIRE_BIN if set, else orca-wire next to the
  * tests' directory; the case is skipped when it cannot be run.
  */
@@ -102,13 +108,19 @@ static void port_rx_ready(void *ctx)
 	port_roce_rx_ready(ctx);
 }
 
-/* Holds an engine thread where it enters a DMA section (a slow engine). */
+/*
+ * Holds an engine thread where it enters a DMA section while @stall is
+ * set, and slows every entry by @slow_us: a slow or descheduled engine.
+ */
 static atomic_bool stall;
+static atomic_uint slow_us;
 
 static void stall_dma_begin(void *p)
 {
 	while (atomic_load(&stall))
 		usleep(1000);
+	if (atomic_load(&slow_us))
+		usleep(atomic_load(&slow_us));
 	fh_dma_begin(p);
 }
 
@@ -497,14 +509,144 @@ static void rx_flood_backpressure(void)
 	ktap_case_end("rx_flood_backpressure");
 }
 
+#define FLOOD_QPS	12	/* node_connect() PSNs need QPNs < 16 */
+#define FLOOD_WRITES	8		/* per QP */
+#define FLOOD_LEN	(64u << 10)	/* 64 packets each */
+
+static void two_way_flood(void)
+{
+	struct rc_opts o = { .path_mtu = 3, .timeout = 18, .retry_cnt = 7,
+			     .rnr_retry = 7, .min_rnr_timer = 1,
+			     .access = ORCA_ACCESS_ALL };
+	struct node n[2];
+	struct emu_port *p[2] = { NULL, NULL };
+	struct tcq cq[2];
+	struct tqp qp[2][FLOOD_QPS];
+	struct tbuf buf[2] = { { 0 }, { 0 } };
+	struct roce_stats st[2];
+	struct orca_send_wqe_hdr h;
+	struct orca_cqe c;
+	bool ok, up[2] = { false, false };
+	unsigned int done[2] = { 0, 0 };
+	int i, q, k;
+
+	if (!start_switch()) {
+		ktap_skip("two_way_flood", "switch did not start");
+		return;
+	}
+	ok = (up[0] = node_init(&n[0], 1)) && (up[1] = node_init(&n[1], 2));
+	CHECK(ok);
+	for (i = 0; ok && i < 2; i++) {
+		n[i].t.eng->host.ops = &stall_ops;
+		p[i] = wire_up(&n[i], i + 1);
+		ok = p[i] && node_cq(&n[i], &cq[i], 8) &&
+		     node_buf(&n[i], &buf[i], IOVA, 2ull * FLOOD_QPS * FLOOD_LEN,
+			      ORCA_ACCESS_ALL);
+		for (q = 0; ok && q < FLOOD_QPS; q++)
+			ok = node_qp(&n[i], &qp[i][q], ORCA_QPT_RC, &cq[i],
+				     &cq[i]);
+	}
+	CHECK(ok);
+	usleep(100000);		/* let the switch register both */
+	for (q = 0; ok && q < FLOOD_QPS; q++)
+		ok = node_connect(&n[0], &qp[0][q], &n[1], qp[1][q].qpn, &o) &&
+		     node_connect(&n[1], &qp[1][q], &n[0], qp[0][q].qpn, &o);
+	CHECK(ok);
+	if (ok) {
+		/*
+		 * Each side writes the lower half of its buffer into the
+		 * upper half of the other's, QP q into slice q.  Both engines
+		 * are held while everything is posted, then let go together,
+		 * slowed: each pass then meets a full queue and a full ring.
+		 */
+		for (i = 0; i < 2; i++)
+			buf_fill(&n[i], &buf[i], 0,
+				 (uint64_t)FLOOD_QPS * FLOOD_LEN, i + 5);
+		atomic_store(&slow_us, 2000);
+		atomic_store(&stall, true);
+		for (i = 0; i < 2; i++)
+			for (q = 0; q < FLOOD_QPS; q++)
+				for (k = 0; k < FLOOD_WRITES; k++) {
+					struct tsge sg = {
+						IOVA + (uint64_t)q * FLOOD_LEN,
+						FLOOD_LEN, buf[i].key };
+
+					h = wqe(ORCA_WQE_RDMA_WRITE, q * 100 + k);
+					h.remote_addr = htole64(IOVA +
+						(uint64_t)(FLOOD_QPS + q) *
+						FLOOD_LEN);
+					h.rkey = htole32(buf[1 - i].key);
+					post_send(&n[i], &qp[i][q], &h, &sg, 1);
+				}
+		atomic_store(&stall, false);
+		for (i = 0; i < 2; i++)
+			while (done[i] < FLOOD_QPS * FLOOD_WRITES &&
+			       poll_cq(&n[i], &cq[i], &c, 60000)) {
+				CHECK(c.status == ORCA_CQE_ST_SUCCESS);
+				done[i]++;
+			}
+		atomic_store(&slow_us, 0);
+		printf("# completed %u and %u WRITEs of %u\n", done[0],
+		       done[1], FLOOD_QPS * FLOOD_WRITES);
+		CHECK(done[0] == FLOOD_QPS * FLOOD_WRITES &&
+		      done[1] == FLOOD_QPS * FLOOD_WRITES);
+		for (i = 0; i < 2; i++) {
+			CHECK(buf_check(&n[1 - i], &buf[1 - i],
+					(uint64_t)FLOOD_QPS * FLOOD_LEN,
+					(uint64_t)FLOOD_QPS * FLOOD_LEN, i + 5));
+			engine_flush(n[i].t.eng);
+			roce_get_stats(n[i].t.eng, &st[i]);
+			printf("# %c: tx %llu rx %llu, rx refused %llu, tx backlogged %llu (at most %llu), retransmits %llu timeouts %llu early %llu, queue full %llu, seq NAKs %llu, duplicates %llu\n",
+			       'A' + i, (unsigned long long)st[i].tx_frames,
+			       (unsigned long long)st[i].rx_frames,
+			       (unsigned long long)st[i].rx_refused,
+			       (unsigned long long)st[i].tx_backlogged,
+			       (unsigned long long)st[i].tx_backlog_max,
+			       (unsigned long long)st[i].retransmits,
+			       (unsigned long long)st[i].timeouts,
+			       (unsigned long long)st[i].fast_retries,
+			       (unsigned long long)st[i].rxq_full,
+			       (unsigned long long)st[i].seq_naks_tx,
+			       (unsigned long long)st[i].dup_requests);
+			CHECK(st[i].retransmits == 0 && st[i].timeouts == 0 &&
+			      st[i].fast_retries == 0);
+			CHECK(st[i].rxq_full == 0 && st[i].tx_dropped == 0);
+			CHECK(st[i].seq_naks_tx == 0 && st[i].dup_requests == 0);
+			/* Both engines had more to send than the wire took. */
+			CHECK(st[i].tx_backlogged > 0);
+		}
+	}
+	atomic_store(&stall, false);
+	atomic_store(&slow_us, 0);
+	for (i = 0; i < 2; i++) {
+		if (up[i])
+			engine_set_roce_tx(n[i].t.eng, NULL, NULL);
+		if (p[i])
+			port_stop(p[i]);
+	}
+	for (i = 0; i < 2; i++)
+		if (up[i])
+			th_fini(&n[i].t);
+	stop_switch();
+	printf("# switch: stall_dropped %llu, backpressured %llu\n",
+	       switch_count("stall_dropped"), switch_count("backpressured"));
+	CHECK(switch_count("stall_dropped") == 0);
+	unlink(pcap_path);
+	unlink(log_path);
+	free(buf[0].pages);
+	free(buf[1].pages);
+	ktap_case_end("two_way_flood");
+}
+
 int main(void)
 {
-	ktap_plan(2);
+	ktap_plan(3);
 	find_binary();
 	snprintf(dir, sizeof(dir), "/tmp/orca-roce-port.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		ktap_skip("rc_over_ports_and_wire_switch", "no orca-wire");
 		ktap_skip("rx_flood_backpressure", "no orca-wire");
+		ktap_skip("two_way_flood", "no orca-wire");
 		return ktap_finish();
 	}
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
@@ -512,6 +654,7 @@ int main(void)
 	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
 	rc_over_ports();
 	rx_flood_backpressure();
+	two_way_flood();
 	rmdir(dir);
 	return ktap_finish();
 }
