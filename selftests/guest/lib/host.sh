@@ -11,7 +11,13 @@
 # The guests boot with the allocator's debugging on (run-guests.sh
 # --kernel-checks), and each guest's kernel log adds one case: "not ok" with
 # the first report in it (see kernel_log_reports), which also makes the
-# status non-zero.
+# status non-zero.  Then one case for the whole run: the wire was loss-free
+# (see wire_lossfree_case), unless the test declared it lossy.
+#
+#   wire_lossy REASON          before run_guests: this test loses frames on
+#                              purpose (injected faults, adapters killed or
+#                              reset under traffic); the loss-free case is
+#                              skipped with REASON
 #
 #   host_result OK|FAIL NAME   a test case checked on the host side
 #   host_done RC               print the plan and exit (RC or 1 if a case failed)
@@ -23,7 +29,11 @@ cd "$top" || exit 1
 test_name=$(basename "$0" .sh)
 out=$top/out/guest/$test_name
 
-num=0 host_failed=0
+num=0 host_failed=0 wire_lossy_reason=
+
+wire_lossy() {
+	wire_lossy_reason=$1
+}
 
 host_result() {
 	num=$((num + 1))
@@ -72,7 +82,41 @@ run_guests() {
 	for i in $(seq 0 $((n - 1))); do
 		kernel_log_case "$i" || { [ "$rc" = 0 ] && rc=1; }
 	done
+	wire_lossfree_case "${opts[@]}" || { [ "$rc" = 0 ] && rc=1; }
 	return $rc
+}
+
+# wire_lossfree_case RUNNER-OPTS...: one case for the run (issue 11).  On a
+# wire without injected faults nothing is lost: the switch, the adapters'
+# ports and their engines push back instead of dropping (backpressure,
+# Documentation/orca/topology.rst), so an ORCA adapter has nothing to
+# retransmit.  lib/wire_lossfree.py reads the switch's and every emulator's
+# exit log and fails the case on any retransmission, retry timeout, early
+# retransmission, duplicate request, sequence gap, or frame dropped by an
+# engine, a port (towards the wire) or the switch.  With an rxe guest
+# (no-orca in RUNNER-OPTS), the duplicates and gaps rxe's own
+# retransmissions cause at an ORCA adapter are reported, not counted: rxe
+# retransmits on its own timers, which are not ours to assert on; every
+# retransmission and drop of ours still counts.  Skipped (with the reason)
+# after wire_lossy.
+wire_lossfree_case() {
+	local args=("$out/run") line
+	num=$((num + 1))
+	if [ -n "$wire_lossy_reason" ]; then
+		echo "ok $num wire loss-free # SKIP $wire_lossy_reason"
+		return 0
+	fi
+	case " $* " in *no-orca*) args+=(--rxe-peer) ;; esac
+	line=$(python3 "$(dirname "${BASH_SOURCE[0]}")/wire_lossfree.py" "${args[@]}")
+	grep '^#' <<<"$line"
+	line=$(grep -v '^#' <<<"$line")
+	case $line in
+	"ok "*) echo "ok $num ${line#ok }"; return 0 ;;
+	"fail "*) echo "not ok $num ${line#fail }" ;;
+	*) echo "not ok $num wire loss-free: no verdict ($line)" ;;
+	esac
+	host_failed=1
+	return 1
 }
 
 # The reports a kernel log must not have, as extended regexps on its lines

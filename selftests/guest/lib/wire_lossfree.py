@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The loss-free wire check of a guest test run (lib/host.sh).
+
+Usage: wire_lossfree.py RUN_DIR [--rxe-peer]
+
+Reads the exit logs of the wire switch (RUN_DIR/wire.log) and of every ORCA
+emulator (RUN_DIR/g*/emu.log) and prints comment lines ("# ...") with the
+counters, then one line: "ok DESCRIPTION" if nothing was retransmitted or
+dropped, else "fail DESCRIPTION" naming what was.
+
+Counted as a failure:
+  each ORCA adapter: retransmitted packets (but those an RNR NAK asked
+    for: that is the responder's flow control, not loss), retry timeouts,
+    early retransmissions; received frames dropped because the engine's queue was
+    full, by the parser (any reason), as malformed for the transport (bad),
+    by a dead adapter; frames its port could not send to the wire or the
+    engine could not hand to its port; duplicate requests (its peer
+    retransmitted) and sequence NAKs either way (a gap: something was lost);
+    responses to nothing outstanding (ghosts: duplicates of responses);
+    frames too big
+  the switch: frames dropped to a stalled adapter, failed sends (to a QEMU
+    that did not read), invalid frames, injected drops and reorders, a
+    reordered frame never sent
+With --rxe-peer (a guest runs Soft-RoCE on its virtio-net), what only rxe's
+own retransmissions cause is not ours and is reported but not counted:
+duplicate requests, sequence NAKs sent and ghosts at an ORCA adapter.
+Drops towards a guest's own virtio-net (QEMU not reading its socket, e.g.
+before the guest's driver is up) are reported, not counted: that is the
+guest's Ethernet, not the RDMA wire.
+A missing exit line (an emulator or the switch killed) fails the check: it
+cannot be known to be loss-free.
+"""
+import glob
+import os
+import re
+import sys
+
+
+def last_match(text, pattern):
+    m = None
+    for m in re.finditer(pattern, text, re.M):
+        pass
+    return m
+
+
+def ints(m):
+    return [int(x) for x in m.groups()]
+
+
+def check_emu(name, text, rxe_peer, bad, notes):
+    m = last_match(text, r'roce: tx (\d+) rx (\d+) loopback (\d+) '
+                   r'retransmits (\d+) \(after RNR NAKs (\d+)\) '
+                   r'timeouts (\d+) early (\d+) '
+                   r'\(rtt samples (\d+)\) rx queue full (\d+)')
+    if not m:
+        if 'roce: ' not in text and re.search(r'orca-emu: exit', text):
+            notes.append(f'{name}: no RoCE traffic')
+            return
+        bad.append(f'{name}: no RoCE counters at exit')
+        return
+    tx, rx, _lo, retr, rnr, tmo, early, _rtt, rxq = ints(m)
+    notes.append(f'{name}: tx {tx} rx {rx} retransmits {retr} (after RNR '
+                 f'NAKs {rnr}, not counted) timeouts {tmo} early {early} '
+                 f'rx queue full {rxq}')
+    m = last_match(text, r'roce: round trips: longest (\d+) us')
+    if m:
+        notes.append(f'{name}: longest round trip {m.group(1)} us')
+    for what, v in (('retransmits', retr - rnr), ('retry timeouts', tmo),
+                    ('early retransmissions', early),
+                    ('rx queue full drops', rxq)):
+        if v:
+            bad.append(f'{name}: {what} {v}')
+    for m in re.finditer(r'roce: dropped (\d+) received frames: (.*)$',
+                         text, re.M):
+        bad.append(f'{name}: parser dropped {m.group(1)} ({m.group(2)})')
+    m = last_match(text, r'roce: rx dropped: no QP (\d+), QP state (\d+), '
+                   r'bad packet (\d+), Q_Key (\d+), no receive WQE (\d+), '
+                   r'too big (\d+), response to nothing outstanding (\d+)')
+    d = last_match(text, r'roce: duplicate requests (\d+), sequence NAKs '
+                   r'tx (\d+) rx (\d+), RNR NAKs tx (\d+) rx (\d+)')
+    if not m or not d:
+        bad.append(f'{name}: no transport drop counters at exit')
+    else:
+        noqp, state, badp, qkey, norwqe, big, ghost = ints(m)
+        dup, snak_tx, snak_rx, rnr_tx, rnr_rx = ints(d)
+        notes.append(f'{name}: rx dropped: no QP {noqp} QP state {state} '
+                     f'bad {badp} Q_Key {qkey} no WQE {norwqe} too big {big} '
+                     f'ghost {ghost}; duplicates {dup} seq NAKs tx {snak_tx} '
+                     f'rx {snak_rx} RNR NAKs tx {rnr_tx} rx {rnr_rx}')
+        counted = [('malformed frames', badp), ('frames too big', big),
+                   ('sequence NAKs received', snak_rx)]
+        peer_caused = [('duplicate requests', dup),
+                       ('sequence NAKs sent', snak_tx), ('ghosts', ghost)]
+        if rxe_peer:
+            for what, v in peer_caused:
+                if v:
+                    notes.append(f'{name}: not counted (rxe peer): '
+                                 f'{what} {v}')
+        else:
+            counted += peer_caused
+        for what, v in counted:
+            if v:
+                bad.append(f'{name}: {what} {v}')
+    m = last_match(text, r'roce: backpressure: .* tx dropped (\d+), '
+                   r'rx dropped by a dead adapter (\d+)')
+    if m:
+        notes.append(f'{name}: {m.group(0)[6:]}')
+        txd, dead = ints(m)
+        if txd:
+            bad.append(f'{name}: transmit drops {txd}')
+        if dead:
+            bad.append(f'{name}: frames dropped by a dead adapter {dead}')
+    m = last_match(text, r'port: .* dropped (\d+) \(foreign source MAC '
+                   r'(\d+), not taken by the guest (\d+), to the wire (\d+)\)')
+    if not m:
+        bad.append(f'{name}: no port counters at exit')
+        return
+    _all, foreign, to_nic, to_wire = ints(m)
+    notes.append(f'{name}: port dropped to the guest {to_nic} '
+                 f'(not counted), to the wire {to_wire}, '
+                 f'foreign source MAC {foreign}')
+    if to_wire:
+        bad.append(f'{name}: port dropped {to_wire} frames to the wire')
+    if foreign:
+        bad.append(f'{name}: port dropped {foreign} foreign frames')
+
+
+def check_wire(text, bad, notes):
+    m = last_match(text, r'exit: received (\d+) forwarded (\d+) flooded '
+                   r'(\d+) copies (\d+) send_errors (\d+) stall_dropped '
+                   r'(\d+) backpressured (\d+) invalid (\d+) fault_dropped '
+                   r'(\d+) fault_reordered (\d+) held_unsent (\d+)')
+    if not m:
+        bad.append('switch: no counters at exit')
+        return
+    recv, fwd, _fl, _cp, senderr, stall, bp, inval, fdrop, freord, held = \
+        ints(m)
+    notes.append(f'switch: received {recv} forwarded {fwd} send_errors '
+                 f'{senderr} stall_dropped {stall} backpressured {bp} '
+                 f'invalid {inval} fault_dropped {fdrop} '
+                 f'fault_reordered {freord} held_unsent {held}')
+    for what, v in (('send errors', senderr), ('stall drops', stall),
+                    ('invalid frames', inval), ('injected drops', fdrop),
+                    ('injected reorders', freord), ('held unsent', held)):
+        if v:
+            bad.append(f'switch: {what} {v}')
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    run = sys.argv[1]
+    rxe_peer = '--rxe-peer' in sys.argv[2:]
+    bad, notes = [], []
+    try:
+        with open(os.path.join(run, 'wire.log'), errors='replace') as f:
+            check_wire(f.read(), bad, notes)
+    except OSError:
+        bad.append('switch: no wire.log')
+    for log in sorted(glob.glob(os.path.join(run, 'g*', 'emu.log'))):
+        name = os.path.basename(os.path.dirname(log))
+        with open(log, errors='replace') as f:
+            check_emu(name, f.read(), rxe_peer, bad, notes)
+    for n in notes:
+        print(f'# {n}')
+    desc = 'wire loss-free: 0 retransmissions, 0 drops'
+    if rxe_peer:
+        desc += ' (rxe peer: its retransmissions not counted)'
+    if bad:
+        print('fail ' + desc + ': ' + '; '.join(bad))
+    else:
+        print('ok ' + desc)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
