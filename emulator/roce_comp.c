@@ -240,6 +240,7 @@ static void retry_from(struct roce_qp *rq, uint32_t psn, bool timer)
 {
 	struct roce_swqe *w;
 
+	roce_req_loss(rq);
 	if (!timer && rq->retried) {
 		roce_req_rewind(rq, psn);
 		return;
@@ -265,6 +266,7 @@ static void retry_from(struct roce_qp *rq, uint32_t psn, bool timer)
  */
 static void retry_read(struct roce_qp *rq, struct roce_swqe *w)
 {
+	roce_req_loss(rq);
 	if (!rq->retried) {
 		if (!rq->retry_left) {
 			retry_from(rq, w->rd_next, false);

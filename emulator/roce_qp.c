@@ -75,8 +75,9 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rx_too_big,
 			(unsigned long long)dev->st.drop_ghost);
 	if (dev->st.rtt_samples)
-		eng_log("roce: round trips: longest %llu us",
-			(unsigned long long)dev->st.rtt_max_us);
+		eng_log("roce: round trips: longest %llu us; losses seen %llu",
+			(unsigned long long)dev->st.rtt_max_us,
+			(unsigned long long)dev->st.losses);
 	if (dev->st.tx_frames || dev->st.rx_frames)
 		eng_log("roce: duplicate requests %llu, sequence NAKs tx %llu rx %llu, RNR NAKs tx %llu rx %llu",
 			(unsigned long long)dev->st.dup_requests,

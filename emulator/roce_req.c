@@ -39,6 +39,17 @@ uint64_t roce_req_early_rto(const struct roce_qp *rq)
 	return ((uint64_t)rq->srtt_us + var) << rq->rto_shift;
 }
 
+bool roce_wire_lossy(const struct roce_dev *dev, uint64_t now)
+{
+	return dev->loss_us && now - dev->loss_us < ROCE_LOSSY_US;
+}
+
+void roce_req_loss(struct roce_qp *rq)
+{
+	rq->dev->loss_us = now_us();
+	rq->dev->st.losses++;
+}
+
 /* una moved: a round trip ends if the PSN being timed is acknowledged. */
 void roce_req_rtt_acked(struct roce_qp *rq, uint32_t una, uint64_t now)
 {
@@ -77,9 +88,11 @@ void roce_req_arm_timer(struct roce_qp *rq)
 	 * No round trip measured yet: no early retransmission either (RFC
 	 * 6298's conservative initial RTO).  A first send meets whatever
 	 * queues the wire holds, and go-back-N would send the whole window
-	 * again for nothing.
+	 * again for nothing.  Nor on a wire that has lost nothing lately
+	 * (roce.h: ROCE_LOSSY_US).
 	 */
-	rto = rq->srtt_us ? roce_req_early_rto(rq) : t;
+	rto = rq->srtt_us && roce_wire_lossy(rq->dev, now) ?
+	      roce_req_early_rto(rq) : t;
 	rq->retry_full = now + t;
 	rq->retry_deadline = now + (t < rto ? t : rto);
 }
