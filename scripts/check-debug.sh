@@ -70,7 +70,8 @@ if ! { make --no-print-directory emulator usertests provider &&
 	exit 1
 fi
 
-export ORCA_GUEST_KERNEL=$kdir ORCA_KMOD_DIR=$kmod
+# Its own guest logs: make check's stay, and both can run at once.
+export ORCA_GUEST_KERNEL=$kdir ORCA_KMOD_DIR=$kmod ORCA_GUEST_OUT=$logdir/guest
 export ORCA_TIMEOUT_SCALE=${ORCA_TIMEOUT_SCALE:-4}
 pass=0 fail=0 skip=0
 for t in $tests; do

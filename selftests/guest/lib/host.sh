@@ -7,7 +7,8 @@
 # boots N guests with scripts/run-guests.sh, runs SCRIPT in each (it sources
 # lib/guest.sh and writes KTAP lines to a per-guest file in the shared work
 # tree), then prints the merged KTAP, each case prefixed with its guest, and
-# returns the runner's status.  Logs stay in out/guest/<test>/.
+# returns the runner's status.  Logs stay in out/guest/<test>/ (or
+# $ORCA_GUEST_OUT/<test>/: make check-debug keeps its own).
 # The guests boot with the allocator's debugging on (run-guests.sh
 # --kernel-checks), and each guest's kernel log adds one case: "not ok" with
 # the first report in it (see kernel_log_reports), which also makes the
@@ -27,7 +28,7 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$top" || exit 1
 test_name=$(basename "$0" .sh)
-out=$top/out/guest/$test_name
+out=${ORCA_GUEST_OUT:-$top/out/guest}/$test_name
 
 num=0 host_failed=0 wire_lossy_reason=
 
