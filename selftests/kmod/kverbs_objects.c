@@ -259,13 +259,14 @@ static void kv_rc_qp_bad_attr(struct kv_test *t)
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	KV_EXPECT(t, err == -EINVAL, "pkey_index 1: %d", err);
-	attr.pkey_index = 0;
-	attr.port_num = 2;
-	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	KV_EXPECT(t, err == -EINVAL, "port 2: %d", err);
+	/*
+	 * Not port 2: ib_core trusts a kernel caller's port number and
+	 * reads port_data[2] of a one-port device before the driver could
+	 * refuse it (KASAN: slab-out-of-bounds in _ib_modify_qp).  A user
+	 * QP's port is checked by uverbs before it gets there.
+	 */
 	KV_EXPECT(t, kv_qp_state(t, qp) == IB_QPS_RESET, "still RESET");
-	attr.port_num = 1;
+	attr.pkey_index = 0;
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	KV_EXPECT(t, !err, "RESET->INIT: %d", err);

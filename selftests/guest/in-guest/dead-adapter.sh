@@ -38,7 +38,7 @@ kv_report() {
 ok_if "orca module loads" orca_load || ktap_done
 # A recovery would bring a new orca_0: this test is about the dead one.
 ok_if "devlink fw_fatal auto_recover off" orca_auto_recover off || ktap_done
-ok_if "orca_kverbs module loads" insmod "$top/selftests/kmod/orca_kverbs.ko" ||
+ok_if "orca_kverbs module loads" insmod "$kmod_dir/selftests/kmod/orca_kverbs.ko" ||
 	ktap_done
 nd=$(orca_netdev)
 echo > "$ktest_dir/events"
