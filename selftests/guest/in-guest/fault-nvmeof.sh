@@ -89,8 +89,9 @@ dmesg_since() { dmesg | tail -n "+$((dmesg_mark + 1))" | grep -qE "$1"; }
 
 # No kernel report since the scenario started.
 dmesg_clean_since() {
-	! dmesg | tail -n "+$((dmesg_mark + 1))" | grep -E \
-		'WARNING|BUG:|Oops|refcount_t|leak|blocked for more than|Poison|poison|KFENCE|general protection'
+	! dmesg | tail -n "+$((dmesg_mark + 1))" | kernel_reports \
+		'blocked for more than|Poison|poison|KFENCE|general protection' |
+		grep -q .
 }
 
 # "BLOCKED LATE" from the emulator's DMA fence, asked for now.

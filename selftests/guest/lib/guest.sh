@@ -44,6 +44,20 @@ ok_if() {
 	return $rc
 }
 
+# The kernel log lines that are reports (stdin to stdout): WARN, BUG, oops,
+# refcount and leak reports, and the kinds EXTRA-ERE adds.  The debug
+# kernel's "kmemleak: Kernel memory leak detector initialized" is none (its
+# scans report "suspected memory leaks").
+kernel_reports() {
+	grep -E "WARNING|BUG:|Oops|refcount_t|leak${1:+|$1}" |
+		grep -v 'kmemleak: Kernel memory leak detector initialized'
+}
+
+# True if the kernel log has no report (kernel_reports [EXTRA-ERE]).
+dmesg_quiet() {
+	! dmesg | kernel_reports "${1:-}" | grep -q .
+}
+
 expect_eq() {
 	if [ "$2" = "$3" ]; then
 		ktap_line "ok $1"
