@@ -13,8 +13,8 @@ Counted as a failure:
   each ORCA adapter: retransmitted packets (but those an RNR NAK asked
     for: that is the responder's flow control, not loss), retry timeouts,
     early retransmissions; received frames dropped because the engine's queue was
-    full, by the parser (any reason), as malformed for the transport (bad),
-    by a dead adapter; frames its port could not send to the wire or the
+    full, by the parser (any reason), by a dead adapter (not those for a QP
+    number that is gone or reused: the tail of a torn-down connection); frames its port could not send to the wire or the
     engine could not hand to its port; duplicate requests (its peer
     retransmitted) and sequence NAKs either way (a gap: something was lost);
     responses to nothing outstanding (ghosts: duplicates of responses);
@@ -90,7 +90,12 @@ def check_emu(name, text, rxe_peer, bad, notes):
                      f'bad {badp} Q_Key {qkey} no WQE {norwqe} too big {big} '
                      f'ghost {ghost}; duplicates {dup} seq NAKs tx {snak_tx} '
                      f'rx {snak_rx} RNR NAKs tx {rnr_tx} rx {rnr_rx}')
-        counted = [('malformed frames', badp), ('frames too big', big),
+        # Not counted: frames for a QP number that is gone (no QP) or
+        # now names another connection (bad packet: its source or type is
+        # not the QP's), the tail of a connection torn down with frames in
+        # flight, as ULP teardown does.  A frame of a live connection that
+        # is dropped shows as our or its peer's retransmission, which is.
+        counted = [('frames too big', big),
                    ('sequence NAKs received', snak_rx)]
         peer_caused = [('duplicate requests', dup),
                        ('sequence NAKs sent', snak_tx), ('ghosts', ghost)]
