@@ -311,9 +311,14 @@ struct orca_dev *orca_dev_create(struct orca_pf *pf)
 	odev->pf = pf;
 	odev->pdev = pf->pdev;
 	odev->regs = pf->regs;
+	/*
+	 * The three share one lockdep class (xa_init_flags() is inline), so
+	 * they share one locking rule too: IRQ-safe, as the CQ and QP tables
+	 * are looked up from interrupt context.
+	 */
 	xa_init_flags(&odev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&odev->qp_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init(&odev->srq_xa);
+	xa_init_flags(&odev->srq_xa, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&odev->dead_work, orca_dead_work);
 
 	for (i = 0; i < ARRAY_SIZE(orca_stages); i++) {

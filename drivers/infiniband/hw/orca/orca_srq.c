@@ -51,12 +51,13 @@ void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
 {
 	struct ib_event ev = {};
 	struct orca_srq *srq;
+	unsigned long flags;
 
-	xa_lock(&odev->srq_xa);
+	xa_lock_irqsave(&odev->srq_xa, flags);
 	srq = xa_load(&odev->srq_xa, srqn);
 	if (srq && !refcount_inc_not_zero(&srq->refcnt))
 		srq = NULL;
-	xa_unlock(&odev->srq_xa);
+	xa_unlock_irqrestore(&odev->srq_xa, flags);
 	if (!srq) {
 		orca_unknown_object_event(odev, "SRQ", srqn);
 		return;
@@ -120,7 +121,7 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 	err = orca_cmd_create_srq(odev, &p, &srq->srqn);
 	if (err)
 		return err;
-	err = xa_insert(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
+	err = xa_insert_irq(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
 	if (err) {
 		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
 		return err;
@@ -134,7 +135,7 @@ bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
 	int err;
 
 	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
-	xa_erase(&odev->srq_xa, srq->srqn);
+	xa_erase_irq(&odev->srq_xa, srq->srqn);
 	orca_srq_put(srq);
 	wait_for_completion(&srq->free);
 	/* Events still in EQ 0 must not reach the next SRQ with this srqn. */
