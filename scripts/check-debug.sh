@@ -4,7 +4,7 @@
 # make check-debug: the guest tests on a debug kernel (scripts/debug-kernel.sh:
 # KASAN, lockdep, KMEMLEAK, UBSAN, atomic-sleep checks; built once, about an
 # hour on two idle cores, and cached machine-wide).  orca.ko and
-# selftests/kmod are built against its tree in out/debug-kernel/kmod; each
+# selftests/kmod are built against its tree in /var/tmp/orca-check-debug/; each
 # guest boots that kernel with make check's allocator debugging and fails on
 # any report in its kernel log, a kmemleak scan at its end included
 # (lib/host.sh).  Never part of make check.  KTAP per program and the summary line, as
@@ -53,9 +53,12 @@ echo "# $kver in $kdir"
 
 # orca.ko and selftests/kmod for the debug kernel, from a copy of their
 # sources: Kbuild's MO= (a separate output directory) refuses a source tree
-# that has an in-tree build, which make check's is.
+# that has an in-tree build, which make check's is.  The copy lives outside
+# the tree: lint.sh's "make M=<tree> clean" deletes every .ko under it, and
+# did so under a check-debug running beside make check.  The guests see the
+# toolroot's /var/tmp at the same path.
 echo "# building"
-kmod=$top/out/debug-kernel/kmod
+kmod=/var/tmp/orca-check-debug/$(printf '%s' "$top" | sha256sum | cut -c1-12)/kmod
 rm -rf "$kmod" && mkdir -p "$kmod" &&
 tar -C "$top" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 	--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
