@@ -80,31 +80,6 @@ static void wire_tx_ready(void *ctx)
 }
 
 /* Busy-polls the next CQE, yielding the CPU to the engines meanwhile. */
-static bool spin_cq(struct node *n, struct tcq *cq, struct orca_cqe *out)
-{
-	double give_up = now_s() + 10;
-
-	for (;;) {
-		uint32_t slot = cq->ci & ((1u << cq->log) - 1);
-		uint8_t phase = (cq->ci >> cq->log) & 1 ? 0 : ORCA_CQE_F_PHASE;
-		struct orca_cqe *e = gptr(&n->t, cq->buf + 32ull * slot);
-		struct orca_cq_db_rec *rec = gptr(&n->t, cq->rec);
-
-		if ((atomic_load_explicit((_Atomic uint8_t *)&e->flags,
-					  memory_order_acquire) &
-		     ORCA_CQE_F_PHASE) == phase) {
-			*out = *e;
-			cq->ci++;
-			atomic_store((_Atomic __le32 *)&rec->ci,
-				     htole32(cq->ci));
-			return true;
-		}
-		if (now_s() > give_up)
-			return false;
-		sched_yield();
-	}
-}
-
 /*
  * WRITEs of @len bytes, @depth outstanding, for about @secs seconds;
  * returns messages per second (0 on a failed WRITE).

@@ -10,6 +10,8 @@
 #ifndef ORCA_ROCE_NODE_H
 #define ORCA_ROCE_NODE_H
 
+#include <sched.h>
+#include <time.h>
 #include <stdatomic.h>
 
 #include "engine_harness.h"
@@ -503,30 +505,52 @@ static inline struct orca_send_wqe_hdr wqe(uint8_t op, uint64_t wr_id)
 	return h;
 }
 
-/* Next CQE (phase protocol) within @ms milliseconds; advances ci. */
+/* The CQE at ci if the device wrote it (phase protocol); advances ci. */
+static inline bool take_cqe(struct node *n, struct tcq *cq, struct orca_cqe *out)
+{
+	struct orca_cq_db_rec *rec = gptr(&n->t, cq->rec);
+	uint32_t slot = cq->ci & ((1u << cq->log) - 1);
+	uint8_t phase = ((cq->ci >> cq->log) & 1) ? 0 : ORCA_CQE_F_PHASE;
+	struct orca_cqe *e = gptr(&n->t, cq->buf + 32ull * slot);
+
+	if ((atomic_load_explicit((_Atomic uint8_t *)&e->flags,
+				  memory_order_acquire) &
+	     ORCA_CQE_F_PHASE) != phase)
+		return false;
+	*out = *e;
+	cq->ci++;
+	atomic_store((_Atomic __le32 *)&rec->ci, htole32(cq->ci));
+	return true;
+}
+
+/* Next CQE within @ms milliseconds, sleeping between looks. */
 static inline bool poll_cq(struct node *n, struct tcq *cq, struct orca_cqe *out,
 			   unsigned int ms)
 {
-	struct orca_cq_db_rec *rec = gptr(&n->t, cq->rec);
-
 	for (unsigned int waited = 0;; waited++) {
-		uint32_t slot = cq->ci & ((1u << cq->log) - 1);
-		uint8_t phase = ((cq->ci >> cq->log) & 1) ? 0 : ORCA_CQE_F_PHASE;
-		struct orca_cqe *e = gptr(&n->t, cq->buf + 32ull * slot);
-
-		if ((atomic_load_explicit((_Atomic uint8_t *)&e->flags,
-					  memory_order_acquire) &
-		     ORCA_CQE_F_PHASE) == phase) {
-			*out = *e;
-			cq->ci++;
-			atomic_store((_Atomic __le32 *)&rec->ci,
-				     htole32(cq->ci));
+		if (take_cqe(n, cq, out))
 			return true;
-		}
 		if (waited >= ms)
 			return false;
 		th_sleep_ms(1);
 	}
+}
+
+/* Next CQE within 10 s, yielding between looks (the benches' poller). */
+static inline bool spin_cq(struct node *n, struct tcq *cq, struct orca_cqe *out)
+{
+	struct timespec ts;
+	time_t give_up;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	give_up = ts.tv_sec + 10;
+	while (!take_cqe(n, cq, out)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (ts.tv_sec > give_up)
+			return false;
+		sched_yield();
+	}
+	return true;
 }
 
 static inline uint64_t cqe_wr_id(const struct orca_cqe *c)
