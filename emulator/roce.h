@@ -128,6 +128,11 @@ struct roce_stats {
 	uint64_t acks_tx;
 	uint64_t dup_requests;
 	uint64_t cq_overruns;
+	/*
+	 * UAR writes that found the doorbell queue full; each overflow makes
+	 * the engine act as if every QP and CQ had been rung (roce_qp.c).
+	 */
+	uint64_t db_lost;
 	/* CQ event moderation (roce_cq.c): COMP events its period posted. */
 	uint64_t cq_mod_timer_events;
 	/*
@@ -174,7 +179,7 @@ struct roce_dev {
 	uint32_t rx_head, rx_tail;	/* free running */
 	struct roce_db dbq[ROCE_DBQ_LEN];
 	uint32_t db_head, db_tail;
-	bool db_overflow;		/* lost doorbells: kick every QP */
+	bool db_overflow;		/* lost doorbells: ring them all */
 	bool again;			/* a QP has more to send now */
 	uint64_t next_deadline_us;	/* earliest timer, 0 none */
 	bool rx_waiter;			/* a refused port waits for rx_ready */

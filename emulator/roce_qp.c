@@ -94,6 +94,9 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->txb_len,
 			(unsigned long long)dev->st.tx_dropped,
 			(unsigned long long)dev->st.rx_dead);
+	if (dev->st.db_lost)
+		eng_log("roce: doorbell queue full: %llu UAR writes lost, every QP and CQ rung instead",
+			(unsigned long long)dev->st.db_lost);
 	if (dev->st.passes)
 		eng_log("roce: %llu passes stepped %llu QPs (at most %llu in one), %llu timers fired; send queue polls: %llu found a post, %llu ended without",
 			(unsigned long long)dev->st.passes,
@@ -376,6 +379,7 @@ void roce_doorbell_locked(struct orca_engine *eng, uint32_t uar, uint32_t off,
 
 	if (dev->db_tail - dev->db_head >= ROCE_DBQ_LEN) {
 		dev->db_overflow = true;
+		dev->st.db_lost++;
 		return;
 	}
 	db = &dev->dbq[dev->db_tail++ % ROCE_DBQ_LEN];
@@ -828,6 +832,38 @@ static void doorbell(struct roce_dev *dev, const struct roce_db *db)
 	}
 }
 
+static void ring_qp(uint32_t qpn, void *obj, void *arg)
+{
+	struct emu_qp *qp = obj;
+	struct roce_db db = { .uar = qp->uar, .off = ORCA_UAR_SQ_DB,
+			      .val = qpn };
+
+	doorbell(arg, &db);
+}
+
+static void ring_cq(uint32_t cqn, void *obj, void *arg)
+{
+	struct emu_cq *cq = obj;
+	struct roce_db db = { .uar = cq->uar, .off = ORCA_UAR_CQ_DB,
+			      .val = cqn };
+
+	doorbell(arg, &db);
+}
+
+/*
+ * Doorbells were lost to a full queue: any QP or CQ may have been rung
+ * for, so each is rung now.  Every doorbell is idempotent: a send queue
+ * reads its producer index, a QP in ERR flushes what is posted, a CQ
+ * raises at most one event per arm.  A lost CQ doorbell would otherwise
+ * be a lost wakeup: the driver saw a CQE that beat its arm and relies on
+ * the doorbell for the event (thousands of CQs armed at once do this).
+ */
+static void ring_all(struct roce_dev *dev)
+{
+	objtab_for_each(&dev->eng->qps, ring_qp, dev);
+	objtab_for_each(&dev->eng->cqs, ring_cq, dev);
+}
+
 /*
  * The transport's share of one engine pass; engine thread, inside a DMA
  * section, without eng->lock.  Doorbells and frames schedule their QPs;
@@ -843,7 +879,6 @@ void roce_run(struct orca_engine *eng)
 	bool overflow, again;
 	uint64_t deadline, cq_due, now;
 	bool rx_wake;
-	struct roce_qp *rq;
 
 	pthread_mutex_lock(&eng->lock);
 	while (dev->db_head != dev->db_tail && n < ARRAY_SIZE(dbs))
@@ -858,12 +893,8 @@ void roce_run(struct orca_engine *eng)
 
 	for (i = 0; i < n; i++)
 		doorbell(dev, &dbs[i]);
-	/* Doorbells were lost: any QP may have been rung for. */
 	if (overflow)
-		for (rq = dev->qps; rq; rq = rq->next) {
-			rq->sq_kick = true;
-			roce_sched_qp(rq);
-		}
+		ring_all(dev);
 
 	/* The producer only writes slots past tail; these stay ours. */
 	for (i = head; i != tail; i++)

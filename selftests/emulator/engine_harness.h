@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "orca_hw.h"
 
@@ -89,6 +90,31 @@ static void fh_irq_raise(void *p, unsigned int vector)
 
 static const struct emu_host_ops fh_ops = {
 	.dma_begin = fh_dma_begin,
+	.dma_end = fh_dma_end,
+	.dma_ptr = fh_dma_ptr,
+	.irq_raise = fh_irq_raise,
+};
+
+/*
+ * A held or slow engine (host.ops = &fh_stall_ops): its thread waits where
+ * it enters a DMA section while fh_stall is set, before it takes any
+ * doorbell or frame, and each entry costs fh_slow_us more.  A descheduled
+ * or slow adapter, as a loaded host makes one.
+ */
+static atomic_bool fh_stall;
+static atomic_uint fh_slow_us;
+
+static void fh_stall_dma_begin(void *p)
+{
+	while (atomic_load(&fh_stall))
+		usleep(1000);
+	if (atomic_load(&fh_slow_us))
+		usleep(atomic_load(&fh_slow_us));
+	fh_dma_begin(p);
+}
+
+static const struct emu_host_ops fh_stall_ops = {
+	.dma_begin = fh_stall_dma_begin,
 	.dma_end = fh_dma_end,
 	.dma_ptr = fh_dma_ptr,
 	.irq_raise = fh_irq_raise,

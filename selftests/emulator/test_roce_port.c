@@ -108,29 +108,6 @@ static void port_rx_ready(void *ctx)
 	port_roce_rx_ready(ctx);
 }
 
-/*
- * Holds an engine thread where it enters a DMA section while @stall is
- * set, and slows every entry by @slow_us: a slow or descheduled engine.
- */
-static atomic_bool stall;
-static atomic_uint slow_us;
-
-static void stall_dma_begin(void *p)
-{
-	while (atomic_load(&stall))
-		usleep(1000);
-	if (atomic_load(&slow_us))
-		usleep(atomic_load(&slow_us));
-	fh_dma_begin(p);
-}
-
-static const struct emu_host_ops stall_ops = {
-	.dma_begin = stall_dma_begin,
-	.dma_end = fh_dma_end,
-	.dma_ptr = fh_dma_ptr,
-	.irq_raise = fh_irq_raise,
-};
-
 /* The broadcast a port says hello with: the switch learns it. */
 static void say_hello(struct emu_port *port, const uint8_t mac[6])
 {
@@ -420,7 +397,7 @@ static void rx_flood_backpressure(void)
 	if (ok) {
 		say_hello(fl.port, s.mac);
 		/* Before its port exists: the engine thread is idle. */
-		a.t.eng->host.ops = &stall_ops;
+		a.t.eng->host.ops = &fh_stall_ops;
 		pa = wire_up(&a, 1);
 		usleep(100000);		/* let the switch register both */
 		ok = pa && port_wire_is_shm(pa) && port_wire_is_shm(fl.port);
@@ -444,14 +421,14 @@ static void rx_flood_backpressure(void)
 		fl.psn = (0xfffff0 + aqp.qpn) & ROCE_PSN_MASK;
 		fl.rkey = abuf.key;
 		/* A slow engine: held while the whole flood arrives. */
-		atomic_store(&stall, true);
+		atomic_store(&fh_stall, true);
 		CHECK(pthread_create(&th, NULL, flood_thread, &fl) == 0);
 		usleep(500000);
 		port_get_stats(pa, &ps);
 		printf("# engine held: port took %llu frames, held back %llu\n",
 		       (unsigned long long)ps.roce_rx,
 		       (unsigned long long)ps.rx_held);
-		atomic_store(&stall, false);
+		atomic_store(&fh_stall, false);
 		pthread_join(th, NULL);
 		CHECK(fl.failed == 0);
 		for (int i = 0; i < WAIT_MS / 10; i++) {
@@ -489,7 +466,7 @@ static void rx_flood_backpressure(void)
 		port_get_stats(pa, &ps);
 		CHECK(ps.drop_to_wire == 0 && ps.rx_held > 0);
 	}
-	atomic_store(&stall, false);
+	atomic_store(&fh_stall, false);
 	if (a_up)
 		engine_set_roce_tx(a.t.eng, NULL, NULL);
 	if (pa)
@@ -537,7 +514,7 @@ static void two_way_flood(void)
 	ok = (up[0] = node_init(&n[0], 1)) && (up[1] = node_init(&n[1], 2));
 	CHECK(ok);
 	for (i = 0; ok && i < 2; i++) {
-		n[i].t.eng->host.ops = &stall_ops;
+		n[i].t.eng->host.ops = &fh_stall_ops;
 		p[i] = wire_up(&n[i], i + 1);
 		ok = p[i] && node_cq(&n[i], &cq[i], 8) &&
 		     node_buf(&n[i], &buf[i], IOVA, 2ull * FLOOD_QPS * FLOOD_LEN,
@@ -562,8 +539,8 @@ static void two_way_flood(void)
 		for (i = 0; i < 2; i++)
 			buf_fill(&n[i], &buf[i], 0,
 				 (uint64_t)FLOOD_QPS * FLOOD_LEN, i + 5);
-		atomic_store(&slow_us, 2000);
-		atomic_store(&stall, true);
+		atomic_store(&fh_slow_us, 2000);
+		atomic_store(&fh_stall, true);
 		for (i = 0; i < 2; i++)
 			for (q = 0; q < FLOOD_QPS; q++)
 				for (k = 0; k < FLOOD_WRITES; k++) {
@@ -578,14 +555,14 @@ static void two_way_flood(void)
 					h.rkey = htole32(buf[1 - i].key);
 					post_send(&n[i], &qp[i][q], &h, &sg, 1);
 				}
-		atomic_store(&stall, false);
+		atomic_store(&fh_stall, false);
 		for (i = 0; i < 2; i++)
 			while (done[i] < FLOOD_QPS * FLOOD_WRITES &&
 			       poll_cq(&n[i], &cq[i], &c, 60000)) {
 				CHECK(c.status == ORCA_CQE_ST_SUCCESS);
 				done[i]++;
 			}
-		atomic_store(&slow_us, 0);
+		atomic_store(&fh_slow_us, 0);
 		printf("# completed %u and %u WRITEs of %u\n", done[0],
 		       done[1], FLOOD_QPS * FLOOD_WRITES);
 		CHECK(done[0] == FLOOD_QPS * FLOOD_WRITES &&
@@ -616,8 +593,8 @@ static void two_way_flood(void)
 			CHECK(st[i].tx_backlogged > 0);
 		}
 	}
-	atomic_store(&stall, false);
-	atomic_store(&slow_us, 0);
+	atomic_store(&fh_stall, false);
+	atomic_store(&fh_slow_us, 0);
 	for (i = 0; i < 2; i++) {
 		if (up[i])
 			engine_set_roce_tx(n[i].t.eng, NULL, NULL);

@@ -1456,6 +1456,75 @@ static void test_cq_moderation(void)
 	ktap_case_end(name);
 }
 
+/*
+ * More UAR writes than the doorbell queue holds, while the engine is held
+ * (a driver arming thousands of CQs at once does this on a loaded host):
+ * the lost doorbells must still act: a CQ whose CQE beat its arm gets its
+ * event, a receive posted to a QP in ERR is flushed.  (Lost send queue
+ * doorbells are covered by the queues' own polling and the kick.)
+ */
+static void test_doorbells_lost(void)
+{
+	struct orca_qp_attr a = { 0 };
+	struct orca_send_wqe_hdr h;
+	uint64_t lost;
+	struct pair p;
+	struct tsge s, r;
+	struct tcq ecq;
+	struct tqp eqp;
+
+	if (!pair_init(&p, false, 0, 3) || !node_cq(p.nb, &ecq, 8) ||
+	    !node_qp(p.nb, &eqp, ORCA_QPT_RC, &ecq, &ecq)) {
+		CHECK(!"setup");
+		ktap_case_end("doorbells_lost_to_a_full_queue_still_act");
+		return;
+	}
+	s = (struct tsge){ IOVA_A, 8, p.abuf.key };
+	r = (struct tsge){ IOVA_B, 64, p.bbuf.key };
+	a.attr_mask = htole32(ORCA_QP_ATTR_STATE | ORCA_QP_ATTR_PKEY_INDEX |
+			      ORCA_QP_ATTR_PORT | ORCA_QP_ATTR_ACCESS_FLAGS);
+	a.qp_state = ORCA_QPS_INIT;
+	a.port = 1;
+	CHECK(node_modify(p.nb, &eqp, &a) == 0);
+	a = (struct orca_qp_attr){ .attr_mask = htole32(ORCA_QP_ATTR_STATE),
+				   .qp_state = ORCA_QPS_ERR };
+	CHECK(node_modify(p.nb, &eqp, &a) == 0);
+	/* A CQE on B's CQ before the arm: the arm needs its doorbell. */
+	post_recv(p.nb, &p.bqp, 1400, &r, 1);
+	h = wqe(ORCA_WQE_SEND, 1410);
+	post_send(p.na, &p.aqp, &h, &s, 1);
+	CHECK(expect_cqe(p.na, &p.acq, 1410, ORCA_CQE_SEND,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	comp_events(p.nb, p.bcq.cqn);
+	lost = stats(p.nb).db_lost;
+
+	/*
+	 * Held, the engine takes no doorbell; a pass already under way takes
+	 * at most one batch.  Twice the queue of writes for no QP fills it,
+	 * so the three that matter are lost.
+	 */
+	p.nb->t.eng->host.ops = &fh_stall_ops;
+	atomic_store(&fh_stall, true);
+	for (int i = 0; i < 2 * ROCE_DBQ_LEN; i++)
+		engine_uar_write(p.nb->t.eng, p.nb->uar, ORCA_UAR_SQ_DB,
+				 0xfffff0);
+	arm_cq(p.nb, &p.bcq, 1, ORCA_CQ_ARM_ANY);
+	engine_uar_write(p.nb->t.eng, p.nb->uar, ORCA_UAR_CQ_DB, p.bcq.cqn);
+	post_recv(p.nb, &eqp, 1401, &r, 1);	/* rings: the flush set none */
+	atomic_store(&fh_stall, false);
+
+	/* All but what the queue and one batch held; at least 2 of ours. */
+	CHECK(stats(p.nb).db_lost >= lost + ROCE_DBQ_LEN + 2 - 64);
+	CHECK(comp_events(p.nb, p.bcq.cqn) == 1);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1400, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_SUCCESS, NULL));
+	CHECK(expect_cqe(p.nb, &ecq, 1401, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_WR_FLUSH_ERR, NULL));
+	p.nb->t.eng->host.ops = &fh_ops;
+	pair_fini(&p);
+	ktap_case_end("doorbells_lost_to_a_full_queue_still_act");
+}
+
 /* An RC QP on an SRQ; the SRQ limit event; RQ flush on ERR. */
 static void test_srq_and_flush(void)
 {
@@ -1713,7 +1782,7 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(18);
+	ktap_plan(19);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
@@ -1728,6 +1797,7 @@ int main(void)
 	test_fast_reg_page_shift_chain();
 	test_cq_arm();
 	test_cq_moderation();
+	test_doorbells_lost();
 	test_srq_and_flush();
 	test_hostile_peer();
 	test_sqd_drain();
