@@ -33,6 +33,24 @@ test_tier() {
 pass=0 fail=0 skip=0
 logdir=$top/out/check
 mkdir -p "$logdir"
+# Every failed case with the diagnostics just above it, repeated at the
+# end: CI shows only the tail of a run, and that must say what failed.
+recap=$logdir/failed-cases.txt
+: >"$recap"
+
+# recap_failures NAME LOG: NAME's "not ok" lines, each after the (at most
+# four) "#" lines that precede it.
+recap_failures() {
+	awk -v name="$1" '
+		/^#/ { d[n++ % 4] = $0; next }
+		/^not ok/ {
+			print "# --- " name
+			for (i = (n > 4 ? n - 4 : 0); i < n; i++)
+				print "#   " d[i % 4]
+			print $0
+		}
+		{ n = 0 }' "$2" >>"$recap"
+}
 
 # run_program NAME CMD...: run one KTAP program and add up its results.
 run_program() {
@@ -56,10 +74,21 @@ run_program() {
 	if { [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$f" = 0 ]; } ||
 	   [ $((p + f + s)) = 0 ]; then
 		f=$((f + 1))
-		echo "not ok - $name exited with status $rc"
+		echo "not ok - $name exited with status $rc" | tee -a "$log"
 	fi
+	[ "$f" = 0 ] || recap_failures "$name" "$log"
 	echo "# $name: $p passed, $f failed, $s skipped ($((SECONDS - start)) s)"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
+# summary: the failed cases again, then the totals; status 1 on a failure.
+summary() {
+	if [ -s "$recap" ]; then
+		echo "# failed cases ($recap):"
+		head -n 120 "$recap"
+	fi
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ]
 }
 
 echo "# building"
@@ -75,8 +104,7 @@ if [ "$tier" = long ]; then
 		[ -x "$t" ] && [ "$(test_tier "$t")" = long ] || continue
 		run_program "guest/$(basename "$t" .sh)" "$t"
 	done
-	echo "$pass passed, $fail failed, $skip skipped"
-	[ "$fail" = 0 ]
+	summary
 	exit
 fi
 
@@ -104,5 +132,4 @@ for t in selftests/guest/[0-9]*.sh; do
 	run_program "guest/$(basename "$t" .sh)" "$t"
 done
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
+summary
