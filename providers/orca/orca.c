@@ -45,10 +45,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_srq = orca_query_srq,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_req_notify_cq,
-	/*
-	 * No .resize_cq yet: pyverbs' test_resize_cq lost a CQE across a
-	 * resize in one of three runs (orca_resize_cq() is kept for the fix).
-	 */
+	.resize_cq = orca_resize_cq,
 };
 
 /* The response must describe the layouts this library was built for. */

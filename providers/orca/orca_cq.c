@@ -11,12 +11,24 @@
 #include "orca.h"
 #include "orca_abi.h"
 
-static int orca_cq_geometry(struct orca_context *ctx, int cqe,
+/*
+ * The ring is whole pages of ORCA_UQUEUE_ALIGN, so a CQ holds at least
+ * what one page holds: asking the kernel for that many costs no memory,
+ * and a small CQ that a burst of completions would overrun gets room.
+ * (pyverbs' test_resize_cq shrinks a CQ to 1 while sends are in flight;
+ * at 2 entries their completions overran it.)  The kernel is asked for
+ * the rounded count, so both sides size the ring by their shared rule.
+ */
+static int orca_cq_geometry(struct orca_context *ctx, int *cqe,
 			    uint32_t *log_depth)
 {
-	if (cqe < 1 || (uint32_t)cqe > ctx->max_cqe)
+	uint32_t min = ORCA_UQUEUE_ALIGN / sizeof(struct orca_cqe);
+
+	if (*cqe < 1 || (uint32_t)*cqe > ctx->max_cqe)
 		return EINVAL;
-	*log_depth = orca_log_depth(cqe);
+	if ((uint32_t)*cqe < min)
+		*cqe = min < ctx->max_cqe ? min : ctx->max_cqe;
+	*log_depth = orca_log_depth(*cqe);
 	return 0;
 }
 
@@ -40,7 +52,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = orca_cq_geometry(ctx, cqe, &cq->log_depth);
+	err = orca_cq_geometry(ctx, &cqe, &cq->log_depth);
 	if (err)
 		goto err_free;
 	/* A zeroed ring: phase 0 marks every slot not yet written. */
@@ -99,7 +111,7 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	uint32_t log_depth;
 	int err;
 
-	err = orca_cq_geometry(ctx, cqe, &log_depth);
+	err = orca_cq_geometry(ctx, &cqe, &log_depth);
 	if (err)
 		return err;
 	err = orca_ring_alloc(ctx, &ring, orca_cq_bytes(log_depth));

@@ -270,8 +270,12 @@ static void setup(struct ops *o, const char *dev, int gid_index)
 	o->dst_mr = ibv_reg_mr(o->pd, o->dst, DST_SIZE, acc);
 	if (!o->src_mr || !o->dst_mr)
 		die("ibv_reg_mr");
+	/*
+	 * A gets the provider's minimum (128, one page of CQEs); B asks for
+	 * more so that its depth (256) tells its rows from A's.
+	 */
 	o->cqa = ibv_create_cq(o->ctx, A_SQ + A_RQ, NULL, NULL, 0);
-	o->cqb = ibv_create_cq(o->ctx, B_SQ + B_RQ, NULL, NULL, 0);
+	o->cqb = ibv_create_cq(o->ctx, B_SQ + B_RQ + 128, NULL, NULL, 0);
 	if (!o->cqa || !o->cqb)
 		die("ibv_create_cq");
 	o->a = create_qp(o, o->cqa, A_SQ, A_RQ);

@@ -135,12 +135,12 @@ check_quiet() {
 	expect_eq "$what: raw qp B: the adapter expects PSN $((psn_a + t))" \
 		"$(row 4)" "3 $((psn_a + t)) $qpa"
 	a=$(row 5)
-	expect_eq "$what: cq A depth 64, ci $t (user)" "${a% *}" "64 64 $t 1"
-	expect_eq "$what: cq B depth 128, ci $t (user)" "$(row 6)" "128 128 $t 1"
-	expect_eq "$what: raw cq A: its EQ, pi = ci = $t, no overrun, 2^6, not armed" \
-		"$(row 7)" "${a##* } $t $t 0 6 0"
-	expect_eq "$what: raw cq B: pi = ci = $t, no overrun, 2^7, not armed" \
-		"$(row 8)" "$t $t 0 7 0"
+	expect_eq "$what: cq A depth 128, ci $t (user)" "${a% *}" "128 128 $t 1"
+	expect_eq "$what: cq B depth 256, ci $t (user)" "$(row 6)" "256 256 $t 1"
+	expect_eq "$what: raw cq A: its EQ, pi = ci = $t, no overrun, 2^7, not armed" \
+		"$(row 7)" "${a##* } $t $t 0 7 0"
+	expect_eq "$what: raw cq B: pi = ci = $t, no overrun, 2^8, not armed" \
+		"$(row 8)" "$t $t 0 8 0"
 
 	# debugfs: the same QP and CQ, driver and adapter side.
 	echo "$qpa" >"$dbg/qp"
@@ -151,7 +151,7 @@ check_quiet() {
 	echo "$cqb" >"$dbg/cq"
 	b=$(awk '{ v[$1] = $2 } END { print v["cqn"], v["depth"], v["db_ci"],
 		v["adapter_pi"], v["adapter_ci"], v["adapter_overrun"] }' "$dbg/cq")
-	expect_eq "$what: debugfs cq B" "$b" "$cqb 128 $t $t $t 0"
+	expect_eq "$what: debugfs cq B" "$b" "$cqb 256 $t $t $t 0"
 }
 
 check_quiet $n "after $n messages"
