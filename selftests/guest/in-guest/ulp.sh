@@ -48,19 +48,31 @@ run_server() {
 		return
 	fi
 	for p in "${protos[@]}"; do
+		ktap_line "# $p: server starts at ${SECONDS}s"
 		if "${p}_server_up" "$server_addr"; then
 			flag_set "$p-ready"
 		else
 			flag_set "$p-failed"
 		fi
+		ktap_line "# $p: server up at ${SECONDS}s"
 		if [ "$mode" = removal ]; then
 			ulp_removal_server "$p"
 		else
 			ok_if "$p: server: client finished" flag_wait 600 "$p-done"
 		fi
+		ktap_line "# $p: server stops at ${SECONDS}s"
 		"${p}_server_down"
 	done
+	ktap_line "# servers done at ${SECONDS}s"
 	rdma_down "$server_kind"
+}
+
+# server_progress: the server guest's last three result lines, for a
+# client that waited for it in vain (make check's recap shows them).
+server_progress() {
+	local f=${ORCA_RESULT_DIR:-}/g0.tap
+	[ -n "${ORCA_RESULT_DIR:-}" ] && [ -r "$f" ] || return 0
+	tail -n 3 "$f" | sed "s/^/# g0's last at ${SECONDS}s: /" | tee -a "$ktap_out"
 }
 
 run_client() {
@@ -81,6 +93,8 @@ run_client() {
 			fi
 			ktap_line "# $p: client done at ${SECONDS}s"
 		else
+			# Where the server is: its last lines so far.
+			[ "${ready:-}" = no ] || server_progress
 			expect_eq "$p: client: server ready" no yes
 		fi
 		flag_set "$p-done"
