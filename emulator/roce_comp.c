@@ -150,6 +150,14 @@ static void progress(struct roce_qp *rq, uint32_t una)
 	if (roce_psn_diff(una, rq->una_psn) <= 0)
 		return;
 	roce_req_rtt_acked(rq, una, now_us());
+	/*
+	 * The early timeout's doubling ends here as well: the peer answered,
+	 * so what went unanswered was lost, not slow.  Kept until a round
+	 * trip was measured, it grew with every early retry of a lossy
+	 * wire (where go-back-N resends the timed PSN and so samples are
+	 * rare) until the early timeout reached the QP's full ~1 s timeout.
+	 */
+	rq->rto_shift = 0;
 	rq->una_psn = una & ROCE_PSN_MASK;
 	rq->retried = false;
 	rq->retry_left = rq->qp->attr.retry_cnt;

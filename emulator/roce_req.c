@@ -25,10 +25,12 @@ static uint64_t timeout_us(const struct emu_qp *qp)
 }
 
 /*
- * The early retransmission timeout (roce.h), doubled per early retry.  The
- * doubling stays until a round trip is measured again (Karn): otherwise a
- * peer slower than the timeout would see every request twice, and no
- * round trip would ever be measured.
+ * The early retransmission timeout (roce.h), doubled per early retry until
+ * the QP makes progress (roce_comp.c) or a round trip is measured.  A peer
+ * slower than the timeout on a lossy wire then sees some requests twice
+ * (harmless to any IBA responder); waiting for a measured round trip
+ * instead, which go-back-N's resends of the timed PSN make rare under
+ * loss, let the doubling reach the QP's full timeout.
  */
 uint64_t roce_req_early_rto(const struct roce_qp *rq)
 {

@@ -684,6 +684,90 @@ static void test_slow_peer(void)
 	ktap_case_end("slow_peer_early_timeout_follows_rtt");
 }
 
+/*
+ * The early timeout's doubling ends when the peer acknowledges again.  On a
+ * lossy wire go-back-N resends the PSN being timed, so round trips are
+ * rarely measured; a doubling that waited for one grew with every early
+ * retry until the early timeout met the QP's full one (~1 s with rdma_cm's
+ * timeout 18), and NVMe-oF at 5% loss spent seconds in full timeouts.
+ * Here: a round trip measured, a sequence NAK (the wire loses), a
+ * single-packet WRITE lost three times (three early retries, then
+ * progress), and another lost twice: its two early retries must come at
+ * the base timeout, not at 8x and 16x it, which the full timeout preempts.
+ */
+struct dropper {
+	struct node *n;
+	atomic_int middle;		/* WRITE MIDDLE packets to drop */
+	atomic_int only;		/* WRITE ONLY packets to drop */
+};
+
+static void dropper_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct dropper *d = ctx;
+	uint8_t op = len > 42 ? frame[42] : 0;	/* BTH after Eth, IPv4, UDP */
+
+	if ((op == ROCE_RC_WRITE_MIDDLE && atomic_load(&d->middle) > 0 &&
+	     atomic_fetch_sub(&d->middle, 1) > 0) ||
+	    (op == ROCE_RC_WRITE_ONLY && atomic_load(&d->only) > 0 &&
+	     atomic_fetch_sub(&d->only, 1) > 0))
+		return;
+	node_tx(d->n, frame, len);
+}
+
+static bool backoff_write(struct pair *p, uint32_t len, int drop_middle,
+			  int drop_only, struct dropper *d, uint64_t id)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_WRITE, id);
+	struct tsge sg = { IOVA_A, len, p->abuf.key };
+
+	buf_fill(p->na, &p->abuf, 0, len, (uint32_t)id);
+	atomic_store(&d->middle, drop_middle);
+	atomic_store(&d->only, drop_only);
+	h.remote_addr = htole64(IOVA_B);
+	h.rkey = htole32(p->bbuf.key);
+	post_send(p->na, &p->aqp, &h, &sg, 1);
+	if (!expect_cqe(p->na, &p->acq, id, ORCA_CQE_RDMA_WRITE,
+			ORCA_CQE_ST_SUCCESS, NULL))
+		return false;
+	engine_flush(p->nb->t.eng);
+	return buf_check(p->nb, &p->bbuf, 0, len, (uint32_t)id) &&
+	       atomic_load(&d->middle) <= 0 && atomic_load(&d->only) <= 0;
+}
+
+static void test_early_backoff_ends_with_progress(void)
+{
+	static struct dropper d;
+	struct roce_stats st;
+	struct pair p;
+	bool ok;
+
+	if (!pair_init_to(&p, false, 0, 3, 18)) {
+		CHECK(!"setup");
+		ktap_case_end("early_timeout_doubling_ends_with_progress");
+		return;
+	}
+	d.n = p.na;
+	engine_set_roce_tx(p.na->t.eng, dropper_tx, &d);
+	ok = backoff_write(&p, 4096, 0, 0, &d, 1) &&	/* a round trip */
+	     backoff_write(&p, 4096, 1, 0, &d, 2) &&	/* a NAKed gap */
+	     backoff_write(&p, 512, 0, 3, &d, 3) &&	/* 3 early retries */
+	     backoff_write(&p, 512, 0, 2, &d, 4);	/* 2 more */
+	CHECK(ok);
+	st = stats(p.na);
+	printf("# early retries %llu, timeouts %llu, rtt samples %llu, "
+	       "sequence NAKs received %llu\n",
+	       (unsigned long long)st.fast_retries,
+	       (unsigned long long)st.timeouts,
+	       (unsigned long long)st.rtt_samples,
+	       (unsigned long long)st.seq_naks_rx);
+	CHECK(st.rtt_samples > 0 && st.seq_naks_rx > 0);
+	CHECK(st.fast_retries >= 5);
+	/* Before: the last WRITE's second retry was the full timeout. */
+	CHECK(st.timeouts == 0);
+	pair_fini(&p);
+	ktap_case_end("early_timeout_doubling_ends_with_progress");
+}
+
 static void test_remote_access_errors(void)
 {
 	struct pair p;
@@ -1782,13 +1866,14 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(19);
+	ktap_plan(20);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
 	test_loss();
 	test_lossy_128k();
 	test_slow_peer();
+	test_early_backoff_ends_with_progress();
 	test_remote_access_errors();
 	test_local_errors();
 	test_rnr();
