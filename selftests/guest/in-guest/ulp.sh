@@ -84,7 +84,7 @@ run_client() {
 		ready=no
 	fi
 	for p in "${protos[@]}"; do
-		if [ "${ready:-}" != no ] && flag_wait 300 "$p-ready" "$p-failed"; then
+		if [ "${ready:-}" != no ] && flag_wait 600 "$p-ready" "$p-failed"; then
 			ktap_line "# $p: client starts at ${SECONDS}s"
 			if [ "$mode" = removal ]; then
 				ulp_removal_client "$p" "$server_addr"
