@@ -54,7 +54,7 @@ run_server() {
 		else
 			flag_set "$p-failed"
 		fi
-		ktap_line "# $p: server up at ${SECONDS}s"
+		ktap_line "# $p: server set up (ready or failed) at ${SECONDS}s"
 		if [ "$mode" = removal ]; then
 			ulp_removal_server "$p"
 		else
