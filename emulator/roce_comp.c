@@ -147,9 +147,13 @@ again:
 /* Progress: una moves forward, the retry budget and timer restart. */
 static void progress(struct roce_qp *rq, uint32_t una)
 {
+	uint64_t now;
+
 	if (roce_psn_diff(una, rq->una_psn) <= 0)
 		return;
-	roce_req_rtt_acked(rq, una, now_us());
+	now = now_us();
+	roce_req_rtt_acked(rq, una, now);
+	roce_req_acked(rq, (uint32_t)roce_psn_diff(una, rq->una_psn), now);
 	/*
 	 * The early timeout's doubling ends here as well: the peer answered,
 	 * so what went unanswered was lost, not slow.  Kept until a round

@@ -55,7 +55,7 @@ void roce_dev_destroy(struct orca_engine *eng)
 	if (!dev)
 		return;
 	if (dev->st.tx_frames || dev->st.rx_frames)
-		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu (after RNR NAKs %llu) timeouts %llu early %llu (rtt samples %llu) rx queue full %llu",
+		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu (after RNR NAKs %llu) timeouts %llu early %llu (rtt samples %llu) send windows cut %llu rx queue full %llu",
 			(unsigned long long)dev->st.tx_frames,
 			(unsigned long long)dev->st.rx_frames,
 			(unsigned long long)dev->st.loopback,
@@ -64,6 +64,7 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.timeouts,
 			(unsigned long long)dev->st.fast_retries,
 			(unsigned long long)dev->st.rtt_samples,
+			(unsigned long long)dev->st.cwnd_cuts,
 			(unsigned long long)dev->st.rxq_full);
 	if (dev->st.rx_frames)
 		eng_log("roce: rx dropped: no QP %llu, QP state %llu, bad packet %llu, Q_Key %llu, no receive WQE %llu, too big %llu, response to nothing outstanding %llu",
@@ -553,6 +554,7 @@ static void start_requester(struct roce_qp *rq)
 	uint32_t psn = le32toh(a->sq_psn) & ROCE_PSN_MASK;
 
 	rq->snd_psn = rq->una_psn = rq->max_sent_psn = psn;
+	roce_req_window_init(rq);
 	rq->rtt_start = 0;
 	rq->srtt_us = rq->rttvar_us = 0;
 	rq->rto_shift = 0;

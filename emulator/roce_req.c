@@ -46,10 +46,89 @@ bool roce_wire_lossy(const struct roce_dev *dev, uint64_t now)
 	return dev->loss_us && now - dev->loss_us < ROCE_LOSSY_US;
 }
 
+void roce_req_window_init(struct roce_qp *rq)
+{
+	rq->cwnd = rq->ssthresh = ROCE_MAX_INFLIGHT;
+	rq->cwnd_acked = 0;
+	rq->recover_psn = rq->snd_psn;
+}
+
+/*
+ * Halves the send window, once per window: the losses of packets that
+ * were in flight when it was last cut are the same loss event (go-back-N
+ * has not resent them yet, or a burst took several).
+ */
+static void cut_window(struct roce_qp *rq)
+{
+	if (roce_psn_diff(rq->una_psn, rq->recover_psn) < 0)
+		return;
+	rq->ssthresh = rq->cwnd / 2 > ROCE_CWND_MIN ? rq->cwnd / 2 :
+						     ROCE_CWND_MIN;
+	rq->cwnd = rq->ssthresh;
+	rq->cwnd_acked = 0;
+	rq->recover_psn = rq->max_sent_psn;
+	rq->dev->st.cwnd_cuts++;
+}
+
 void roce_req_loss(struct roce_qp *rq)
 {
 	rq->dev->loss_us = now_us();
 	rq->dev->st.losses++;
+	cut_window(rq);
+}
+
+void roce_req_acked(struct roce_qp *rq, uint32_t n, uint64_t now)
+{
+	if (rq->cwnd >= ROCE_MAX_INFLIGHT)
+		return;
+	/* The wire stopped losing (roce.h: ROCE_LOSSY_US): full window. */
+	if (!roce_wire_lossy(rq->dev, now)) {
+		roce_req_window_init(rq);
+		return;
+	}
+	if (rq->cwnd < rq->ssthresh) {
+		rq->cwnd += n;
+		if (rq->cwnd > rq->ssthresh)
+			rq->cwnd = rq->ssthresh;
+		return;
+	}
+	rq->cwnd_acked += n;
+	while (rq->cwnd_acked >= rq->cwnd && rq->cwnd < ROCE_MAX_INFLIGHT) {
+		rq->cwnd_acked -= rq->cwnd;
+		rq->cwnd++;
+	}
+}
+
+/*
+ * PSN @psn may not go out yet: too many PSNs unacknowledged.  The send
+ * window (roce.h) bounds SEND and WRITE packets, the ones go-back-N sends
+ * again; a READ or atomic request is one packet whatever the PSNs its
+ * responses take, a READ response gap is asked again for that READ alone
+ * (roce_comp.c), so those keep the fixed ROCE_MAX_INFLIGHT.
+ */
+static bool window_full(const struct roce_qp *rq, uint32_t psn, bool request)
+{
+	return roce_psn_diff(psn, rq->una_psn) >=
+	       (int32_t)(request ? ROCE_MAX_INFLIGHT : rq->cwnd);
+}
+
+/*
+ * AckReq on a packet of a message (index @i of it, PSN @psn): on the last,
+ * at least every ROCE_ACK_REQ_EVERY packets, and, for a small window, on
+ * every half window and on the packet that fills it, so the ACKs that
+ * open it again are on their way before the window stops the QP.
+ */
+static bool want_ack_req(const struct roce_qp *rq, uint32_t i, uint32_t psn,
+			 bool last)
+{
+	uint32_t every = rq->cwnd / 2;
+
+	if (every > ROCE_ACK_REQ_EVERY)
+		every = ROCE_ACK_REQ_EVERY;
+	if (!every)
+		every = 1;
+	return last || i % every == every - 1 ||
+	       roce_psn_diff(psn, rq->una_psn) + 1 >= (int32_t)rq->cwnd;
 }
 
 /* una moved: a round trip ends if the PSN being timed is acknowledged. */
@@ -107,6 +186,7 @@ bool roce_req_early_retry(struct roce_qp *rq, uint64_t now)
 		return false;
 	if (rq->rto_shift < 16)
 		rq->rto_shift++;
+	cut_window(rq);
 	next = now + roce_req_early_rto(rq);
 	rq->retry_deadline = next < rq->retry_full ? next : rq->retry_full;
 	roce_req_rewind(rq, rq->una_psn);
@@ -382,7 +462,7 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 	switch (w->opcode) {
 	case ORCA_WQE_RDMA_READ:
 		psn = w->rd_next;
-		if (roce_psn_diff(psn, rq->una_psn) >= ROCE_MAX_INFLIGHT)
+		if (window_full(rq, psn, true))
 			return TX_WINDOW;
 		i = (psn - w->first_psn) & ROCE_PSN_MASK;
 		pkt.opcode = ROCE_RC_READ_REQ;
@@ -396,7 +476,7 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 	case ORCA_WQE_ATOMIC_CS:
 	case ORCA_WQE_ATOMIC_FA:
 		psn = w->first_psn;
-		if (roce_psn_diff(psn, rq->una_psn) >= ROCE_MAX_INFLIGHT)
+		if (window_full(rq, psn, true))
 			return TX_WINDOW;
 		pkt.psn = psn;
 		pkt.ack_req = true;
@@ -415,14 +495,13 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 	default:	/* SEND*, RDMA_WRITE* */
 		i = rq->next_off / mtu;
 		psn = (w->first_psn + i) & ROCE_PSN_MASK;
-		if (roce_psn_diff(psn, rq->una_psn) >= ROCE_MAX_INFLIGHT)
+		if (window_full(rq, psn, false))
 			return TX_WINDOW;
 		first = i == 0;
 		last = i + 1 >= w->npsn;
 		pkt.psn = psn;
 		pkt.paylen = last ? w->len - rq->next_off : mtu;
-		pkt.ack_req = last || (i % ROCE_ACK_REQ_EVERY) ==
-				      ROCE_ACK_REQ_EVERY - 1;
+		pkt.ack_req = want_ack_req(rq, i, psn, last);
 		pkt.solicited = last && (w->flags & ORCA_WQE_F_SOLICITED);
 		if (w->opcode <= ORCA_WQE_SEND_INV) {
 			pkt.opcode = send_opcode(w, first, last);

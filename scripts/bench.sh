@@ -22,7 +22,8 @@
 #   not run);
 # - native, no guests, once per run: two engines over the real wire
 #   (orca-wire, shared memory), 64 KiB and 64 B RDMA WRITEs, against this
-#   host's memcpy (selftests/emulator/bench_native.c); the 64 B depth-1
+#   host's memcpy (selftests/emulator/bench_native.c), and the same on a
+#   wire that drops and reorders 5% of the frames; the 64 B depth-1
 #   message rate with 1 QP and with 65536 QPs open and traffic on 4
 #   (bench_engine.c); ICRC throughput (bench_icrc.c, log only);
 # - retransmissions on the loss-free wire: request packets the adapters
@@ -279,6 +280,22 @@ run_native() {
 	record retransmissions - "native, orca-wire" "packets sent again" "$rt" \
 		packets "${why:-in $(kv "$dir/native.log" "bench-native what=retransmits" msgs) messages ($(kv "$dir/native.log" "bench-native what=retransmits" early) early retries, $(kv "$dir/native.log" "bench-native what=retransmits" timeouts) timeouts; $(kv "$dir/native.log" "bench-native what=retransmits" dropped) frames dropped)}"
 
+	# The same engines on a wire that drops and reorders 5% of the frames
+	# (what 61-nvmeof-orca-lossy does): what loss recovery costs.
+	emulator/build/bench_native -l 5 >"$dir/lossy.log" 2>&1 ||
+		echo "bench_native -l 5 failed (exit $?)" >>"$dir/lossy.log"
+	why=$([ -n "$(kv "$dir/lossy.log" "bench-native what=lossy-write64k" mibs)" ] ||
+		tail -n 1 "$dir/lossy.log")
+	v="2 engines, orca-wire, 5% loss"
+	note="$(kv "$dir/lossy.log" "bench-native what=lossy-write64k" msg_rate) msg/s, 16 outstanding; $(kv "$dir/lossy.log" "bench-native what=lossy-retransmits" count) packets sent again in $(kv "$dir/lossy.log" "bench-native what=lossy-retransmits" msgs) messages"
+	record native - "$v" "64 KiB WRITE" \
+		"$(kv "$dir/lossy.log" "bench-native what=lossy-write64k" mibs)" \
+		MiB/s "${why:-$note}"
+	note="$(kv "$dir/lossy.log" "bench-native what=lossy-write64" msg_rate) msg/s, 16 outstanding"
+	record native - "$v" "64 B WRITE" \
+		"$(kv "$dir/lossy.log" "bench-native what=lossy-write64" mibs)" \
+		MiB/s "${why:-$note}"
+
 	emulator/build/bench_engine -q 65536 -a 4 >"$dir/engine.log" 2>&1 ||
 		echo "bench_engine failed (exit $?)" >>"$dir/engine.log"
 	why=$(grep -q '^bench-engine-ratio' "$dir/engine.log" ||
@@ -293,7 +310,7 @@ run_native() {
 
 	emulator/build/bench_icrc >"$dir/icrc.log" 2>&1 ||
 		echo "bench_icrc failed (exit $?)" >>"$dir/icrc.log"
-	cat "$dir/native.log"
+	cat "$dir/native.log" "$dir/lossy.log"
 	grep -v '^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] ' "$dir/engine.log"
 }
 

@@ -12,11 +12,16 @@
  *     way out and once on the way in);
  *   - request packets both engines sent again on this loss-free wire
  *     (after early retries or timeouts), and frames the ports dropped.
+ * With -l PCT the switch drops and reorders PCT% of the frames on purpose
+ * (orca-wire --drop-pct --reorder-pct, fixed seed), what the lossy NVMe-oF
+ * test does: the same WRITEs show what loss recovery costs, and the
+ * packets sent again are the price of go-back-N.  The lines then say
+ * what=lossy-write64k, lossy-write64, lossy-retransmits (with pct=PCT).
  * Built by the emulator Makefile without sanitizers; not a test.  For
  * scripts/bench.sh it prints one line per figure:
  *   bench-native what=NAME key=value ...
  *
- *   bench_native [-d DEPTH] [-s SECONDS] [-w ORCA_WIRE]
+ *   bench_native [-d DEPTH] [-l PCT] [-s SECONDS] [-w ORCA_WIRE]
  */
 #include <libgen.h>
 #include <limits.h>
@@ -183,6 +188,9 @@ int main(int argc, char **argv)
 {
 	char wire_bin[PATH_MAX], exe[PATH_MAX], dir[64], sw[128] = "";
 	char nic[2][128] = { "" }, peer[2][128], wire[2][128] = { "" };
+	char pct_arg[16] = "0";
+	const char *pfx = "";
+	unsigned int loss_pct = 0;
 	struct node *nodes[2] = { &a, &b };
 	unsigned int depth = 16, up = 0;
 	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
@@ -196,10 +204,13 @@ int main(int argc, char **argv)
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n < 0 ? 0 : n] = 0;
 	snprintf(wire_bin, sizeof(wire_bin), "%s/orca-wire", dirname(exe));
-	while ((opt = getopt(argc, argv, "d:s:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:l:s:w:")) != -1) {
 		switch (opt) {
 		case 'd':
 			depth = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			loss_pct = strtoul(optarg, NULL, 0);
 			break;
 		case 's':
 			secs = strtod(optarg, NULL);
@@ -208,21 +219,30 @@ int main(int argc, char **argv)
 			snprintf(wire_bin, sizeof(wire_bin), "%s", optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEPTH] [-s SECONDS] [-w ORCA_WIRE]\n",
+			fprintf(stderr, "usage: %s [-d DEPTH] [-l PCT] [-s SECONDS] [-w ORCA_WIRE]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (!depth || depth > 64 || secs <= 0)
+	if (!depth || depth > 64 || secs <= 0 || loss_pct > 50)
 		return 2;
+	snprintf(pct_arg, sizeof(pct_arg), "%u", loss_pct);
+	if (loss_pct)
+		pfx = "lossy-";
 	snprintf(dir, sizeof(dir), "/tmp/orca-bench-native.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(sw, sizeof(sw), "%s/switch", dir);
 	pid = fork();
 	if (pid == 0) {
-		execl(wire_bin, wire_bin, "--socket", sw, "--log", "/dev/null",
-		      (char *)NULL);
+		if (loss_pct)
+			execl(wire_bin, wire_bin, "--socket", sw, "--log",
+			      "/dev/null", "--drop-pct", pct_arg,
+			      "--reorder-pct", pct_arg, "--seed", "11",
+			      (char *)NULL);
+		else
+			execl(wire_bin, wire_bin, "--socket", sw, "--log",
+			      "/dev/null", (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500 && stat(sw, &st); i++)
@@ -290,25 +310,30 @@ int main(int argc, char **argv)
 		port_get_stats(port[i], &ps);
 		dropped += ps.dropped;
 	}
-	printf("two engines over orca-wire (shared memory), RC, path MTU 1024, %u WRITEs outstanding, %.0f s each:\n",
+	printf("two engines over orca-wire (shared memory, %s), RC, path MTU 1024, %u WRITEs outstanding, %.0f s each:\n",
+	       loss_pct ? "dropping and reordering frames" : "loss-free",
 	       depth, secs);
+	if (loss_pct)
+		printf("  the switch drops and reorders %u%% of the frames\n",
+		       loss_pct);
 	printf("  64 KiB WRITE: %.1f MiB/s (%llu messages)\n",
 	       big * BIG / (1 << 20), (unsigned long long)n_big);
 	printf("  64 B WRITE:   %.0f messages/s (%llu messages)\n", small,
 	       (unsigned long long)n_small);
 	printf("  memcpy, 64 KiB blocks: %.1f MiB/s\n", copy);
-	printf("  sent again on the loss-free wire: %llu packets (%llu early retries, %llu timeouts); frames dropped: %llu\n",
+	printf("  sent again: %llu packets (%llu early retries, %llu timeouts); frames the ports dropped: %llu\n",
 	       (unsigned long long)again, (unsigned long long)early,
 	       (unsigned long long)timeouts, (unsigned long long)dropped);
-	printf("bench-native what=write64k depth=%u msgs=%llu msg_rate=%.0f mibs=%.1f\n",
-	       depth, (unsigned long long)n_big, big, big * BIG / (1 << 20));
-	printf("bench-native what=write64 depth=%u msgs=%llu msg_rate=%.0f mibs=%.2f\n",
-	       depth, (unsigned long long)n_small, small,
+	printf("bench-native what=%swrite64k pct=%u depth=%u msgs=%llu msg_rate=%.0f mibs=%.1f\n",
+	       pfx, loss_pct, depth, (unsigned long long)n_big, big,
+	       big * BIG / (1 << 20));
+	printf("bench-native what=%swrite64 pct=%u depth=%u msgs=%llu msg_rate=%.0f mibs=%.2f\n",
+	       pfx, loss_pct, depth, (unsigned long long)n_small, small,
 	       small * SMALL / (1 << 20));
 	printf("bench-native what=memcpy64k mibs=%.1f\n", copy);
-	printf("bench-native what=retransmits count=%llu early=%llu timeouts=%llu dropped=%llu msgs=%llu\n",
-	       (unsigned long long)again, (unsigned long long)early,
-	       (unsigned long long)timeouts,
+	printf("bench-native what=%sretransmits pct=%u count=%llu early=%llu timeouts=%llu dropped=%llu msgs=%llu\n",
+	       pfx, loss_pct, (unsigned long long)again,
+	       (unsigned long long)early, (unsigned long long)timeouts,
 	       (unsigned long long)dropped,
 	       (unsigned long long)(n_big + n_small));
 	rc = 0;

@@ -521,6 +521,73 @@ static void test_lossy_128k(void)
 }
 
 /*
+ * Go-back-N's cost on a lossy wire: every loss resends what was in flight
+ * after it.  32 WRITEs of 64 KiB (2048 packets at MTU 1024), 8 outstanding,
+ * 5% of the frames lost both ways: with the full 128-packet window the
+ * requester sent each packet about 4-5 times more (10,000 packets again);
+ * a window that halves on loss must keep that below one resend per packet
+ * delivered, and the data must still arrive intact.
+ */
+#define WINDOW_LEN	(64u << 10)
+#define WINDOW_MSGS	32
+#define WINDOW_DEPTH	8
+
+static void test_window_halves_on_loss(void)
+{
+	struct roce_stats sa;
+	struct pair p;
+	unsigned int posted = 0, done = 0;
+	bool ok = true;
+	uint32_t pkts = WINDOW_MSGS * (WINDOW_LEN / 1024);
+
+	if (!pair_init_to(&p, false, 5, 3, 18)) {
+		CHECK(!"setup");
+		ktap_case_end("go_back_n_window_halves_on_loss");
+		return;
+	}
+	for (unsigned int i = 0; i < WINDOW_DEPTH; i++)
+		buf_fill(p.na, &p.abuf, (uint64_t)i * WINDOW_LEN, WINDOW_LEN,
+			 1000 + i);
+	while (done < WINDOW_MSGS && ok) {
+		while (posted < WINDOW_MSGS && posted - done < WINDOW_DEPTH) {
+			uint64_t off = (uint64_t)(posted % WINDOW_DEPTH) *
+				       WINDOW_LEN;
+			struct orca_send_wqe_hdr h =
+				wqe(ORCA_WQE_RDMA_WRITE, posted);
+			struct tsge sg = { IOVA_A + off, WINDOW_LEN,
+					   p.abuf.key };
+
+			h.remote_addr = htole64(IOVA_B + off);
+			h.rkey = htole32(p.bbuf.key);
+			post_send(p.na, &p.aqp, &h, &sg, 1);
+			posted++;
+		}
+		ok = expect_cqe(p.na, &p.acq, done, ORCA_CQE_RDMA_WRITE,
+				ORCA_CQE_ST_SUCCESS, NULL);
+		done++;
+	}
+	CHECK(ok);
+	engine_flush(p.nb->t.eng);
+	for (unsigned int i = 0; i < WINDOW_DEPTH && ok; i++)
+		CHECK(buf_check(p.nb, &p.bbuf, (uint64_t)i * WINDOW_LEN,
+				WINDOW_LEN, 1000 + i));
+	sa = stats(p.na);
+	printf("# %u packets in %u WRITEs: dropped %lu+%lu frames; sent again "
+	       "%llu, windows cut %llu, early retries %llu, timeouts %llu\n",
+	       pkts, WINDOW_MSGS, atomic_load(&p.na->dropped),
+	       atomic_load(&p.nb->dropped),
+	       (unsigned long long)sa.retransmits,
+	       (unsigned long long)sa.cwnd_cuts,
+	       (unsigned long long)sa.fast_retries,
+	       (unsigned long long)sa.timeouts);
+	CHECK(atomic_load(&p.na->dropped) > 0);
+	CHECK(sa.cwnd_cuts > 0);
+	CHECK(sa.retransmits < pkts);
+	pair_fini(&p);
+	ktap_case_end("go_back_n_window_halves_on_loss");
+}
+
+/*
  * A slow but loss-free peer: every frame arrives DELAY_MS after it was
  * sent (a loaded host, a busy Soft-RoCE), a round trip of 2 * DELAY_MS,
  * well above the 10 ms early retransmission timeout we once had.  The
@@ -1866,12 +1933,13 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(20);
+	ktap_plan(21);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
 	test_loss();
 	test_lossy_128k();
+	test_window_halves_on_loss();
 	test_slow_peer();
 	test_early_backoff_ends_with_progress();
 	test_remote_access_errors();

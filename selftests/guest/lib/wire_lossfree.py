@@ -52,7 +52,8 @@ def check_emu(name, text, rxe_peer, bad, notes):
     m = last_match(text, r'roce: tx (\d+) rx (\d+) loopback (\d+) '
                    r'retransmits (\d+) \(after RNR NAKs (\d+)\) '
                    r'timeouts (\d+) early (\d+) '
-                   r'\(rtt samples (\d+)\) rx queue full (\d+)')
+                   r'\(rtt samples (\d+)\) send windows cut (\d+) '
+                   r'rx queue full (\d+)')
     if not m:
         # The emulator logs that line only if it sent or received a
         # RoCE frame (emulator/roce_qp.c).
@@ -61,7 +62,7 @@ def check_emu(name, text, rxe_peer, bad, notes):
             return
         bad.append(f'{name}: no RoCE counters at exit')
         return
-    tx, rx, _lo, retr, rnr, tmo, early, _rtt, rxq = ints(m)
+    tx, rx, _lo, retr, rnr, tmo, early, _rtt, cuts, rxq = ints(m)
     notes.append(f'{name}: tx {tx} rx {rx} retransmits {retr} (after RNR '
                  f'NAKs {rnr}, not counted) timeouts {tmo} early {early} '
                  f'rx queue full {rxq}')
@@ -70,6 +71,7 @@ def check_emu(name, text, rxe_peer, bad, notes):
         notes.append(f'{name}: longest round trip {m.group(1)} us')
     for what, v in (('retransmits', retr - rnr), ('retry timeouts', tmo),
                     ('early retransmissions', early),
+                    ('send windows cut', cuts),
                     ('rx queue full drops', rxq)):
         if v:
             bad.append(f'{name}: {what} {v}')
