@@ -205,6 +205,9 @@ initrd=$("$here/guest-initramfs.sh") || { log "initramfs build failed"; exit 1; 
 # The command, as a script on the work share (bash: %q quoting).
 {
 	echo "#!/bin/bash"
+	# The guests' own waits (flag_wait, wait_for) stretch with the run's.
+	[ -n "${ORCA_TIMEOUT_SCALE:-}" ] &&
+		echo "export ORCA_TIMEOUT_SCALE=$ORCA_TIMEOUT_SCALE"
 	printf '%q ' "$@"
 	echo
 } >"$out/cmd.sh"

@@ -68,8 +68,10 @@ expect_eq() {
 	fi
 }
 
+# ORCA_TIMEOUT_SCALE (make check-debug: a debug kernel is slower) stretches
+# every wait of wait_for and flag_wait, as run-guests.sh stretches the run.
 wait_for() {
-	local secs=$1 i; shift
+	local secs=$(($1 * ${ORCA_TIMEOUT_SCALE:-1})) i; shift
 	for i in $(seq $((secs * 5))); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.2
@@ -89,7 +91,7 @@ barrier() {
 # waiting guest shares the host's CPUs with the one being measured.
 flag_set() { : >"${ORCA_RUN_DIR:?}/flag-$1"; }
 flag_wait() {	# flag_wait SECS NAME [NAME...]: wait for any; 0 iff the first
-	local secs=$1 fifo=/tmp/.flag-wait.$$ fd i f
+	local secs=$(($1 * ${ORCA_TIMEOUT_SCALE:-1})) fifo=/tmp/.flag-wait.$$ fd i f
 	shift
 	[ -p "$fifo" ] || mkfifo "$fifo" || return 1
 	exec {fd}<>"$fifo"
