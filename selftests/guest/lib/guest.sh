@@ -31,9 +31,13 @@ ktap_fail=0
 
 ktap_line() { echo "$*" >>"$ktap_out"; echo "$*"; }
 
+# A step that took 20 s or more says so ("# took N s: NAME"), so the logs
+# of make check show where a slow test spends its time under TCG.
 ok_if() {
-	local name=$1 out rc; shift
+	local name=$1 out rc t0=$SECONDS; shift
 	out=$("$@" 2>&1); rc=$?
+	[ $((SECONDS - t0)) -ge 20 ] &&
+		echo "# took $((SECONDS - t0)) s: $name" >>"$ktap_out"
 	if [ $rc = 0 ]; then
 		ktap_line "ok $name"
 	else
