@@ -83,6 +83,85 @@ wait_for() {
 	"$@"
 }
 
+# The PIDs of process @1 and all its descendants.
+descendants() {
+	local p
+	echo "$1"
+	for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		descendants "$p"
+	done
+}
+
+# bounded SECS CMD...: CMD's exit status, or 124 if it still runs after SECS
+# (stretched by ORCA_TIMEOUT_SCALE).  Then the kernel stack of every
+# process it left, the busiest tasks and the blocked ones (sysrq w) go to
+# the test's log as "#" lines, and CMD is left running: a module unload
+# that never returns shows where it is stuck instead of holding the test
+# until the run's own timeout kills the guest with nothing logged.
+bounded() {
+	local secs=$(($1 * ${ORCA_TIMEOUT_SCALE:-1})) pid i p rc
+	local log=/tmp/.bounded.$$.$RANDOM
+	shift
+	# Not into the caller's stdout: a command substitution around us
+	# (ok_if) would wait for a command left running to close it.
+	"$@" >"$log" 2>&1 </dev/null &
+	pid=$!
+	for ((i = 0; i < secs * 5; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			rc=$?
+			cat "$log"
+			rm -f "$log"
+			return $rc
+		fi
+		sleep 0.2
+	done
+	cat "$log"
+	{
+		echo "still running after $secs s: $*"
+		for p in $(descendants "$pid"); do
+			[ -r "/proc/$p/stat" ] || continue
+			echo "pid $p $(awk '{ print $3 }' "/proc/$p/stat"): $(tr '\0' ' ' <"/proc/$p/cmdline")"
+			sed 's/^/    /' "/proc/$p/stack"
+		done
+		echo "busiest tasks:"
+		ps -eo pid,stat,time,comm --sort=-time | head -n 8
+		echo w >/proc/sysrq-trigger
+		sleep 1
+		dmesg | tail -n 80
+	} 2>&1 | sed 's/^/# /' >>"$ktap_out"
+	return 124
+}
+
+# unload_modules SECS MODULE...: modprobe -r until it works, for up to SECS
+# of wall time (stretched by ORCA_TIMEOUT_SCALE).  If the modules stay in
+# use, what holds them goes to the test's log as "#" lines: their reference
+# counts and holders, the RDMA resources still there, the blocked tasks.
+unload_modules() {
+	local secs=$(($1 * ${ORCA_TIMEOUT_SCALE:-1})) end m
+	shift
+	end=$((SECONDS + secs))
+	until modprobe -r "$@" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			{
+				echo "modprobe -r $* still fails after $secs s"
+				modprobe -r "$@"
+				for m in "$@"; do
+					[ -d "/sys/module/$m" ] || continue
+					echo "$m: refcnt $(cat "/sys/module/$m/refcnt" 2>/dev/null), holders: $(ls "/sys/module/$m/holders" 2>/dev/null | tr '\n' ' ')"
+				done
+				rdma resource show qp
+				rdma resource show cm_id
+				echo w >/proc/sysrq-trigger
+				sleep 1
+				dmesg | tail -n 60
+			} 2>&1 | sed 's/^/# /' >>"$ktap_out"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
 barrier() {
 	local dir=${ORCA_RUN_DIR:?}/barrier-$1
 	mkdir -p "$dir" && touch "$dir/g$gi"

@@ -27,7 +27,7 @@ lio_unload() {
 	local backends
 	backends=$(lsmod | awk '/^target_core_/ && $1 != "target_core_mod" { print $1 }')
 	# shellcheck disable=SC2086
-	wait_for 10 modprobe -r $backends target_core_mod && return 0
+	bounded 300 unload_modules 60 $backends target_core_mod && return 0
 	lsmod | grep -E '^Module|target'
 	return 1
 }

@@ -61,7 +61,7 @@ iser_server_up() {
 iser_server_down() {
 	ok_if "iser: server: configfs entries removed" iser_unconfigure "$server_addr"
 	ok_if "iser: server: ib_isert and iscsi_target_mod unload" \
-		wait_for 20 modprobe -r ib_isert iscsi_target_mod
+		bounded 300 unload_modules 60 ib_isert iscsi_target_mod
 	ok_if "iser: server: target_core_mod unloads" lio_unload
 }
 
@@ -127,7 +127,7 @@ iser_client_test() {
 	# shellcheck disable=SC2086
 	iscsiadm $n -o delete
 	pkill -x iscsid
-	ok_if "iser: client: ib_iser unloads" wait_for 20 modprobe -r ib_iser
+	ok_if "iser: client: ib_iser unloads" bounded 300 unload_modules 60 ib_iser
 }
 
 # --- device removal (in-guest/ulp.sh removal) ---------------------------

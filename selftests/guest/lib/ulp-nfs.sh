@@ -42,7 +42,7 @@ nfs_server_down() {
 	umount /run/rpc_pipefs 2>/dev/null
 	umount /proc/fs/nfsd 2>/dev/null
 	ok_if "nfs: server: nfsd and rpcrdma unload" \
-		wait_for 20 modprobe -r nfsd rpcrdma
+		bounded 300 unload_modules 60 nfsd rpcrdma
 }
 
 # nfs_mount VERS SERVER_ADDR DIR
@@ -85,7 +85,7 @@ nfs_client_test() {
 		rm -f "$fio_file"
 		ok_if "nfs: client: v$v unmount" timeout 60 umount "$dir"
 	done
-	ok_if "nfs: client: rpcrdma unloads" wait_for 20 modprobe -r rpcrdma
+	ok_if "nfs: client: rpcrdma unloads" bounded 300 unload_modules 60 rpcrdma
 }
 
 # --- device removal (in-guest/ulp.sh removal) ---------------------------

@@ -77,7 +77,7 @@ srp_server_up() {
 
 srp_server_down() {
 	ok_if "srp: server: configfs entries removed" srp_unconfigure "$client_addr"
-	ok_if "srp: server: ib_srpt unloads" wait_for 20 modprobe -r ib_srpt
+	ok_if "srp: server: ib_srpt unloads" bounded 300 unload_modules 60 ib_srpt
 	ok_if "srp: server: target_core_mod unloads" lio_unload
 }
 
@@ -126,7 +126,7 @@ srp_client_test() {
 		--iodepth=4 --verify=crc32c --verify_fatal=1
 	ulp_bench_jobs srp
 	ok_if "srp: client: remote port deleted, disk gone" srp_logout
-	ok_if "srp: client: ib_srp unloads" wait_for 20 modprobe -r ib_srp
+	ok_if "srp: client: ib_srp unloads" bounded 300 unload_modules 60 ib_srp
 }
 
 # --- device removal (in-guest/ulp.sh removal) ---------------------------
