@@ -48,10 +48,9 @@
  * the requester sent each packet 4-5 times more (test_roce_transport's
  * go_back_n_window_halves_on_loss).  Each QP keeps a window that halves on
  * a loss (once per window of packets in flight when it was seen) and grows
- * back as ACKs come in: by one packet per packet acknowledged up to the
- * threshold of the last cut, then by one packet per window acknowledged
- * (Reno's slow start and congestion avoidance, RFC 5681; still go-back-N
- * on the wire, so rxe interoperates).  It bounds SEND and WRITE packets:
+ * back by one packet per window of packets acknowledged (Reno's
+ * multiplicative decrease and additive increase, RFC 5681's congestion
+ * avoidance; still go-back-N on the wire, so rxe interoperates).  It bounds SEND and WRITE packets:
  * READ responses are the peer's, and a gap in them is asked again for that
  * READ alone.  It does not go below ROCE_CWND_MIN:
  * a loss here is random, not congestion, and a window of 2 starved the
@@ -338,7 +337,6 @@ struct roce_qp {
 	uint64_t retry_full;		/* us: the QP's own timeout */
 	uint8_t rto_shift;		/* early timeout doublings (Karn) */
 	uint32_t cwnd;			/* send window, packets (roce.h) */
-	uint32_t ssthresh;		/* slow start up to here */
 	uint32_t cwnd_acked;		/* acked towards the next increment */
 	uint32_t recover_psn;		/* losses before it: window cut already */
 	uint32_t rtt_psn;		/* the PSN being timed ... */

@@ -48,7 +48,7 @@ bool roce_wire_lossy(const struct roce_dev *dev, uint64_t now)
 
 void roce_req_window_init(struct roce_qp *rq)
 {
-	rq->cwnd = rq->ssthresh = ROCE_MAX_INFLIGHT;
+	rq->cwnd = ROCE_MAX_INFLIGHT;
 	rq->cwnd_acked = 0;
 	rq->recover_psn = rq->snd_psn;
 }
@@ -62,9 +62,7 @@ static void cut_window(struct roce_qp *rq)
 {
 	if (roce_psn_diff(rq->una_psn, rq->recover_psn) < 0)
 		return;
-	rq->ssthresh = rq->cwnd / 2 > ROCE_CWND_MIN ? rq->cwnd / 2 :
-						     ROCE_CWND_MIN;
-	rq->cwnd = rq->ssthresh;
+	rq->cwnd = rq->cwnd / 2 > ROCE_CWND_MIN ? rq->cwnd / 2 : ROCE_CWND_MIN;
 	rq->cwnd_acked = 0;
 	rq->recover_psn = rq->max_sent_psn;
 	rq->dev->st.cwnd_cuts++;
@@ -84,12 +82,6 @@ void roce_req_acked(struct roce_qp *rq, uint32_t n, uint64_t now)
 	/* The wire stopped losing (roce.h: ROCE_LOSSY_US): full window. */
 	if (!roce_wire_lossy(rq->dev, now)) {
 		roce_req_window_init(rq);
-		return;
-	}
-	if (rq->cwnd < rq->ssthresh) {
-		rq->cwnd += n;
-		if (rq->cwnd > rq->ssthresh)
-			rq->cwnd = rq->ssthresh;
 		return;
 	}
 	rq->cwnd_acked += n;
