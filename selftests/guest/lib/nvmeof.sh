@@ -19,10 +19,15 @@
 # /dev/ram0 that any host may use.  More: guest I's host gets a subsystem of
 # its own, $nvmeof_nqn-g<I> on /dev/ram<I-1>, that only guest I's host NQN
 # may connect to, so that no two hosts ever write the same blocks.
+#
+# nvmeof_ctrl_loss_tmo=SECS (default 20): how long a host whose transport
+# broke keeps reconnecting (every 2 s) before it fails the I/O and deletes
+# the controller.
 
 nvmeof_nqn=nqn.2026-11.org.orca:nvmeof-test
 nvmeof_port=4420
 nvmeof_hosts=${nvmeof_hosts:-1}
+nvmeof_ctrl_loss_tmo=${nvmeof_ctrl_loss_tmo:-20}
 # A host's identity, fixed so that the target's logs are comparable.
 nvmeof_hostid_of() { printf '0dca0000-0000-4000-8000-%012d' "$1"; }
 nvmeof_hostnqn_of() { echo "nqn.2014-08.org.nvmexpress:uuid:$(nvmeof_hostid_of "$1")"; }
@@ -167,7 +172,7 @@ nvme_connect_retry() {
 	for i in 1 2 3 4 5; do
 		timeout 40 nvme connect -t rdma -a "$addr" -s "$nvmeof_port" \
 			-n "$nvmeof_subnqn" --hostnqn="$nvmeof_hostnqn" \
-			--hostid="$nvmeof_hostid" --ctrl-loss-tmo=20 \
+			--hostid="$nvmeof_hostid" --ctrl-loss-tmo="$nvmeof_ctrl_loss_tmo" \
 			--reconnect-delay=2 && return 0
 		echo "nvme connect attempt $i failed after $((SECONDS - start)) s"
 		[ $((SECONDS - start + 40)) -le 90 ] || break
