@@ -101,18 +101,12 @@ why_failed() {
 }
 
 # record_resent PAIRING WHAT DIR: request packets the run's adapters sent
-# again on the loss-free wire, from the emulators' exit logs.
+# again on the loss-free wire, from the emulators' exit logs (read by the
+# same parser as make check's loss-free wire check).
 record_resent() {
-	local logs=("$3"/run/g*/emu.log) tx=0 again=0 to=0 early=0 n=0
-	local f a b c d
-	for f in "${logs[@]}"; do
-		[ -f "$f" ] || continue
-		read -r a b c d < <(sed -n 's/.*roce: tx \([0-9]*\) rx .* retransmits \([0-9]*\) timeouts \([0-9]*\) early \([0-9]*\).*/\1 \2 \3 \4/p' "$f" | tail -n 1)
-		[ -n "$a" ] || continue
-		n=$((n + 1)) tx=$((tx + a)) again=$((again + b))
-		to=$((to + c)) early=$((early + d))
-	done
-	[ "$n" -gt 0 ] || return 0
+	local lossfree=$top/selftests/guest/lib/wire_lossfree.py n tx again early to
+	read -r n tx again early to < <(python3 "$lossfree" "$3/run" --totals)
+	[ "${n:-0}" -gt 0 ] || return 0
 	record retransmissions "$1" "$2" "packets sent again" "$again" packets \
 		"of $tx frames $n adapter(s) sent ($early early retries, $to timeouts)"
 }

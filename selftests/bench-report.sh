@@ -20,7 +20,7 @@ sample=selftests/bench/sample.tsv
 . "$top/selftests/lib/ktap-result.sh"
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 python3 scripts/bench-report.py "$sample" --out "$out" >"$out/stdout" 2>"$out/stderr"
 rc=$?
 cat "$out/stdout" "$out/stderr" >"$out/run.log"
@@ -88,5 +88,23 @@ result $? "a malformed results line is refused, with its line number" "$out/bad.
 grep -q 'scripts/bench-report.py "\$results"' scripts/bench.sh &&
 	grep -q "printf '%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\n'" scripts/bench.sh
 result $? "scripts/bench.sh writes results and calls the generator"
+
+# The retransmission rows: bench.sh sums the emulators' exit counters with
+# the parser of make check's loss-free wire check (whose guest tests fail
+# if the exit line changes under it), so neither can go stale alone.  Two
+# adapters and one without RoCE traffic; the last exit line counts.
+run=$out/run
+mkdir -p "$run/g0" "$run/g1" "$run/g2"
+roce_line() {
+	echo "2026-12-03 15:37:37.276 orca-emu: engine: roce: tx $1 rx 5 loopback 0 retransmits $2 (after RNR NAKs 1) timeouts $3 early $4 (rtt samples 9) send windows cut 0 rx queue full 0"
+}
+{ roce_line 1 1 1 1; roce_line 1000 7 1 2; } >"$run/g0/emu.log"
+roce_line 500 3 0 4 >"$run/g1/emu.log"
+echo "2026-12-03 15:37:37.276 orca-emu: exit" >"$run/g2/emu.log"
+python3 selftests/guest/lib/wire_lossfree.py "$run" --totals >"$out/totals.log" 2>&1 &&
+	[ "$(cat "$out/totals.log")" = "2 1500 10 6 1" ] &&
+	grep -q '^	local lossfree=$top/selftests/guest/lib/wire_lossfree.py ' scripts/bench.sh &&
+	grep -q 'python3 "$lossfree" "$3/run" --totals' scripts/bench.sh
+result $? "scripts/bench.sh counts retransmissions with wire_lossfree.py --totals" "$out/totals.log"
 
 [ "$failed" = 0 ]

@@ -3,6 +3,7 @@
 """The loss-free wire check of a guest test run (lib/host.sh).
 
 Usage: wire_lossfree.py RUN_DIR [--rxe-peer]
+       wire_lossfree.py RUN_DIR --totals
 
 Reads the exit logs of the wire switch (RUN_DIR/wire.log) and of every ORCA
 emulator (RUN_DIR/g*/emu.log) and prints comment lines ("# ...") with the
@@ -30,6 +31,11 @@ before the guest's driver is up) are reported, not counted: that is the
 guest's Ethernet, not the RDMA wire.
 A missing exit line (an emulator or the switch killed) fails the check: it
 cannot be known to be loss-free.
+
+--totals prints one line for make bench (scripts/bench.sh) instead, the
+sums over the run's adapters that logged RoCE counters: "ADAPTERS TX
+RESENT EARLY TIMEOUTS" (frames sent, packets sent again, early
+retransmissions, retry timeouts); "0 0 0 0 0" if none did.
 """
 import glob
 import os
@@ -48,12 +54,17 @@ def ints(m):
     return [int(x) for x in m.groups()]
 
 
+# The engine's exit line of RoCE counters (emulator/roce_qp.c), read by
+# the check and by --totals alike.
+ROCE_EXIT = (r'roce: tx (\d+) rx (\d+) loopback (\d+) '
+             r'retransmits (\d+) \(after RNR NAKs (\d+)\) '
+             r'timeouts (\d+) early (\d+) '
+             r'\(rtt samples (\d+)\) send windows cut (\d+) '
+             r'rx queue full (\d+)')
+
+
 def check_emu(name, text, rxe_peer, bad, notes):
-    m = last_match(text, r'roce: tx (\d+) rx (\d+) loopback (\d+) '
-                   r'retransmits (\d+) \(after RNR NAKs (\d+)\) '
-                   r'timeouts (\d+) early (\d+) '
-                   r'\(rtt samples (\d+)\) send windows cut (\d+) '
-                   r'rx queue full (\d+)')
+    m = last_match(text, ROCE_EXIT)
     if not m:
         # The emulator logs that line only if it sent or received a
         # RoCE frame (emulator/roce_qp.c).
@@ -156,11 +167,35 @@ def check_wire(text, bad, notes):
             bad.append(f'switch: {what} {v}')
 
 
+def emu_logs(run):
+    for log in sorted(glob.glob(os.path.join(run, 'g*', 'emu.log'))):
+        with open(log, errors='replace') as f:
+            yield os.path.basename(os.path.dirname(log)), f.read()
+
+
+def totals(run):
+    n = tx = resent = early = tmo = 0
+    for _name, text in emu_logs(run):
+        m = last_match(text, ROCE_EXIT)
+        if not m:
+            continue
+        v = ints(m)
+        n += 1
+        tx += v[0]
+        resent += v[3]
+        tmo += v[5]
+        early += v[6]
+    print(n, tx, resent, early, tmo)
+    return 0
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
     run = sys.argv[1]
+    if '--totals' in sys.argv[2:]:
+        return totals(run)
     rxe_peer = '--rxe-peer' in sys.argv[2:]
     bad, notes = [], []
     try:
@@ -168,10 +203,8 @@ def main():
             check_wire(f.read(), bad, notes)
     except OSError:
         bad.append('switch: no wire.log')
-    for log in sorted(glob.glob(os.path.join(run, 'g*', 'emu.log'))):
-        name = os.path.basename(os.path.dirname(log))
-        with open(log, errors='replace') as f:
-            check_emu(name, f.read(), rxe_peer, bad, notes)
+    for name, text in emu_logs(run):
+        check_emu(name, text, rxe_peer, bad, notes)
     for n in notes:
         print(f'# {n}')
     desc = 'wire loss-free: 0 retransmissions, 0 drops'
