@@ -43,7 +43,7 @@ fi
 logdir=$top/out/check-debug
 mkdir -p "$logdir"
 echo "# debug kernel (scripts/debug-kernel.sh; the first build takes about an hour)"
-kdir=${ORCA_DEBUG_KERNEL_DIR:-$(nice -n 19 scripts/debug-kernel.sh)} || {
+kdir=${ORCA_DEBUG_KERNEL_DIR:-$(scripts/debug-kernel.sh)} || {
 	echo "not ok - debug kernel build failed"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1

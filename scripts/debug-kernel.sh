@@ -25,6 +25,10 @@
 #
 # Usage: scripts/debug-kernel.sh
 set -euo pipefail
+# Lowest priority however it is started (by hand too, not only from
+# check-debug.sh): an hour of both cores must not slow a make check or a
+# make bench beside it.
+renice -n 19 -p $$ >/dev/null
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 frag=$here/debug-kernel.config
 mods=$here/debug-kernel.modules
