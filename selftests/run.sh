@@ -120,8 +120,10 @@ run_program provider-barriers selftests/provider-barriers.sh
 
 # 2b. Upstreaming and packaging: the patch series build in pristine trees,
 # the packages install in a copy of the toolroot; make bench's table
-# generator renders a fixed sample run.
-for t in selftests/patches.sh selftests/deb.sh selftests/bench-report.sh; do
+# generator renders a fixed sample run; the guest tests' loss-free wire
+# check reads fixed sample logs.
+for t in selftests/patches.sh selftests/deb.sh selftests/bench-report.sh \
+	selftests/wire-lossfree.sh; do
 	[ -x "$t" ] || continue
 	run_program "$(basename "$t" .sh)" "$t"
 done

@@ -37,6 +37,7 @@
 #include "ktap.h"
 #include "port.h"
 #include "roce_node.h"
+#include "wire_log.h"
 
 #define WAIT_MS		10000
 #define IOVA		0x10000000ull
@@ -300,18 +301,7 @@ static void rc_over_ports(void)
  */
 static unsigned long long switch_count(const char *what)
 {
-	char line[1024], key[64];
-	unsigned long long v = ~0ull;
-	FILE *f = fopen(log_path, "r");
-	char *p;
-
-	snprintf(key, sizeof(key), " %s ", what);
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "exit: ") && (p = strstr(line, key)))
-			v = strtoull(p + strlen(key), NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
+	return wire_exit_count(log_path, what);
 }
 
 #define FLOOD_FRAMES	4000	/* > engine queue + both rings (1536) */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "wire_log.h"
 
 #define WAIT_MS		2000
 #define QUIET_MS	150
@@ -566,9 +567,26 @@ static void test_slow_and_stopped_dgram(void)
 	for (i = 0; i < 5; i++)
 		got = recv_seq(1, WAIT_MS);
 	CHECK(got == (uint8_t)last);
+	/* RoCE packets to the stopped client are dropped at once (stalled). */
+	for (i = 0; i < 8; i++)
+		send_roce(0, mac[2], 0x04);
+	send_frame(0, mac[1], false);
+	CHECK(recv_seq(1, WAIT_MS) == (uint8_t)seq);
 	CHECK(stop_switch());
-	/* Frames to the stopped client were dropped (and only those: above). */
-	CHECK(!log_contains("send_errors 0 "));
+	/*
+	 * Frames to the stopped client were dropped (and only those: above),
+	 * counted apart: its guest's own Ethernet (40 frames, less the ones
+	 * its queue still took) and the 8 RoCE packets, a loss of the RDMA
+	 * wire.  It was logged as given up on, client 1 as waited for.
+	 */
+	printf("# send_errors %llu not_roce_dropped %llu\n",
+	       wire_exit_count(log_path, "send_errors"),
+	       wire_exit_count(log_path, "not_roce_dropped"));
+	CHECK(wire_exit_count(log_path, "send_errors") == 8);
+	CHECK(wire_exit_count(log_path, "not_roce_dropped") > 0 &&
+	      wire_exit_count(log_path, "not_roce_dropped") <= 40);
+	CHECK(log_contains("took no frame for "));
+	CHECK(log_contains("longest wait for room "));
 	drain_all();
 	ktap_case_end("slow_dgram_client_waited_for_stopped_one_given_up");
 }

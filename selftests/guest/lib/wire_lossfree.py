@@ -20,15 +20,17 @@ Counted as a failure:
     retransmitted) and sequence NAKs either way (a gap: something was lost);
     responses to nothing outstanding (ghosts: duplicates of responses);
     frames too big
-  the switch: frames dropped to a stalled adapter, failed sends (to a QEMU
-    that did not read), invalid frames, injected drops and reorders, a
+  the switch: frames dropped to a stalled adapter, RoCE frames a QEMU did
+    not take (send errors), invalid frames, injected drops and reorders, a
     reordered frame never sent
 With --rxe-peer (a guest runs Soft-RoCE on its virtio-net), what only rxe's
 own retransmissions cause is not ours and is reported but not counted:
 duplicate requests, sequence NAKs sent and ghosts at an ORCA adapter.
 Drops towards a guest's own virtio-net (QEMU not reading its socket, e.g.
 before the guest's driver is up) are reported, not counted: that is the
-guest's Ethernet, not the RDMA wire.
+guest's Ethernet, not the RDMA wire.  So are the frames other than RoCE
+that the switch could not give a QEMU (not_roce_dropped: a guest's ARP,
+neighbour discovery or TCP, which its IP stack recovers).
 A missing exit line (an emulator or the switch killed) fails the check: it
 cannot be known to be loss-free.
 
@@ -150,16 +152,23 @@ def check_wire(text, bad, notes):
     m = last_match(text, r'exit: received (\d+) forwarded (\d+) flooded '
                    r'(\d+) copies (\d+) send_errors (\d+) stall_dropped '
                    r'(\d+) backpressured (\d+) invalid (\d+) fault_dropped '
-                   r'(\d+) fault_reordered (\d+) held_unsent (\d+)')
+                   r'(\d+) fault_reordered (\d+) held_unsent (\d+)'
+                   r'(?: not_roce_dropped (\d+))?')
     if not m:
         bad.append('switch: no counters at exit')
         return
     recv, fwd, _fl, _cp, senderr, stall, bp, inval, fdrop, freord, held = \
-        ints(m)
+        [int(x) for x in m.groups()[:11]]
+    other = int(m.group(12) or 0)
     notes.append(f'switch: received {recv} forwarded {fwd} send_errors '
                  f'{senderr} stall_dropped {stall} backpressured {bp} '
                  f'invalid {inval} fault_dropped {fdrop} '
-                 f'fault_reordered {freord} held_unsent {held}')
+                 f'fault_reordered {freord} held_unsent {held}; '
+                 f'not RoCE, to a QEMU that did not read {other} '
+                 f'(not counted)')
+    for line in re.findall(r'^.*(?:took no frame for|longest wait for room)'
+                           r'.*$', text, re.M):
+        notes.append('switch: ' + line.split('orca-wire: ', 1)[-1])
     for what, v in (('send errors', senderr), ('stall drops', stall),
                     ('invalid frames', inval), ('injected drops', fdrop),
                     ('injected reorders', freord), ('held unsent', held)):
