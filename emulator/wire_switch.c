@@ -31,7 +31,11 @@
  *
  * Usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]
  *                  [--drop-pct N] [--reorder-pct N] [--faults-rc-only]
- *                  [--seed S] [--log FILE]
+ *                  [--seed S] [--qemu-wait-scale N] [--log FILE]
+ *
+ * --qemu-wait-scale multiplies link_policy_qemu's wait for a QEMU whose
+ * queue is full: guests that run N times slower (a debug kernel under TCG)
+ * are given N times as long before the switch gives up on them.
  *
  * --pcap-snaplen keeps the first N bytes of each frame: a test that only
  * reads headers (and the start of a CM MAD) then neither writes nor parses
@@ -133,6 +137,7 @@ struct wire {
 	unsigned int drop_pct;
 	unsigned int reorder_pct;
 	bool faults_rc_only;
+	struct link_policy qemu_policy;	/* link_policy_qemu, its wait scaled */
 	uint64_t rng;
 	struct wire_port ports[MAX_PORTS];
 	struct mac_entry macs[MAX_MACS];
@@ -449,14 +454,14 @@ static uint32_t port_wait(struct wire *w, int port, uint64_t now)
 
 		if (dgram_has_room(w, port))
 			return 0;
-		left = link_full(&p->ls, &link_policy_qemu, now);
+		left = link_full(&p->ls, &w->qemu_policy, now);
 		p->want_out = left != 0;
 		if (!left && since && p->stall_logs < STALL_LOG_LINES) {
 			p->stall_logs++;
 			wlog(w, "port %d: %s took no frame for %llu ms: given up on for %u ms (or until it reads)",
 			     port, port_name(w, port),
 			     (unsigned long long)(now - since),
-			     link_policy_qemu.stall_ms);
+			     w->qemu_policy.stall_ms);
 		}
 		return left;
 	}
@@ -825,7 +830,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]\n"
 		"                 [--drop-pct N] [--reorder-pct N] [--faults-rc-only]\n"
-		"                 [--seed S] [--log FILE]\n");
+		"                 [--seed S] [--qemu-wait-scale N] [--log FILE]\n");
 	exit(2);
 }
 
@@ -837,6 +842,17 @@ static unsigned int parse_pct(const char *s)
 	if (!*s || *end || v > 100)
 		usage();
 	return (unsigned int)v;
+}
+
+/* How many times slower the guests are: 1 to 100. */
+static uint32_t parse_scale(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v < 1 || v > 100)
+		usage();
+	return (uint32_t)v;
 }
 
 /* At least an Ethernet header, at most what the pcap header can say. */
@@ -861,12 +877,14 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "reorder-pct", required_argument, NULL, 'r' },
 		{ "faults-rc-only", no_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "qemu-wait-scale", required_argument, NULL, 'w' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int c;
 
+	w->qemu_policy = link_policy_qemu;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -889,6 +907,10 @@ static void parse_args(struct wire *w, int argc, char **argv,
 			break;
 		case 'S':
 			w->rng = strtoull(optarg, NULL, 0);
+			break;
+		case 'w':
+			w->qemu_policy.wait_ms =
+				link_policy_qemu.wait_ms * parse_scale(optarg);
 			break;
 		case 'l':
 			*logfile = optarg;
@@ -938,9 +960,10 @@ int main(int argc, char **argv)
 		unlink(w->path);
 		return 1;
 	}
-	wlog(w, "listening on %s (drop %u%%, reorder %u%%%s)", w->path,
-	     w->drop_pct, w->reorder_pct,
-	     w->faults_rc_only ? ", RoCE RC packets only" : "");
+	wlog(w, "listening on %s (drop %u%%, reorder %u%%%s; a full QEMU is waited for %u ms)",
+	     w->path, w->drop_pct, w->reorder_pct,
+	     w->faults_rc_only ? ", RoCE RC packets only" : "",
+	     w->qemu_policy.wait_ms);
 
 	/*
 	 * While any input has frames the loop only glances at its file

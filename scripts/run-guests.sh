@@ -212,11 +212,15 @@ initrd=$("$here/guest-initramfs.sh") || { log "initramfs build failed"; exit 1; 
 	echo
 } >"$out/cmd.sh"
 
-# The wire.
+# The wire.  Slower guests (ORCA_TIMEOUT_SCALE) get as much more time to
+# read a full socket before the switch gives up on them: a debug-kernel
+# guest under TCG was seen to leave its queue full for longer than the
+# switch's usual wait (link_policy_qemu).
 switch_sock=$out/wire.sock
 sockets+=("$switch_sock")
 # shellcheck disable=SC2086
 "$wire" --socket "$switch_sock" --log "$out/wire.log" \
+	--qemu-wait-scale "${ORCA_TIMEOUT_SCALE:-1}" \
 	${pcap:+--pcap "$pcap"} $wire_opts </dev/null &
 pids+=($!)
 wait_socket "$switch_sock" $! || { log "orca-wire did not start:"; tail -n 20 "$out/wire.log" >&2; exit 1; }

@@ -32,6 +32,7 @@
 #define WAIT_MS		2000
 #define QUIET_MS	150
 #define NCLIENTS	3
+#define NCASES		14
 
 static char wire_bin[PATH_MAX];
 static char dir[40];
@@ -591,6 +592,36 @@ static void test_slow_and_stopped_dgram(void)
 	ktap_case_end("slow_dgram_client_waited_for_stopped_one_given_up");
 }
 
+/*
+ * --qemu-wait-scale 4: a client that reads nothing for 1 s (twice the
+ * usual wait) loses nothing, and the log says how long it was waited for.
+ */
+static void test_scaled_qemu_wait(void)
+{
+	struct burst b = { .from = 0, .to = mac[1], .n = 30 };
+	int first, i;
+	pthread_t t;
+
+	unlink(log_path);
+	CHECK(start_switch("--qemu-wait-scale", "4"));
+	hello_all();
+	first = seq + 1;
+	pthread_create(&t, NULL, send_burst, &b);
+	usleep(1000 * 1000);
+	for (i = 0; i < b.n; i++)
+		if (recv_seq(1, WAIT_MS) != (uint8_t)(first + i))
+			break;
+	CHECK(i == b.n);
+	pthread_join(t, NULL);
+	CHECK(stop_switch());
+	CHECK(wire_exit_count(log_path, "not_roce_dropped") == 0);
+	CHECK(wire_exit_count(log_path, "send_errors") == 0);
+	CHECK(log_contains("a full QEMU is waited for 2000 ms"));
+	CHECK(!log_contains("took no frame for "));
+	drain_all();
+	ktap_case_end("qemu_wait_scaled_for_slow_guests");
+}
+
 static void test_bad_args(void)
 {
 	int status;
@@ -606,6 +637,17 @@ static void test_bad_args(void)
 	}
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == 2);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		execl(wire_bin, wire_bin, "--socket", sw_path,
+		      "--qemu-wait-scale", "0", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 2);
 	ktap_case_end("bad_arguments_rejected");
 }
 
@@ -614,10 +656,10 @@ int main(void)
 	int c;
 
 	find_binary();
-	ktap_plan(13);
+	ktap_plan(NCASES);
 	if (access(wire_bin, X_OK)) {
 		printf("# %s: not built\n", wire_bin);
-		for (c = 0; c < 13; c++)
+		for (c = 0; c < NCASES; c++)
 			ktap_skip("orca-wire", "binary missing");
 		ktap_finish();
 		return 4;
@@ -649,6 +691,7 @@ int main(void)
 	test_reorder();
 	test_faults_rc_only();
 	test_slow_and_stopped_dgram();
+	test_scaled_qemu_wait();
 	test_bad_args();
 
 	for (c = 0; c < NCLIENTS; c++) {
