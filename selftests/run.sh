@@ -17,6 +17,9 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+# Started by hand in the toolroot (scripts/toolroot.sh --run selftests/run.sh
+# -k NAME) too: its make must build here, not make a toolroot in the toolroot.
+export ORCA_IN_TOOLROOT=1
 tier=check
 if [ "${1:-}" = --long ]; then
 	tier=long
