@@ -6,7 +6,8 @@
 # give a QEMU counts as lost when it was RoCE (send_errors) and is only
 # reported when it was the guest's other Ethernet traffic
 # (not_roce_dropped); the log's give-up and longest-wait lines are
-# reported; a switch of the older exit line is still read.  No guests: make
+# reported; a switch of the older exit line is still read; on slower guests
+# (--slow-guests) retransmissions count only with a drop.  No guests: make
 # check runs it with the other host-side tests.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,8 +32,26 @@ sample() {
 	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
 }
 
+# adapter NAME TIMEOUTS PORT_DROPS [OPTS...]: a run of one adapter that
+# timed out TIMEOUTS times and resent 6 packets for it, whose port dropped
+# PORT_DROPS frames to the wire; the check run with OPTS.
+adapter() {
+	local run=$out/$1
+	mkdir -p "$run/g0"
+	cat >"$run/g0/emu.log" <<-END
+	2026-12-04 04:43:07.437 orca-emu: port: nic->wire 87, wire->nic 96, roce rx 2446, roce tx 2434, dropped $3 (foreign source MAC 0, not taken by the guest 0, to the wire $3), rx held for the engine 0
+	2026-12-04 04:43:07.437 orca-emu: engine: roce: tx 2434 rx 2446 loopback 0 retransmits 6 (after RNR NAKs 0) timeouts $2 early 5 (rtt samples 731) send windows cut 6 rx queue full 0
+	2026-12-04 04:43:07.437 orca-emu: engine: roce: rx dropped: no QP 1, QP state 1, bad packet 0, Q_Key 0, no receive WQE 0, too big 0, response to nothing outstanding 0
+	2026-12-04 04:43:07.437 orca-emu: engine: roce: duplicate requests 8, sequence NAKs tx 0 rx 0, RNR NAKs tx 0 rx 0
+	2026-12-04 04:43:07.755 orca-emu: exit 0
+	END
+	echo "2026-12-04 04:43:08.000 orca-wire: exit: received 9 forwarded 9 flooded 1 copies 8 send_errors 0 stall_dropped 0 backpressured 0 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0 not_roce_dropped 0" >"$run/wire.log"
+	shift 3
+	python3 "$check" "$run" "$@" >"$out/$(basename "$run").log" 2>&1
+}
+
 echo "TAP version 13"
-echo "1..4"
+echo "1..7"
 sample other 0 3
 grep -qx 'ok wire loss-free: .*' "$out/other.log" &&
 	grep -q 'not RoCE, to a QEMU that did not read 3 (not counted)' "$out/other.log"
@@ -50,5 +69,23 @@ sample old 0
 grep -qx 'ok wire loss-free: .*' "$out/old.log" &&
 	grep -q 'did not read 0 (not counted)' "$out/old.log"
 result $? "an exit line without not_roce_dropped is still read" "$out/old.log"
+
+# The debug tier's guests are slower than the ACK timeouts applications
+# give their QPs: a retransmission on a wire that dropped nothing is
+# reported there, not counted; a drop still fails, with the
+# retransmissions; make check's guests still fail on any retransmission.
+adapter slow 1 0 --slow-guests
+grep -qx 'ok wire loss-free: .*(slow guests: .*' "$out/slow.log" &&
+	grep -q '^# not counted (slow guests, no frame dropped): g0: retry timeouts 1$' "$out/slow.log" &&
+	grep -q '^# not counted (slow guests, no frame dropped): g0: duplicate requests 8$' "$out/slow.log"
+result $? "slow guests: retransmissions on a wire that dropped nothing are reported, not counted" "$out/slow.log"
+
+adapter slowdrop 1 2 --slow-guests
+grep -qx 'fail wire loss-free: .*port dropped 2 frames to the wire.*g0: retry timeouts 1.*' "$out/slowdrop.log"
+result $? "slow guests: a dropped frame fails the check, and its retransmissions count" "$out/slowdrop.log"
+
+adapter fast 1 0
+grep -qx 'fail wire loss-free: .*g0: retransmits 6; g0: retry timeouts 1.*duplicate requests 8' "$out/fast.log"
+result $? "make check's guests: any retransmission fails the check" "$out/fast.log"
 
 [ "$failed" = 0 ]
