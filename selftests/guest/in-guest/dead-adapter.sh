@@ -86,7 +86,7 @@ sleep 3
 echo counts >>"$ORCA_CTL"
 ok_if "rmmod orca_kverbs" rmmod orca_kverbs
 start=$(date +%s)
-ok_if "rmmod orca completes" timeout 60 rmmod orca
+ok_if "rmmod orca completes" timeout "$(scaled 60)" rmmod orca
 expect_eq "unload took < 30 s" "$(( $(date +%s) - start < 30 ))" 1
 ok_if "orca_0 gone" sh -c "! test -e /sys/class/infiniband/orca_0"
 dmesg | grep -i orca | tail -n 12 | sed 's/^/# /' >>"$ktap_out"

@@ -29,11 +29,11 @@ ok_if "orca_0: RoCE v2 IPv4 GID" test -n "$gid" || ktap_done
 # every byte received.
 pingpong() {
 	local log=$ORCA_RUN_DIR/pp-$1 port=$((18600 + ${#1})) pid rc
-	timeout 60 ibv_rc_pingpong -d orca_0 -i 1 -g "$gid" -p "$port" -c \
+	timeout "$(scaled 60)" ibv_rc_pingpong -d orca_0 -i 1 -g "$gid" -p "$port" -c \
 		-n 20 -s 4096 >"$log-srv" 2>&1 &
 	pid=$!
 	wait_for 20 tcp_listening "$port" || { kill "$pid"; return 1; }
-	timeout 60 ibv_rc_pingpong -d orca_0 -i 1 -g "$gid" -p "$port" -c \
+	timeout "$(scaled 60)" ibv_rc_pingpong -d orca_0 -i 1 -g "$gid" -p "$port" -c \
 		-n 20 -s 4096 127.0.0.1 >"$log-cli" 2>&1
 	rc=$?
 	wait "$pid" || rc=1
@@ -166,7 +166,7 @@ ok_if "dump: EQ 0, the GSI QP in RTS, one PD (the kernel's)" sh -c "
 	grep -q 'eqn: 0 ' $ORCA_RUN_DIR/dump1 &&
 	grep -q 'qpn: 1 type: 5 state: 3 ' $ORCA_RUN_DIR/dump1 &&
 	grep -q ' pd: 1 ' $ORCA_RUN_DIR/dump1"
-ok_if "devlink health recover" timeout 120 devlink health recover "$dl" \
+ok_if "devlink health recover" timeout "$(scaled 120)" devlink health recover "$dl" \
 	reporter fw_fatal
 expect_eq "reporter healthy again" "$(health state)" healthy
 expect_eq "one recovery" "$(health recover)" 1
@@ -197,7 +197,7 @@ ok_if "auto dump: syndrome 0x77, taken while dead" sh -c "
 gid=$(wait_gid orca_0 v4)
 ok_if "pingpong after automatic recovery" pingpong auto
 
-ok_if "rmmod orca" timeout 60 rmmod orca
+ok_if "rmmod orca" timeout "$(scaled 60)" rmmod orca
 ok_if "orca_0 gone" rdma_gone orca_0
 ok_if "devlink instance gone" sh -c "! devlink dev show | grep -q '$dl'"
 dmesg | grep -E 'orca|devlink' | tail -n 12 | sed 's/^/# /' >>"$ktap_out"

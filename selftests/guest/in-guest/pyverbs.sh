@@ -49,7 +49,7 @@ os._exit(code)
 run_suite() {
 	local dev=$1 log=$2 gid m rc
 	gid=$(wait_gid "$dev" v4) || { echo "no RoCE v2 GID on $dev" >"$log"; return 1; }
-	(cd "$tests" && timeout 1200 python3 -c "$pyverbs_runner" \
+	(cd "$tests" && timeout "$(scaled 1200)" python3 -c "$pyverbs_runner" \
 		--dev "$dev" --port 1 --gid "$gid" -v) >"$log" 2>&1
 	rc=$?
 	if [ $rc -lt 124 ] && grep -qE '^Ran [0-9]+ test' "$log"; then
@@ -60,7 +60,7 @@ run_suite() {
 	: >"$log"
 	for m in "$tests"/tests/test_*.py; do
 		m=$(basename "$m" .py)
-		(cd "$tests" && timeout 600 python3 -c "$pyverbs_runner" \
+		(cd "$tests" && timeout "$(scaled 600)" python3 -c "$pyverbs_runner" \
 			--dev "$dev" --port 1 --gid "$gid" -v -k "tests.$m.") \
 			>>"$log" 2>&1
 		rc=$?

@@ -50,7 +50,7 @@ hold_out=/tmp/hostile-hold.out
 pid=$!
 ok_if "a process holds a context, queues and the UAR page" \
 	wait_for 60 grep -q ready "$hold_out"
-ok_if "rmmod orca while the process holds orca_0" timeout 60 rmmod orca
+ok_if "rmmod orca while the process holds orca_0" timeout "$(scaled 60)" rmmod orca
 ok_if "orca_0 gone" wait_for 10 rdma_gone orca_0
 wait "$pid"
 rc=$?

@@ -46,7 +46,7 @@ out=/tmp/holder-fatal.out
 "$holder" fatal orca_0 "$gid" >"$out" 2>&1 &
 pid=$!
 ok_if "second holder process ready" wait_for 60 grep -q ready "$out"
-ok_if "rmmod orca while a process holds orca_0" timeout 60 rmmod orca
+ok_if "rmmod orca while a process holds orca_0" timeout "$(scaled 60)" rmmod orca
 ok_if "orca_0 gone" wait_for 10 rdma_gone orca_0
 wait "$pid"
 rc=$?

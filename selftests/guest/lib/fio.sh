@@ -30,7 +30,7 @@ fio_job() {
 	# before this.
 	# From /tmp, and no verify state files: fio writes those into its
 	# working directory, here the repo share.
-	(cd /tmp && timeout 150 fio --name="$name" --filename="$fio_file" \
+	(cd /tmp && timeout "$(scaled 150)" fio --name="$name" --filename="$fio_file" \
 		--direct=1 --ioengine=libaio --verify_state_save=0 \
 		--output-format=json --output="$json" \
 		"$@" >/tmp/fio-"$name".log 2>&1)

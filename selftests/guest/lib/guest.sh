@@ -72,6 +72,10 @@ expect_eq() {
 	fi
 }
 
+# scaled SECS: a step's time limit (timeout(1)), stretched by
+# ORCA_TIMEOUT_SCALE as every wait below is.
+scaled() { echo $(($1 * ${ORCA_TIMEOUT_SCALE:-1})); }
+
 # ORCA_TIMEOUT_SCALE (make check-debug: a debug kernel is slower) stretches
 # every wait of wait_for and flag_wait, as run-guests.sh stretches the run.
 wait_for() {

@@ -170,7 +170,7 @@ nvme_connect_retry() {
 	# 90 s.  ctrl-loss-tmo keeps a broken transport from reconnecting for
 	# the default ten minutes later on.
 	for i in 1 2 3 4 5; do
-		timeout 40 nvme connect -t rdma -a "$addr" -s "$nvmeof_port" \
+		timeout "$(scaled 40)" nvme connect -t rdma -a "$addr" -s "$nvmeof_port" \
 			-n "$nvmeof_subnqn" --hostnqn="$nvmeof_hostnqn" \
 			--hostid="$nvmeof_hostid" --ctrl-loss-tmo="$nvmeof_ctrl_loss_tmo" \
 			--reconnect-delay=2 && return 0

@@ -84,7 +84,7 @@ iser_login() {
 	iscsiadm $n -o update -n 'node.conn[0].timeo.noop_out_interval' -v 0 &&
 	iscsiadm $n -o update -n 'node.conn[0].timeo.noop_out_timeout' -v 0 &&
 	iscsiadm $n -o update -n node.session.timeo.replacement_timeout -v 20 &&
-	timeout 90 iscsiadm $n --login
+	timeout "$(scaled 90)" iscsiadm $n --login
 }
 
 iser_find_disk() {
@@ -122,7 +122,7 @@ iser_client_test() {
 		--iodepth=4 --verify=crc32c --verify_fatal=1
 	ulp_bench_jobs iser
 	# shellcheck disable=SC2086
-	ok_if "iser: client: logout" timeout 60 iscsiadm $n --logout
+	ok_if "iser: client: logout" timeout "$(scaled 60)" iscsiadm $n --logout
 	ok_if "iser: client: disk gone" wait_for 20 iser_no_disk
 	# shellcheck disable=SC2086
 	iscsiadm $n -o delete
@@ -167,7 +167,7 @@ iser_client_cleanup() {
 	n=$(iser_node "$server_addr")
 	ulp_busy_stop
 	# shellcheck disable=SC2086
-	timeout 60 iscsiadm $n --logout
+	timeout "$(scaled 60)" iscsiadm $n --logout
 	ok_if "iser: client: session gone" wait_for 30 iser_no_disk
 	# shellcheck disable=SC2086
 	iscsiadm $n -o delete

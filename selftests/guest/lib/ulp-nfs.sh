@@ -51,7 +51,7 @@ nfs_mount() {
 	opts="vers=$vers,proto=rdma,port=$nfs_port"
 	[ "$vers" = 3 ] && opts+=",mountproto=tcp,nolock" path=$nfs_export
 	mkdir -p "$dir"
-	timeout 120 mount -t nfs -o "$opts" "$addr:$path" "$dir"
+	timeout "$(scaled 120)" mount -t nfs -o "$opts" "$addr:$path" "$dir"
 }
 
 # nfs_check_mount VERS DIR: /proc/mounts and mountstats say RDMA.
@@ -83,7 +83,7 @@ nfs_client_test() {
 			--iodepth=4 --verify=crc32c --verify_fatal=1
 		[ "$v" = 4.2 ] && ulp_bench_jobs nfs
 		rm -f "$fio_file"
-		ok_if "nfs: client: v$v unmount" timeout 60 umount "$dir"
+		ok_if "nfs: client: v$v unmount" timeout "$(scaled 60)" umount "$dir"
 	done
 	ok_if "nfs: client: rpcrdma unloads" bounded 300 unload_modules 60 rpcrdma
 }
@@ -119,7 +119,7 @@ nfs_client_back() {
 
 nfs_client_cleanup() {
 	ulp_busy_stop
-	ok_if "nfs: client: removal mount unmounted" timeout 60 umount "$nfs_rm_dir"
+	ok_if "nfs: client: removal mount unmounted" timeout "$(scaled 60)" umount "$nfs_rm_dir"
 }
 
 nfs_client_target() { echo "$nfs_rm_dir/fresh"; }

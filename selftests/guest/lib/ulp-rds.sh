@@ -43,7 +43,7 @@ rds_server_down() {
 rds_client_test() {
 	local rc
 	ok_if "rds: client: rds and rds_rdma load" rds_modules || return 1
-	timeout 240 "$rds_prog" send "$client_addr" "$1" "$rds_port" \
+	timeout "$(scaled 240)" "$rds_prog" send "$client_addr" "$1" "$rds_port" \
 		>/tmp/rds-send.log 2>&1
 	rc=$?
 	grep -v '^# seq' /tmp/rds-send.log | sed 's/^/# /' | tail -n 6 >>"$ktap_out"
@@ -61,7 +61,7 @@ rds_client_test() {
 rds_bench() {
 	local size line
 	for size in 4096 131072; do
-		line=$(timeout 120 "$rds_prog" bench "$client_addr" "$1" \
+		line=$(timeout "$(scaled 120)" "$rds_prog" bench "$client_addr" "$1" \
 			"$rds_port" "$size" 10 | grep '^# rds-bench')
 		ok_if "rds: client: bench $size B messages, replies checked" \
 			test -n "$line"
@@ -74,7 +74,7 @@ rds_bench() {
 rds_client_connect() {
 	ok_if "rds: client: rds and rds_rdma load" rds_modules &&
 	ok_if "rds: client: connected, one exchange" \
-		timeout 120 "$rds_prog" send "$client_addr" "$1" "$rds_port"
+		timeout "$(scaled 120)" "$rds_prog" send "$client_addr" "$1" "$rds_port"
 }
 
 rds_client_busy() { :; }
@@ -90,7 +90,7 @@ rds_client_loss() {
 		# and makes a new one (logging "conn connected") once the peer's
 		# device is back, and the messages go through.
 		ok_if "rds: client: an exchange after the server's device returned" \
-			timeout 120 "$rds_prog" send "$client_addr" "$server_addr" "$rds_port"
+			timeout "$(scaled 120)" "$rds_prog" send "$client_addr" "$server_addr" "$rds_port"
 		ok_if "rds: client: RDS dropped the connection and made a new one" \
 			test "$(ulp_dmesg_count 'RDS/IB: .*conn connected')" -ge 1
 		ktap_line "# rds: $(ulp_dmesg_count 'RDS/IB: .*conn connected') connection(s) made since the removal"

@@ -117,7 +117,7 @@ ulp_dmesg_start_phase() {
 # ulp_rmmod_timed WHO: rmmod orca under a connected ULP.
 ulp_rmmod_timed() {
 	local start=$SECONDS rc
-	timeout 90 rmmod orca
+	timeout "$(scaled 90)" rmmod orca
 	rc=$?
 	ktap_line "# $1: rmmod orca took $((SECONDS - start)) s (exit $rc)"
 	expect_eq "$p: $1: rmmod orca with the connection active" "$rc" 0

@@ -52,7 +52,7 @@ smb_client_test() {
 	ok_if "smb: client: cifs reports SMB_DIRECT" \
 		grep -q SMB_DIRECT /proc/fs/cifs/DebugData
 	mkdir -p "$dir"
-	ok_if "smb: client: mount -o rdma //$addr/share" timeout 120 \
+	ok_if "smb: client: mount -o rdma //$addr/share" timeout "$(scaled 120)" \
 		mount -t cifs "//$addr/share" "$dir" \
 		-o rdma,vers=3.1.1,username=orca,password=orcapw,cache=none ||
 		return 1
@@ -69,7 +69,7 @@ smb_client_test() {
 		--iodepth=4 --verify=crc32c --verify_fatal=1
 	ulp_bench_jobs smb
 	rm -f "$fio_file"
-	ok_if "smb: client: unmount" timeout 60 umount "$dir"
+	ok_if "smb: client: unmount" timeout "$(scaled 60)" umount "$dir"
 	ok_if "smb: client: cifs and smbdirect unload" wait_for 20 modprobe -d "$smb_mods" -r cifs smbdirect
 }
 
@@ -80,7 +80,7 @@ smb_rm_dir=/mnt/smb-removal
 smb_client_connect() {
 	{ test -d /sys/module/cifs || ok_if "smb: client: cifs with SMB Direct loads" smb_modprobe cifs; } &&
 	mkdir -p "$smb_rm_dir" &&
-	ok_if "smb: client: mount -o rdma" timeout 120 mount -t cifs \
+	ok_if "smb: client: mount -o rdma" timeout "$(scaled 120)" mount -t cifs \
 		"//$1/share" "$smb_rm_dir" \
 		-o rdma,vers=3.1.1,username=orca,password=orcapw,cache=none
 }
@@ -100,7 +100,7 @@ smb_client_loss() {
 
 smb_client_cleanup() {
 	ulp_busy_stop
-	ok_if "smb: client: removal mount unmounted" timeout 60 umount -f "$smb_rm_dir"
+	ok_if "smb: client: removal mount unmounted" timeout "$(scaled 60)" umount -f "$smb_rm_dir"
 }
 
 smb_client_target() { echo "$smb_rm_dir/fresh"; }

@@ -82,7 +82,7 @@ pair_server() {
 	local name=$1 secs=$2 check=$3 log pid rc
 	shift 3
 	log=$(uverbs_log "$name")
-	timeout "$secs" "$@" >"$log" 2>&1 &
+	timeout "$(scaled "$secs")" "$@" >"$log" 2>&1 &
 	pid=$!
 	if ! wait_for 30 $check; then
 		flag_set "$name-failed"
@@ -106,7 +106,7 @@ pair_client() {
 		echo "server of $name not ready"
 		return 1
 	}
-	timeout "$secs" "$@" >"$log" 2>&1
+	timeout "$(scaled "$secs")" "$@" >"$log" 2>&1
 	rc=$?
 	_pair_finish "$log" "$rc"
 }
