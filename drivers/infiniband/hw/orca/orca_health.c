@@ -54,18 +54,32 @@ int orca_dev_reset(struct orca_dev *odev)
  * Called from the command path on a timeout (possibly in atomic context),
  * from EQ 0 on a fatal event and from the heartbeat watchdog.  Only the
  * first call has an effect.  The device is fenced before anything else,
- * so when this returns (or orca_dev_is_fenced() is true) every page it
- * was given may be freed.  Then waiting commands fail with -EIO, later
- * ones fail fast, and the dead work tells the RDMA core
- * (IB_EVENT_DEVICE_FATAL) and makes kernel CQs flush in software.
+ * and when this returns, for the first caller and for every later one,
+ * the device is fenced: every page it was given may be freed.  Then
+ * waiting commands fail with -EIO, later ones fail fast, and the dead
+ * work tells the RDMA core (IB_EVENT_DEVICE_FATAL) and makes kernel CQs
+ * flush in software.
  */
 void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 {
-	if (test_and_set_bit(ORCA_DEV_DEAD, &odev->flags))
+	unsigned long flags;
+
+	/*
+	 * DEAD and FENCED are set with interrupts off, so nothing on this
+	 * CPU runs between them.  A caller that finds DEAD set runs on
+	 * another CPU then, and waits for FENCED: a few register writes.
+	 * Without that wait, a command that timed out while the watchdog was
+	 * fencing would return, and its caller free its page list, before
+	 * bus mastering was off.
+	 */
+	local_irq_save(flags);
+	if (test_and_set_bit(ORCA_DEV_DEAD, &odev->flags)) {
+		local_irq_restore(flags);
+		smp_cond_load_acquire(&odev->flags,
+				      VAL & BIT(ORCA_DEV_FENCED));
 		return;
-	trace_orca_dev_dead(odev, reason);
-	odev->dead_reason = reason;
-	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
+	}
+	WRITE_ONCE(odev->dead_reason, reason);
 	/*
 	 * The adapter's state for devlink health, before the fence's reset
 	 * erases it: the adapter takes the snapshot first (spec, "Diagnostic
@@ -76,7 +90,13 @@ void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 		set_bit(ORCA_DEV_DEATH_DUMP, &odev->flags);
 	}
 	orca_dev_fence(odev);
+	/* The fence before FENCED; pairs with smp_cond_load_acquire(). */
+	smp_mb__before_atomic();
 	set_bit(ORCA_DEV_FENCED, &odev->flags);
+	local_irq_restore(flags);
+
+	trace_orca_dev_dead(odev, reason);
+	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
 	wake_up_var(&odev->flags);
 	orca_cmdq_fail_all(odev);
 	/* ib_dispatch_event() sleeps: not here. */
