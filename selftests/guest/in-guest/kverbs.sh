@@ -49,6 +49,17 @@ link_stat() {
 	rdma statistic show link orca_0/1 | sed -n "s/.* $1 \([0-9]*\).*/\1/p"
 }
 yields0=$(link_stat driver_eq_budget_yields)
+# The "datapath" suite's error cases (bad rkey and lkey, a receive too
+# small, reads past an MR) end in error completions, with which the adapter
+# moves their RC QPs to ERR on its own: the driver must follow (its state
+# decides what modify_qp and the posts accept), and says so in the
+# orca_qp_state trace event with by=adapter.
+tr=/sys/kernel/tracing
+if [ "$suite" = datapath ]; then
+	mountpoint -q "$tr" || mount -t tracefs nodev "$tr"
+	echo >"$tr/trace"
+	echo 1 >"$tr/events/orca/orca_qp_state/enable"
+fi
 ok_if "suite $suite runs" sh -c "echo $suite > $run" || ktap_done
 planned=0 seen=0
 while IFS= read -r line; do
@@ -92,6 +103,13 @@ if [ "$suite" = limits ]; then
 	yields=$(( ${yields:-0} - ${yields0:-0} ))
 	ok_if "the EQ handler yielded at its budget $yields times under the CQ flood" \
 		test "$yields" -gt 0
+fi
+if [ "$suite" = datapath ]; then
+	echo 0 >"$tr/events/orca/orca_qp_state/enable"
+	by_adapter=$(grep -c 'orca_qp_state:.* RTS->ERR by=adapter' "$tr/trace")
+	grep 'by=adapter' "$tr/trace" | head -n 3 | sed 's/^/# /' >>"$ktap_out"
+	ok_if "the driver followed the adapter's RC QPs to ERR ($by_adapter times)" \
+		test "$by_adapter" -ge 4
 fi
 # On a lossy wire (KVERBS_EXPECT_RETRANSMITS=1) the suite must still pass,
 # and the adapter's counters must show that it recovered by retransmitting.
