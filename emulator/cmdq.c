@@ -277,6 +277,30 @@ static bool cmd_destroys(uint16_t op)
 }
 
 /*
+ * "fail-destroy N": the next N destroys of an object that holds guest
+ * memory fail without effect, as a firmware error would leave them: the
+ * object lives on and the adapter may still write its rings.  A driver
+ * must keep that memory (spec, "Destroy commands, common rules").
+ */
+static bool cmd_refuse_destroy(struct cmd_ctx *c, uint16_t op)
+{
+	uint32_t left;
+
+	if (op != ORCA_CMD_DESTROY_CQ && op != ORCA_CMD_DESTROY_QP &&
+	    op != ORCA_CMD_DESTROY_SRQ && op != ORCA_CMD_DESTROY_MR)
+		return false;
+	left = atomic_load(&c->eng->fail_destroys);
+	do {
+		if (!left)
+			return false;
+	} while (!atomic_compare_exchange_weak(&c->eng->fail_destroys, &left,
+					       left - 1));
+	eng_log("fail-destroy: command %#x on handle %u refused, %u more",
+		op, cmd_in_handle(c), left - 1);
+	return true;
+}
+
+/*
  * Every object's fixed cost is charged here, around its handler; what
  * varies (page lists, transport state) the handlers charge themselves.
  */
@@ -287,6 +311,8 @@ static int cmd_execute(struct cmd_ctx *c)
 
 	if (op >= ORCA_CMD_MAX || !cmd_handlers[op])
 		return cmd_fail(c, ORCA_CMD_ST_BAD_OPCODE);
+	if (cmd_refuse_destroy(c, op))
+		return cmd_fail(c, ORCA_CMD_ST_INTERNAL);
 	if (cmd_creates(op)) {
 		st = cmd_mem_charge(c, EMU_OBJ_COST);
 		if (st)

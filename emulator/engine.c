@@ -890,6 +890,14 @@ int engine_inject(struct orca_engine *eng, const char *what)
 	} else if (!strcmp(what, "garbage-cqe")) {
 		eng->garbage_cqe = true;
 		pthread_cond_signal(&eng->wake);
+	} else if (!strncmp(what, "fail-destroy ", 13)) {
+		errno = 0;
+		ms = strtoul(what + 13, &end, 10);
+		if (errno || *end || end == what + 13 ||
+		    ms > EMU_FAIL_DESTROY_MAX)
+			ret = -EINVAL;
+		else
+			atomic_store(&eng->fail_destroys, (uint32_t)ms);
 	} else if (!strcmp(what, "wrid-lie on")) {
 		atomic_store(&eng->wrid_lie, true);
 		eng_log("wrid-lie: on");

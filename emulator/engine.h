@@ -91,6 +91,9 @@ void engine_set_link(struct orca_engine *eng, bool up);
  *   "garbage-cqe"    writes malformed CQEs (unknown opcode and status,
  *                    out-of-range QPNs and WQE indexes, valid phase) to
  *                    every CQ
+ *   "fail-destroy N" the next N DESTROY_CQ/QP/SRQ/MR commands fail with
+ *                    ORCA_CMD_ST_INTERNAL and leave their object alive (a
+ *                    firmware error: the driver must keep its memory)
  *   "wrid-lie on"    every CQE written from now on carries the bitwise
  *                    complement of the WQE's wr_id (a device that lies
  *                    about the one value a consumer may use as a pointer);

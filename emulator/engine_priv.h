@@ -50,6 +50,7 @@
 #define EMU_SPEED_MBPS		25000
 #define EMU_CMD_TIMEOUT_MS	5000
 #define EMU_RESET_TIMEOUT_MS	2000
+#define EMU_FAIL_DESTROY_MAX	1000	/* "fail-destroy N" */
 #define EMU_FW_VERSION		0x01030000	/* 1.3.0 */
 /* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
 #define EMU_HCA_TYPE		"ORCA-EMU"
@@ -251,6 +252,8 @@ struct orca_engine {
 	uint64_t slow_start_us;
 	/* "garbage-eqe"/"garbage-cqe": malformed entries to write. */
 	bool garbage_eqe, garbage_cqe;
+	/* "fail-destroy N": DESTROY_CQ/QP/SRQ/MR commands left to refuse. */
+	_Atomic uint32_t fail_destroys;
 	/* "wrid-lie on": CQEs carry a false wr_id; how many did so far. */
 	_Atomic bool wrid_lie;
 	_Atomic uint64_t wrid_lies;

@@ -2,7 +2,7 @@
 /*
  * The emulator's fault controls that guest tests drive through the control
  * file ("slow MS", "heartbeat-stop", "garbage-eqe", "garbage-cqe",
- * "wrid-lie") and the bus-master DMA fence with its "late DMA" count: what
+ * "wrid-lie", "fail-destroy") and the bus-master DMA fence with its "late DMA" count: what
  * a driver that gives up on an adapter must see, and what it must not (DMA
  * after it fenced).
  */
@@ -474,9 +474,58 @@ static void test_wrid_lie(void)
 	ktap_case_end("wrid_lie");
 }
 
+/*
+ * "fail-destroy N": the next N destroys of objects with guest memory fail
+ * with INTERNAL and leave the object alive: its ring is still written.
+ * Other destroys are not counted against N.
+ */
+static void test_fail_destroy(void)
+{
+	struct orca_cmd_create_cq in;
+	const struct orca_cqe *cqe;
+	struct th_objs o;
+	int64_t cqn, pdn;
+	uint64_t buf;
+	struct th t;
+
+	CHECK(th_setup(&t, &o));
+	CHECK(engine_inject(t.eng, "fail-destroy") == -EINVAL);
+	CHECK(engine_inject(t.eng, "fail-destroy x") == -EINVAL);
+	CHECK(engine_inject(t.eng, "fail-destroy 1001") == -EINVAL);
+	in = th_cq_in(&t, 0, o.uar, 3);
+	buf = le64toh(in.page_addr);
+	cqn = th_handle_or_neg(&t, th_cmd(&t, ORCA_CMD_CREATE_CQ, &in,
+					  sizeof(in)));
+	CHECK(cqn > 0);
+	pdn = th_handle_or_neg(&t, th_cmd(&t, ORCA_CMD_CREATE_PD, NULL, 0));
+	CHECK(pdn > 0);
+	CHECK(engine_inject(t.eng, "fail-destroy 1") == 0);
+	/* A PD holds no guest memory: not refused, N stays. */
+	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_PD, pdn) == ORCA_CMD_ST_OK);
+	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, cqn) ==
+	      ORCA_CMD_ST_INTERNAL);
+	/* Still alive: its ring is written, and the next destroy works. */
+	CHECK(engine_inject(t.eng, "garbage-cqe") == 0);
+	engine_flush(t.eng);
+	cqe = gptr(&t, buf);
+	CHECK(cqe[0].flags & ORCA_CQE_F_PHASE);
+	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, cqn) == ORCA_CMD_ST_OK);
+	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, cqn) ==
+	      ORCA_CMD_ST_BAD_HANDLE);
+	/* "fail-destroy 0" cancels what is left. */
+	cqn = th_handle_or_neg(&t, th_cmd(&t, ORCA_CMD_CREATE_CQ, &in,
+					  sizeof(in)));
+	CHECK(cqn > 0);
+	CHECK(engine_inject(t.eng, "fail-destroy 5") == 0);
+	CHECK(engine_inject(t.eng, "fail-destroy 0") == 0);
+	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, cqn) == ORCA_CMD_ST_OK);
+	th_fini(&t);
+	ktap_case_end("fail_destroy");
+}
+
 int main(void)
 {
-	ktap_plan(9);
+	ktap_plan(10);
 	test_slow_commands();
 	test_heartbeat_stop();
 	test_bus_master_fence();
@@ -486,5 +535,6 @@ int main(void)
 	test_garbage_eqe();
 	test_garbage_cqe();
 	test_wrid_lie();
+	test_fail_destroy();
 	return ktap_finish();
 }

@@ -8,6 +8,11 @@
  *                      in atomic context while slow commands fill the
  *                      command queue never stall longer than the bound and
  *                      never kill the adapter.
+ *   destroy_fails      (emulator "fail-destroy 1" set): the adapter
+ *                      refuses to destroy a CQ.  The core sees it gone (a
+ *                      kernel CQ's destroy cannot fail) and a new CQ works;
+ *                      the script checks that the driver kept the ring the
+ *                      adapter still owns, then has the adapter write it.
  *   drain_after_death  (the script writes "hang" once the case logs that
  *                      it is ready): after death, posting still works,
  *                      modify to ERR succeeds and ib_drain_qp() completes,
@@ -305,8 +310,32 @@ out_free:
 	kfree(f);
 }
 
+/* Big enough that its ring spans several pages. */
+#define KV_REFUSED_CQ_CQES	1024
+
+static void kv_destroy_fails(struct kv_test *t)
+{
+	struct ib_cq_init_attr attr = { .cqe = KV_REFUSED_CQ_CQES };
+	struct ib_cq *cq;
+	int err;
+
+	cq = ib_create_cq(t->ibdev, NULL, NULL, NULL, &attr);
+	if (!KV_EXPECT(t, !IS_ERR(cq), "create CQ: %pe", cq))
+		return;
+	/* The adapter refuses; the driver keeps the memory, not the CQ. */
+	err = ib_destroy_cq_user(cq, NULL);
+	if (!KV_EXPECT(t, !err, "refused destroy returned %d, want 0", err))
+		return;
+	cq = ib_create_cq(t->ibdev, NULL, NULL, NULL, &attr);
+	if (!KV_EXPECT(t, !IS_ERR(cq), "a CQ after the refusal: %pe", cq))
+		return;
+	err = ib_destroy_cq_user(cq, NULL);
+	KV_EXPECT(t, !err, "destroying that CQ: %d", err);
+}
+
 static const struct kv_case kv_dead_cases[] = {
 	{ "ah_saturated", kv_ah_saturated },
+	{ "destroy_fails", kv_destroy_fails },
 	{ "drain_after_death", kv_drain_after_death },
 };
 

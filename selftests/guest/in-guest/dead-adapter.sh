@@ -5,6 +5,9 @@
 #    command queue kept full, AHs created and destroyed in atomic context
 #    (as the CM does) never stall longer than the driver's bound and never
 #    get the adapter declared dead (orca_kverbs dead/ah_saturated).
+#  - A destroy the adapter refuses: the driver keeps the object's memory,
+#    which the adapter then writes (orca_kverbs dead/destroy_fails), and
+#    frees it after the reset of the next unload.
 #  - Dead: the firmware hangs.  The driver finds it dead, fences it, fails
 #    the command in flight with -EIO (it did not time out itself) and later
 #    ones fast; a kernel ULP's QPs still accept work, move to ERR, and
@@ -48,6 +51,43 @@ echo "slow 100" >>"$ORCA_CTL"
 echo "dead orca_0 ah_saturated" >"$run"
 echo "slow 0" >>"$ORCA_CTL"
 kv_report ah_saturated
+
+# A destroy the adapter refuses leaves the object alive in it: the driver
+# must keep that memory (and count it in devlink's leaked_objects) instead
+# of freeing it under the adapter, which then writes garbage CQEs into
+# every CQ it holds, the refused one included: they land in the kept ring.
+fn=$(basename "$(readlink -f /sys/class/infiniband/orca_0/device)")
+leaked() {
+	devlink health diagnose "pci/$fn" reporter fw_fatal |
+		sed -n 's/.*leaked_objects: \([0-9]*\).*/\1/p'
+}
+emu_log=$ORCA_RUN_DIR/g$gi/emu.log
+echo "fail-destroy 1" >>"$ORCA_CTL"
+echo "dead orca_0 destroy_fails" >"$run"
+kv_report destroy_fails
+refused=$(sed -n 's/.*fail-destroy: command 0x2a on handle \([0-9]*\) refused.*/\1/p' \
+	"$emu_log" | tail -n 1)
+ok_if "the adapter refused DESTROY_CQ ${refused:-(none)}" test -n "$refused"
+expect_eq "the driver kept its memory: leaked_objects" "$(leaked)" 1
+echo garbage-cqe >>"$ORCA_CTL"
+written() { grep -q "garbage-cqe: [1-9][0-9]* entries on CQ ${refused:-x}\$" "$emu_log"; }
+ok_if "the adapter wrote into the refused CQ's ring" wait_for 10 written
+ok_if "no report of memory written after free" dmesg_quiet \
+	'pagealloc: memory corruption|Poison overwritten|Bad page'
+# The kept memory goes after the reset of the unload (the adapter still
+# holds the CQ, so its EQ's destroy is refused too): the unload completes,
+# nothing is freed before its pool or left in it, and the driver loads again.
+echo "counts" >>"$ORCA_CTL"
+ok_if "rmmod orca_kverbs" rmmod orca_kverbs
+ok_if "rmmod orca with the refused CQ's memory kept" \
+	timeout "$(scaled 60)" rmmod orca
+ok_if "nothing left in the doorbell pool" dmesg_quiet 'dma_pool_destroy'
+ok_if "orca module loads again" orca_load || ktap_done
+ok_if "devlink fw_fatal auto_recover off again" orca_auto_recover off ||
+	ktap_done
+ok_if "orca_kverbs module loads again" \
+	insmod "$kmod_dir/selftests/kmod/orca_kverbs.ko" || ktap_done
+nd=$(orca_netdev)
 
 # The case logs "ready" with its QPs set up, then waits for the death.
 echo "dead orca_0 drain_after_death" >"$run" &

@@ -242,6 +242,9 @@ struct orca_port {
  *	then has the death reported to devlink health
  * @dead_reason: why it died (a string constant), once ORCA_DEV_DEAD is set
  * @leaked: objects whose memory was kept after a failed destroy
+ * @kept_lock: protects @kept
+ * @kept: memory of kernel objects whose destroy the device refused, freed
+ *	after the reset at teardown (orca_dev_keep())
  * @db_pool: doorbell records of CQs, QPs and SRQs
  * @cq_xa: cqn -> struct orca_cq, IRQ-safe lock (looked up in hard IRQ)
  * @qp_xa: qpn -> struct orca_qp, IRQ-safe lock (pollers clean under it)
@@ -274,6 +277,8 @@ struct orca_dev {
 	struct work_struct dead_work;
 	const char *dead_reason;
 	atomic_t leaked;
+	spinlock_t kept_lock;	/* protects kept */
+	struct list_head kept;
 	struct dma_pool *db_pool;
 	struct xarray cq_xa;
 	struct xarray qp_xa;
@@ -620,6 +625,11 @@ void orca_dev_fence(struct orca_dev *odev);
 int orca_dev_reset(struct orca_dev *odev);
 bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
 		       u32 handle);
+void orca_dev_keep(struct orca_dev *odev, const void *mem, size_t size,
+		   void (*release)(struct orca_dev *odev, void *mem));
+int orca_kept_init(struct orca_dev *odev);
+void orca_kept_cleanup(struct orca_dev *odev);
+void orca_dev_quiesce(struct orca_dev *odev);
 void orca_dev_kick_flush(struct orca_dev *odev);
 void orca_dead_work(struct work_struct *work);
 int orca_health_init(struct orca_dev *odev);

@@ -219,10 +219,7 @@ void orca_cmdq_cleanup(struct orca_dev *odev)
 
 	/* Orphaned AHs die with the reset. */
 	cancel_work_sync(&cmdq->orphan_work);
-	if (!orca_dev_is_fenced(odev) && orca_dev_reset(odev)) {
-		dev_err(dev, "no READY after reset: fencing the device\n");
-		orca_dev_fence(odev);
-	}
+	orca_dev_quiesce(odev);
 	dma_free_coherent(dev, cmdq->depth * ORCA_CMDQ_OUT_BUF_BYTES,
 			  cmdq->out_bufs, cmdq->out_bufs_dma);
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->comp), cmdq->comp,

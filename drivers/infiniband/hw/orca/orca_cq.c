@@ -255,6 +255,14 @@ err_db:
 	return err;
 }
 
+static void orca_cq_free_kernel_mem(struct orca_dev *odev, void *mem)
+{
+	struct orca_cq *cq = mem;
+
+	orca_db_free(odev, cq->db, cq->db_dma);
+	orca_qbuf_free(odev, &cq->buf);
+}
+
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibcq->device);
@@ -264,16 +272,20 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
-	if (!orca_cq_remove(odev, cq))
+	if (!orca_cq_remove(odev, cq)) {
+		/* A user CQ's pinned pages stay pinned. */
+		if (!cq->user)
+			orca_dev_keep(odev, cq, sizeof(*cq),
+				      orca_cq_free_kernel_mem);
 		return 0;
+	}
 	/* The device no longer writes the ring or the record. */
 	if (cq->user) {
 		ib_umem_release(cq->umem);
 		orca_udb_put(cq->udb);
 		mutex_destroy(&cq->resize_lock);
 	} else {
-		orca_db_free(odev, cq->db, cq->db_dma);
-		orca_qbuf_free(odev, &cq->buf);
+		orca_cq_free_kernel_mem(odev, cq);
 	}
 	return 0;
 }

@@ -318,6 +318,11 @@ static void orca_eq_free(struct orca_dev *odev, struct orca_eq *eq)
 	orca_qbuf_free(odev, &eq->buf);
 }
 
+static void orca_eq_free_kept(struct orca_dev *odev, void *mem)
+{
+	orca_qbuf_free(odev, mem);
+}
+
 /* Return: true if the EQ's ring may be freed (orca_dev_may_free()). */
 static bool orca_eq_destroy(struct orca_dev *odev, struct orca_eq *eq)
 {
@@ -381,6 +386,9 @@ void orca_async_eq_cleanup(struct orca_dev *odev)
 	cancel_work_sync(&eq->async_work);
 	if (may_free)
 		orca_eq_free(odev, eq);
+	else
+		orca_dev_keep(odev, &eq->buf, sizeof(eq->buf),
+			      orca_eq_free_kept);
 	mutex_destroy(&eq->async_lock);
 }
 
@@ -461,6 +469,9 @@ void orca_comp_eqs_cleanup(struct orca_dev *odev)
 		irq_poll_disable(&eq->comp_iop);
 		if (may_free)
 			orca_eq_free(odev, eq);
+		else
+			orca_dev_keep(odev, &eq->buf, sizeof(eq->buf),
+				      orca_eq_free_kept);
 	}
 	odev->num_comp_eqs = 0;
 	kfree(odev->comp_eqs);

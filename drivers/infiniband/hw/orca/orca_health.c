@@ -144,7 +144,8 @@ void orca_dead_work(struct work_struct *work)
  * destroying its object completed, or after a reset.  A dead device has
  * been fenced (wait for the fence if another thread is just doing it).  On
  * a live device a failed destroy leaves the object alive: its memory is
- * leaked, counted and logged once, rather than freed under the device.
+ * counted, logged once and kept (orca_dev_keep()) until the reset at
+ * teardown, rather than freed under the device.
  *
  * Return: true if the caller may free the object's rings, records, page
  * lists and umems.
@@ -161,9 +162,87 @@ bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
 	atomic_inc(&odev->leaked);
 	if (!test_and_set_bit(ORCA_DEV_LEAK_LOGGED, &odev->flags))
 		dev_err(&odev->pdev->dev,
-			"destroying %s %u failed (%d): its memory is kept, the device may still use it\n",
+			"destroying %s %u failed (%d): its memory is kept until the device is reset\n",
 			what, handle, err);
 	return false;
+}
+
+/* What a refused destroy left with the device, and how to free it. */
+struct orca_kept {
+	struct list_head node;
+	void (*release)(struct orca_dev *odev, void *mem);
+	u64 mem[];
+};
+
+/**
+ * orca_dev_keep() - hold memory the device still has until it is reset
+ * @odev: device
+ * @mem: what @release needs (a copy is taken: the object that holds it,
+ *	such as an ib_cq, is freed by its owner when this returns)
+ * @size: its size
+ * @release: frees the rings, records and page lists @mem describes
+ *
+ * For an object orca_dev_may_free() said no to: its memory is freed by
+ * orca_kept_cleanup() once the device has been reset at teardown, never
+ * under the device.  If even the copy cannot be allocated, the memory
+ * stays leaked, which is still safe.
+ */
+void orca_dev_keep(struct orca_dev *odev, const void *mem, size_t size,
+		   void (*release)(struct orca_dev *odev, void *mem))
+{
+	struct orca_kept *k;
+
+	k = kmalloc(sizeof(*k) + size, GFP_KERNEL);
+	if (!k)
+		return;
+	memcpy(k->mem, mem, size);
+	k->release = release;
+	spin_lock(&odev->kept_lock);
+	list_add_tail(&k->node, &odev->kept);
+	spin_unlock(&odev->kept_lock);
+}
+
+int orca_kept_init(struct orca_dev *odev)
+{
+	spin_lock_init(&odev->kept_lock);
+	INIT_LIST_HEAD(&odev->kept);
+	return 0;
+}
+
+/**
+ * orca_dev_quiesce() - make sure the device no longer uses any memory
+ * @odev: device whose objects were all destroyed (or refused to be)
+ *
+ * A reset makes the device forget every address it was given (spec,
+ * "Function reset"); one that does not come back READY, or a dead one, is
+ * fenced (bus mastering off) instead.
+ */
+void orca_dev_quiesce(struct orca_dev *odev)
+{
+	if (!orca_dev_is_fenced(odev) && orca_dev_reset(odev)) {
+		dev_err(&odev->pdev->dev,
+			"no READY after reset: fencing the device\n");
+		orca_dev_fence(odev);
+	}
+}
+
+/**
+ * orca_kept_cleanup() - free what refused destroys left with the device
+ * @odev: device at teardown, after EQ 0's destroy and before the doorbell
+ *	pool goes (kept CQs, QPs and SRQs hold records from it)
+ */
+void orca_kept_cleanup(struct orca_dev *odev)
+{
+	struct orca_kept *k, *next;
+
+	if (list_empty(&odev->kept))
+		return;
+	orca_dev_quiesce(odev);
+	list_for_each_entry_safe(k, next, &odev->kept, node) {
+		list_del(&k->node);
+		k->release(odev, k->mem);
+		kfree(k);
+	}
 }
 
 /*

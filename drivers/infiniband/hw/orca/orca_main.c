@@ -272,6 +272,7 @@ static const struct orca_stage orca_stages[] = {
 	{ "cmdq", orca_cmdq_init, orca_cmdq_cleanup },
 	{ "caps", orca_caps_init, NULL },
 	{ "db_pool", orca_db_pool_init, orca_db_pool_cleanup },
+	{ "kept", orca_kept_init, orca_kept_cleanup },
 	{ "async_eq", orca_async_eq_init, orca_async_eq_cleanup },
 	{ "health", orca_health_init, orca_health_cleanup },
 	{ "uar", orca_uar_init, orca_uar_cleanup },

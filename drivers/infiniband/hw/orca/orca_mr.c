@@ -133,6 +133,14 @@ int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 			      orca_mr_set_page);
 }
 
+static void orca_mr_free_mem(struct orca_dev *odev, void *mem)
+{
+	struct orca_mr *mr = mem;
+
+	ib_umem_release(mr->umem);
+	orca_pgl_free(odev, &mr->pgl);
+}
+
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibmr->device);
@@ -144,13 +152,11 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return err;
 	/* DESTROY_MR takes the lkey as its handle. */
 	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
-	if (!orca_dev_may_free(odev, err, "MR", ibmr->lkey)) {
+	if (!orca_dev_may_free(odev, err, "MR", ibmr->lkey))
 		/* The device may still read the page list and the pages. */
-		kfree(mr);
-		return 0;
-	}
-	ib_umem_release(mr->umem);
-	orca_pgl_free(odev, &mr->pgl);
+		orca_dev_keep(odev, mr, sizeof(*mr), orca_mr_free_mem);
+	else
+		orca_mr_free_mem(odev, mr);
 	kfree(mr);
 	return 0;
 }

@@ -220,8 +220,10 @@ static void orca_qp_free_rings(struct orca_dev *odev, struct orca_qp *qp)
 	kvfree(qp->sq_wrid);
 }
 
-static void orca_qp_free_mem(struct orca_dev *odev, struct orca_qp *qp)
+static void orca_qp_free_mem(struct orca_dev *odev, void *mem)
 {
+	struct orca_qp *qp = mem;
+
 	orca_qp_free_rings(odev, qp);
 	orca_db_free(odev, qp->db, qp->db_dma);
 }
@@ -611,8 +613,12 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
-	if (!orca_qp_remove(odev, qp))
+	if (!orca_qp_remove(odev, qp)) {
+		/* A user QP's pinned pages stay pinned. */
+		if (!qp->user)
+			orca_dev_keep(odev, qp, sizeof(*qp), orca_qp_free_mem);
 		return 0;
+	}
 	if (qp->user)
 		orca_user_qp_free(qp);
 	else

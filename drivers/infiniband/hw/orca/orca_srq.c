@@ -240,6 +240,16 @@ int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
+static void orca_srq_free_kernel_mem(struct orca_dev *odev, void *mem)
+{
+	struct orca_srq *srq = mem;
+
+	orca_qbuf_free(odev, &srq->buf);
+	bitmap_free(srq->posted);
+	kvfree(srq->wrid);
+	orca_db_free(odev, srq->db, srq->db_dma);
+}
+
 int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibsrq->device);
@@ -249,16 +259,18 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
-	if (!orca_srq_remove(odev, srq))
+	if (!orca_srq_remove(odev, srq)) {
+		/* A user SRQ's pinned pages stay pinned. */
+		if (!srq->user)
+			orca_dev_keep(odev, srq, sizeof(*srq),
+				      orca_srq_free_kernel_mem);
 		return 0;
+	}
 	if (srq->user) {
 		ib_umem_release(srq->umem);
 		orca_udb_put(srq->udb);
 	} else {
-		orca_qbuf_free(odev, &srq->buf);
-		bitmap_free(srq->posted);
-		kvfree(srq->wrid);
-		orca_db_free(odev, srq->db, srq->db_dma);
+		orca_srq_free_kernel_mem(odev, srq);
 	}
 	return 0;
 }
