@@ -16,11 +16,13 @@
 #                   ORCA_BENCH="nvmeof ceiling perftest ulp native" the
 #                   workloads)
 #   make check      all tests: unit, lint, guest (README)
-#   make check-long the long tier: soaks and baselines without ORCA that
-#                   make check leaves out (guest tests marked "# tier: long")
-#   make check-debug  the guest tests on a debug kernel (KASAN, lockdep,
+#   make check-long the long tier: soaks, baselines without ORCA and the
+#                   second direction of each rxe interop, which make check
+#                   leaves out (guest tests marked "# tier: long")
+#   make check-debug  ORCA's guest tests on a debug kernel (KASAN, lockdep,
 #                   kmemleak, UBSAN), built once and cached; the first run
-#                   takes about an hour longer (scripts/check-debug.sh)
+#                   takes about half an hour longer (scripts/check-debug.sh;
+#                   TESTS=all for every guest test, TESTS="NN-name ..." for some)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #   make patches    the kernel and rdma-core patch series (out/patches/)
 #   make deb        orca-dkms, ibverbs-provider-orca and orca-emulator

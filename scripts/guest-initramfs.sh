@@ -39,13 +39,25 @@ fi
 # not needed for the root, but loading it here is faster than kmod over 9p.
 mods="netfs 9pnet 9pnet_virtio 9p overlay failover net_failover virtio_net"
 
+# modfile NAME: the module's file, or nothing when the kernel has it built
+# in (the debug kernel has the root's file systems and virtio-net inside).
 modfile() {
 	local path
 	path=$(grep -E "(^|/)$1\.ko(\.xz|\.zst|\.gz)?:" "$moddir/modules.dep" |
 		cut -d: -f1)
-	[ -n "$path" ] || { echo "guest-initramfs: no module $1 in $kver" >&2; exit 1; }
+	if [ -z "$path" ]; then
+		grep -qE "(^|/)$1\.ko\$" "$moddir/modules.builtin" 2>/dev/null ||
+			{ echo "guest-initramfs: no module $1 in $kver" >&2; exit 1; }
+		return 0
+	fi
 	echo "$moddir/$path"
 }
+loadable=
+for m in $mods; do
+	f=$(modfile "$m")
+	[ -z "$f" ] || loadable+=" $m"
+done
+mods=${loadable# }
 
 inputs() {
 	cat "$here/guest-initramfs.sh" "$here/guest-init.sh" "$troot/bin/busybox"

@@ -9,6 +9,8 @@
 # tarball, the headers or this script change.  Runs inside the toolroot;
 # prints the module's path.
 set -euo pipefail
+# shellcheck source=scripts/ccache-env.sh
+. "$(dirname "$0")/ccache-env.sh"
 dest=/opt/orca-siw
 tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n 1)
@@ -25,7 +27,7 @@ src=$dest/src
 rm -rf "$src" && mkdir -p "$src"
 tar -xJf "$tarball" -C "$src" --strip-components=5 --wildcards \
 	'*/drivers/infiniband/sw/siw/*'
-make -C "$kdir" M="$src" CONFIG_RDMA_SIW=m modules >"$dest/build.log" 2>&1 ||
+make -C "$kdir" M="$src" CC="ccache gcc" CONFIG_RDMA_SIW=m modules >"$dest/build.log" 2>&1 ||
 	{ tail -n 30 "$dest/build.log" >&2; exit 1; }
 install -m 0644 "$src/siw.ko" "$dest/siw.ko"
 echo "$stamp" >"$dest/.stamp"

@@ -49,6 +49,8 @@
 # the stock module, as does the kernel's request_module("fs-cifs") on a
 # mount when no cifs is loaded yet.
 set -euo pipefail
+# shellcheck source=scripts/ccache-env.sh
+. "$(dirname "$0")/ccache-env.sh"
 dest=/opt/orca-smb
 tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n 1)
@@ -108,7 +110,7 @@ done
   printf '#define CONFIG_SMBDIRECT_MODULE 1\n#define CONFIG_CIFS_SMB_DIRECT 1\n#define CONFIG_SMB_SERVER_SMBDIRECT 1\n'
 } >"$kb/include/generated/autoconf.h"
 
-make -C "$kb" M="$src/fs/smb" -j2 modules >>"$log" 2>&1 || fail "make"
+make -C "$kb" M="$src/fs/smb" CC="ccache gcc" -j2 modules >>"$log" 2>&1 || fail "make"
 
 # Cheap checks that the RDMA transports really went in.
 ver=$(cat "$kdir/include/config/kernel.release")

@@ -44,18 +44,27 @@ apply_extras() {
 
 log() { echo "toolroot: $*" >&2; }
 
-# Run a command chrooted into $1 with /proc, /sys, /dev and (optionally) a
-# host directory bound at the same path.  The mounts live in a private
-# namespace and vanish with it.
+# Caches that outlive the toolroot's root: a recipe change deletes the root,
+# not these.  Each $cache/keep/NAME is bound at /var/cache/NAME in the
+# chroot: the debug kernel's tree and builds, and the compiler cache.
+kept_caches="orca-debug-kernel orca-ccache"
+
+# Run a command chrooted into $1 with /proc, /sys, /dev, the kept caches and
+# (optionally) a host directory bound at the same path.  The mounts live in a
+# private namespace and vanish with it.
 in_chroot() {
 	local dir=$1; shift
 	local bind=${ORCA_BIND:-}
 	unshare --mount --propagation private -- /bin/bash -eu -c '
-		dir=$1; bind=$2; shift 2
+		dir=$1; bind=$2; keep=$3; kept=$4; shift 4
 		mount -t proc proc "$dir/proc"
 		mount --rbind /sys "$dir/sys"
 		mount --rbind /dev "$dir/dev"
 		mount -t tmpfs tmpfs "$dir/tmp"
+		for name in $kept; do
+			mkdir -p "$keep/$name" "$dir/var/cache/$name"
+			mount --bind "$keep/$name" "$dir/var/cache/$name"
+		done
 		if [ -n "$bind" ]; then
 			mkdir -p "$dir$bind"
 			mount --rbind "$bind" "$dir$bind"
@@ -64,7 +73,7 @@ in_chroot() {
 		exec chroot "$dir" /usr/bin/env -i HOME=/root TERM=dumb \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive INITRD=No "$@"
-	' in_chroot "$dir" "$bind" "$@"
+	' in_chroot "$dir" "$bind" "$cache/keep" "$kept_caches" "$@"
 }
 
 host_prereqs() {
