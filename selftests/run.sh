@@ -40,6 +40,10 @@ mkdir -p "$logdir"
 # end: CI shows only the tail of a run, and that must say what failed.
 recap=$logdir/failed-cases.txt
 : >"$recap"
+# Each program's wall time, for the summary's slowest ten.
+times=$logdir/times.txt
+: >"$times"
+run_start=$SECONDS
 
 # recap_failures NAME LOG: NAME's "not ok" lines, each after the (at most
 # four) "#" lines that precede it.
@@ -79,13 +83,29 @@ run_program() {
 		f=$((f + 1))
 		echo "not ok - $name exited with status $rc" | tee -a "$log"
 	fi
+	# A program that stopped early, or lost cases on the way, ran fewer
+	# than it planned: its plan lines ("1..N", one per guest or part) add
+	# up to what it must have reported.
+	local planned ran
+	planned=$(awk '/^1\.\.[0-9]+$/ { n += substr($0, 4) } END { print n + 0 }' "$log")
+	ran=$(grep -cE '^(not )?ok [0-9]+' "$log")
+	if [ "$planned" != 0 ] && [ "$planned" != "$ran" ]; then
+		f=$((f + 1))
+		echo "not ok - $name planned $planned cases and reported $ran" | tee -a "$log"
+	fi
 	[ "$f" = 0 ] || recap_failures "$name" "$log"
-	echo "# $name: $p passed, $f failed, $s skipped ($((SECONDS - start)) s)"
+	local took=$((SECONDS - start))
+	echo "$took $name" >>"$times"
+	echo "# $name: $p passed, $f failed, $s skipped ($took s)"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 }
 
-# summary: the failed cases again, then the totals; status 1 on a failure.
+# summary: the slowest programs, the failed cases again, then the totals;
+# status 1 on a failure.
 summary() {
+	echo "# the ten slowest programs (s):"
+	sort -rn "$times" | head -n 10 | sed 's/^/#   /'
+	echo "# all programs: $((SECONDS - run_start)) s"
 	if [ -s "$recap" ]; then
 		echo "# failed cases ($recap):"
 		head -n 120 "$recap"
@@ -124,9 +144,9 @@ run_program provider-barriers selftests/provider-barriers.sh
 # 2b. Upstreaming and packaging: the patch series build in pristine trees,
 # the packages install in a copy of the toolroot; make bench's table
 # generator renders a fixed sample run; the guest tests' loss-free wire
-# check reads fixed sample logs.
+# check and kernel-log check read fixed sample logs.
 for t in selftests/patches.sh selftests/deb.sh selftests/bench-report.sh \
-	selftests/wire-lossfree.sh; do
+	selftests/wire-lossfree.sh selftests/kernel-log-check.sh; do
 	[ -x "$t" ] || continue
 	run_program "$(basename "$t" .sh)" "$t"
 done

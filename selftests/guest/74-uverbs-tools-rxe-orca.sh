@@ -3,6 +3,9 @@
 # Two guests, servers on rxe, clients on orca: the libibverbs pingpongs, rping
 # (IPv4 and IPv6), ucmatose and udaddy through the userspace verbs
 # (in-guest/uverbs-tools.sh).
+# The reverse of 73: make check keeps one direction of each protocol's
+# interop with rxe, make check-long both.
+# tier: long
 . "$(dirname "$0")/lib/host.sh"
 . "$(dirname "$0")/lib/uverbs-host.sh"
 uverbs_guest_test rxe orca 420 uverbs-tools.sh
