@@ -7,8 +7,10 @@
 # reported when it was the guest's other Ethernet traffic
 # (not_roce_dropped); the log's give-up and longest-wait lines are
 # reported; a switch of the older exit line is still read; on slower guests
-# (--slow-guests) retransmissions count only with a drop.  No guests: make
-# check runs it with the other host-side tests.
+# (--slow-guests) retransmissions count only with a drop; with an rxe peer
+# (--rxe-peer) only what rxe's retransmissions cause is excused: a
+# sequence NAK of ours and the datagrams ours dropped still fail.  No
+# guests: make check runs it with the other host-side tests.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -50,8 +52,28 @@ adapter() {
 	python3 "$check" "$run" "$@" >"$out/$(basename "$run").log" 2>&1
 }
 
+# rxe_peer NAME SEQ_NAKS_TX QKEY_DROPS NO_WQE_DROPS: a run of one adapter
+# whose peer is rxe (the check run with --rxe-peer): nothing retransmitted
+# by ours, but rxe's own retransmissions arrived as 8 duplicates and 3
+# ghosts, and a teardown's tail was dropped (no QP 2, QP state 1, bad
+# packet 1); ours sent SEQ_NAKS_TX sequence NAKs and dropped QKEY_DROPS
+# datagrams for their Q_Key and NO_WQE_DROPS for want of a receive WQE.
+rxe_peer() {
+	local run=$out/$1
+	mkdir -p "$run/g0"
+	cat >"$run/g0/emu.log" <<-END
+	2026-12-05 10:12:01.100 orca-emu: port: nic->wire 41, wire->nic 57, roce rx 1301, roce tx 1290, dropped 0 (foreign source MAC 0, not taken by the guest 0, to the wire 0), rx held for the engine 0
+	2026-12-05 10:12:01.100 orca-emu: engine: roce: tx 1290 rx 1301 loopback 0 retransmits 0 (after RNR NAKs 0) timeouts 0 early 0 (rtt samples 402) send windows cut 0 rx queue full 0
+	2026-12-05 10:12:01.100 orca-emu: engine: roce: rx dropped: no QP 2, QP state 1, bad packet 1, Q_Key $3, no receive WQE $4, too big 0, response to nothing outstanding 3
+	2026-12-05 10:12:01.100 orca-emu: engine: roce: duplicate requests 8, sequence NAKs tx $2 rx 0, RNR NAKs tx 0 rx 0
+	2026-12-05 10:12:01.300 orca-emu: exit 0
+	END
+	echo "2026-12-05 10:12:02.000 orca-wire: exit: received 2591 forwarded 2591 flooded 2 copies 2 send_errors 0 stall_dropped 0 backpressured 0 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0 not_roce_dropped 0" >"$run/wire.log"
+	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
+}
+
 echo "TAP version 13"
-echo "1..7"
+echo "1..11"
 sample other 0 3
 grep -qx 'ok wire loss-free: .*' "$out/other.log" &&
 	grep -q 'not RoCE, to a QEMU that did not read 3 (not counted)' "$out/other.log"
@@ -87,5 +109,26 @@ result $? "slow guests: a dropped frame fails the check, and its retransmissions
 adapter fast 1 0
 grep -qx 'fail wire loss-free: .*g0: retransmits 6; g0: retry timeouts 1.*duplicate requests 8' "$out/fast.log"
 result $? "make check's guests: any retransmission fails the check" "$out/fast.log"
+
+# With an rxe peer, only what rxe's own retransmissions cause is excused
+# (duplicates, ghosts), besides a teardown's tail as with any peer; a gap
+# ours saw in rxe's stream, and a datagram ours dropped, is loss.
+rxe_peer rxe 0 0 0
+grep -qx 'ok wire loss-free: .*(rxe peer: .*' "$out/rxe.log" &&
+	grep -q '^# g0: not counted (rxe peer): duplicate requests 8$' "$out/rxe.log" &&
+	grep -q '^# g0: not counted (rxe peer): ghosts 3$' "$out/rxe.log"
+result $? "rxe peer: rxe's duplicates and ghosts and a teardown's tail are reported, not counted" "$out/rxe.log"
+
+rxe_peer rxesnak 1 0 0
+grep -qx 'fail wire loss-free: .*g0: sequence NAKs sent 1.*' "$out/rxesnak.log"
+result $? "rxe peer: a sequence NAK ours sent (a frame of rxe's lost) fails the check" "$out/rxesnak.log"
+
+rxe_peer rxeqkey 0 2 0
+grep -qx 'fail wire loss-free: .*g0: datagrams dropped for their Q_Key 2.*' "$out/rxeqkey.log"
+result $? "rxe peer: a datagram ours dropped for its Q_Key fails the check" "$out/rxeqkey.log"
+
+rxe_peer rxenowqe 0 0 3
+grep -qx 'fail wire loss-free: .*g0: datagrams dropped without a receive WQE 3.*' "$out/rxenowqe.log"
+result $? "rxe peer: a datagram ours dropped without a receive WQE fails the check" "$out/rxenowqe.log"
 
 [ "$failed" = 0 ]

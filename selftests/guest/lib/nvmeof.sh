@@ -163,17 +163,26 @@ nvme_find_blk() {
 }
 
 nvme_connect_retry() {
-	local addr=$1 i start=$SECONDS
+	local addr=$1 i start=$SECONDS out rc
 	# The target may still be binding its listener: a rejected connect is
 	# retried.  A connect whose CM exchange never completes would wait for
 	# the CM's REQ retries (minutes): each attempt gets 40 s, all of them
 	# 90 s.  ctrl-loss-tmo keeps a broken transport from reconnecting for
 	# the default ten minutes later on.
 	for i in 1 2 3 4 5; do
-		timeout "$(scaled 40)" nvme connect -t rdma -a "$addr" -s "$nvmeof_port" \
+		out=$(timeout "$(scaled 40)" nvme connect -t rdma -a "$addr" -s "$nvmeof_port" \
 			-n "$nvmeof_subnqn" --hostnqn="$nvmeof_hostnqn" \
 			--hostid="$nvmeof_hostid" --ctrl-loss-tmo="$nvmeof_ctrl_loss_tmo" \
-			--reconnect-delay=2 && return 0
+			--reconnect-delay=2 2>&1)
+		rc=$?
+		[ "$rc" = 0 ] && return 0
+		# Every failed attempt's output goes to the log, also when a
+		# later one connects (ok_if keeps its command's output only
+		# when the case fails): a retry must not hide why it was needed.
+		{
+			echo "nvme connect attempt $i failed (exit $rc) after $((SECONDS - start)) s:"
+			printf '%s\n' "$out" | tail -n 20 | sed 's/^/  /'
+		} | sed 's/^/# /' >>"$ktap_out"
 		echo "nvme connect attempt $i failed after $((SECONDS - start)) s"
 		[ $((SECONDS - start + 40)) -le 90 ] || break
 		sleep 3

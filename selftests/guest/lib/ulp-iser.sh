@@ -173,7 +173,21 @@ iser_client_cleanup() {
 	iscsiadm $n -o delete
 }
 
-iser_client_target() { echo "$(iser_find_disk) 64"; }
+# An empty disk lookup must not make the target "64" alone: the check would
+# write and read back a local file of that name and pass.  No disk, no
+# target: the check that gets none fails (dd of="" cannot open it), with
+# why in the log.
+iser_client_target() {
+	local disk
+	if ! disk=$(iser_find_disk) || [ -z "$disk" ]; then
+		# Not into our stdout: that is the target.
+		[ "$ktap_out" = /dev/stdout ] ||
+			echo "# iser: client: no iSER disk found: nothing to verify" >>"$ktap_out"
+		echo "iser: client: no iSER disk found: nothing to verify" >&2
+		return 1
+	fi
+	echo "$disk 64"
+}
 
 # A portal bound to the server's address lost its listener with the
 # device (isert_np->cm_id is destroyed, never re-created): re-enable it.

@@ -8,7 +8,12 @@ those QPs.  Headers and whole CM MADs are all it reads: a capture cut to
 a snap length (orca-wire --pcap-snaplen 512) is enough.
 
 Prints "ok NAME" / "fail NAME" lines (the caller turns them into test
-cases) and other lines as comments.
+cases) and other lines as comments: first whether tshark read the capture
+and found RoCE packets in it (a tshark error, a missing or empty capture
+fail it), then each protocol's cases, failed too when there is nothing to
+read.  Exits 1 if a case failed, 2 on wrong usage, 0 otherwise: a caller
+that got no verdict, or a non-zero exit without a "fail" line (a crash),
+must fail on its own (lib/ulp-host.sh does).
 
 Usage: ulp_pcap.py PCAP PROTO...     (PROTO: rds nfs srp iser smb)
 """
@@ -27,6 +32,8 @@ PROTOS = {
     "smb": (445, ["send", "write", "read"]),
 }
 OPCODES = {"send": range(0, 6), "write": range(6, 12), "read": range(12, 13)}
+# The case that the capture could be read and is not empty.
+CAPTURE = "wire: tshark reads the capture, and it holds RoCE packets"
 
 FIELDS = [
     "ip.src", "ip.dst", "infiniband.bth.opcode", "infiniband.bth.destqp",
@@ -45,13 +52,26 @@ def parse(line):
     return f[0], f[1], [num(v) for v in f[2:]]
 
 
+class TsharkError(Exception):
+    pass
+
+
 def tshark(pcap):
     cmd = ["tshark", "-r", pcap, "-Y", "infiniband", "-T", "fields"]
     for f in FIELDS:
         cmd += ["-e", f]
-    out = subprocess.run(cmd, capture_output=True, text=True,
-                         check=True).stdout
-    return [parse(line) for line in out.splitlines()]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise TsharkError(f"cannot run tshark: {e}") from e
+    if r.returncode:
+        for line in r.stderr.splitlines():
+            print(line if line.startswith("tshark:") else f"tshark: {line}")
+        why = r.stderr.strip().splitlines()
+        raise TsharkError(f"tshark exited {r.returncode}" +
+                          (f": {why[-1].removeprefix('tshark: ')}"
+                           if why else ""))
+    return [parse(line) for line in r.stdout.splitlines()]
 
 
 def check(packets, proto):
@@ -81,26 +101,43 @@ def check(packets, proto):
           f"QPs {sorted(hex(q) for q in qpns)}")
     if not reqs:
         print(f"fail {proto}: wire: rdma_cm connection to port {port} over RoCE")
-        return
+        return False
     print(f"ok {proto}: wire: rdma_cm connection to port {port} over RoCE")
     print(f"{proto}: opcodes on its QPs: {dict(sorted(ops.items()))}")
+    good = True
     for kind in want:
         n = sum(c for op, c in ops.items() if op in OPCODES[kind])
         res = "ok" if n > 0 else "fail"
+        good &= n > 0
         print(f"{res} {proto}: wire: RC {kind.upper()} packets on the "
               f"connection's QPs ({n})")
+    return good
 
 
 def main():
+    if len(sys.argv) < 3 or any(p not in PROTOS for p in sys.argv[2:]):
+        print(__doc__, file=sys.stderr)
+        return 2
     pcap, protos = sys.argv[1], sys.argv[2:]
     try:
         packets = tshark(pcap)
-    except (OSError, subprocess.CalledProcessError) as e:
+    except TsharkError as e:
+        print(f"fail {CAPTURE} ({pcap}: {e})")
+        # Each protocol's case still fails, so none vanishes.
         for proto in protos:
-            print(f"fail {proto}: wire: tshark reads the capture ({e})")
-        return
+            print(f"fail {proto}: wire: rdma_cm connection to port "
+                  f"{PROTOS[proto][0]} over RoCE (no capture read)")
+        return 1
+    # An empty capture (the switch wrote none, or a run that moved
+    # nothing) would fail each protocol anyway; say why first.
+    if not packets:
+        print(f"fail {CAPTURE} (none in {pcap})")
+    else:
+        print(f"ok {CAPTURE} ({len(packets)})")
+    good = bool(packets)
     for proto in protos:
-        check(packets, proto)
+        good &= check(packets, proto)
+    return 0 if good else 1
 
 
-main()
+sys.exit(main())

@@ -25,7 +25,11 @@ Counted as a failure:
     reordered frame never sent
 With --rxe-peer (a guest runs Soft-RoCE on its virtio-net), what only rxe's
 own retransmissions cause is not ours and is reported but not counted:
-duplicate requests, sequence NAKs sent and ghosts at an ORCA adapter.
+duplicate requests and ghosts at an ORCA adapter.  A sequence NAK an ORCA
+adapter sent still counts (rxe resends from its oldest unacknowledged PSN:
+duplicates, never a gap), and so do the datagrams it dropped for a wrong
+Q_Key or for want of a receive WQE: nothing else shows them (rxe's own
+counters are not read).
 Drops towards a guest's own virtio-net (QEMU not reading its socket, e.g.
 before the guest's driver is up) are reported, not counted: that is the
 guest's Ethernet, not the RDMA wire.  So are the frames other than RoCE
@@ -116,22 +120,35 @@ def check_emu(name, text, rxe_peer, bad, notes, timing):
                      f'rx {snak_rx} RNR NAKs tx {rnr_tx} rx {rnr_rx}')
         # Not counted: frames for a QP number that is gone (no QP) or
         # now names another connection (bad packet: its source or type is
-        # not the QP's), the tail of a connection torn down with frames in
-        # flight, as ULP teardown does.  A frame of a live connection that
-        # is dropped shows as our or its peer's retransmission, which is.
+        # not the QP's), or for a QP that left the states that take them
+        # (QP state: moved to ERR or RESET), the tail of a connection torn
+        # down with frames in flight, as ULP teardown does.  A frame of a
+        # live connection that is dropped shows as our or its peer's
+        # retransmission, which is, or as a gap: a sequence NAK either
+        # way, counted with any peer (a peer's retransmission starts at
+        # its oldest unacknowledged PSN: duplicates, never a gap).
         counted = [('frames too big', big),
-                   ('sequence NAKs received', snak_rx)]
+                   ('sequence NAKs received', snak_rx),
+                   ('sequence NAKs sent', snak_tx)]
         # What a peer's retransmission causes here: duplicates (and
-        # duplicated responses) are timing, a gap (sequence NAK) is loss.
+        # duplicated responses) are timing.
         peer_timing = [('duplicate requests', dup), ('ghosts', ghost)]
-        peer_loss = [('sequence NAKs sent', snak_tx)]
         if rxe_peer:
-            for what, v in peer_timing + peer_loss:
+            # rxe retransmits on its own timers, which are not ours to
+            # assert on, and its counters are not read: what this adapter
+            # dropped of rxe's datagrams (wrong Q_Key, no receive WQE)
+            # shows nowhere else, so it counts.  The rxe pairings' UD
+            # traffic (CM MADs, ibv_ud_pingpong, perftest's UD send) has
+            # its receives posted before it can arrive.  Not counted with
+            # an ORCA peer: UD traffic that may outrun its receivers by
+            # design (UCX's UD transport, the kverbs churn) runs there.
+            counted += [('datagrams dropped for their Q_Key', qkey),
+                        ('datagrams dropped without a receive WQE', norwqe)]
+            for what, v in peer_timing:
                 if v:
                     notes.append(f'{name}: not counted (rxe peer): '
                                  f'{what} {v}')
         else:
-            counted += peer_loss
             timing += [f'{name}: {what} {v}' for what, v in peer_timing if v]
         for what, v in counted:
             if v:
