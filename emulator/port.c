@@ -18,6 +18,16 @@
  * exits is seen at once.  Otherwise it is a datagram socket like the guest
  * side.
  *
+ * The engine never waits in a send, on either wire: it sends under the
+ * DMA lock, which a guest's memory map change waits for.  A full ring, or
+ * a datagram switch whose queue is full, is -EBUSY: the engine keeps the
+ * frame and is called back (tx_ready) to try again.  A ring says when it
+ * has room; a datagram socket that is not connected to its peer is told
+ * nothing by the kernel, so the port thread calls back after
+ * DGRAM_TX_RETRY_MS.  A peer full for longer than its policy allows is
+ * dropped to, and counted, as on the guest side; RoCE's retransmission
+ * recovers the frames.
+ *
  * The engine's receive queue pushes back too (port_roce_rx_fn): a RoCE
  * frame it has no room for stays where it is, in the down ring or the
  * datagram buffer, and the port takes nothing more from the wire until
@@ -54,6 +64,7 @@
 #define ETH_HLEN		14
 #define ATTACH_TIMEOUT_MS	5000	/* the switch answers at once if alive */
 #define RX_BATCH		64	/* ring frames between two poll()s */
+#define DGRAM_TX_RETRY_MS	1	/* a full datagram switch asked again */
 
 /* One datagram link: the socket we send from and where to. */
 struct port_link {
@@ -91,6 +102,7 @@ struct emu_port {
 	void *ctx;
 	int stop_fd;			/* eventfd: wakes the thread to exit */
 	int rx_ready_fd;		/* eventfd: the rx callback has room */
+	int tx_retry_fd;		/* eventfd: a datagram send was busy */
 	bool rx_blocked;		/* it refused the wire's next frame */
 	uint64_t rx_blocked_ms;		/* when: offered again at least */
 	size_t wire_pending;		/* wbuf holds that frame (datagrams) */
@@ -120,9 +132,10 @@ static bool frame_is_from_port(const struct emu_port *port, const uint8_t *f)
 }
 
 /*
- * Send one frame on @link.  Returns 0 or -errno.  A full receiver gets
- * link_policy_dgram.wait_ms (the socket's SO_SNDTIMEO) to make room unless
- * it is stalled already.
+ * Send one frame on @link, from the port thread.  Returns 0 or -errno.  A
+ * full receiver gets link_policy_dgram.wait_ms (the socket's SO_SNDTIMEO)
+ * to make room unless it is stalled already.  The wait is not under the
+ * lock: the engine's link_try_send() takes it and must never wait.
  */
 static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 {
@@ -135,12 +148,45 @@ static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 	pthread_mutex_lock(&link->lock);
 	if (!link_may_wait(&link->ls, now_ms()))
 		flags |= MSG_DONTWAIT;
+	pthread_mutex_unlock(&link->lock);
 	n = sendto(link->fd, f, len, flags,
 		   (const struct sockaddr *)&link->peer, link->peer_len);
 	err = n < 0 ? errno : 0;
+	pthread_mutex_lock(&link->lock);
 	if (err == EAGAIN || err == EWOULDBLOCK) {
 		if (!(flags & MSG_DONTWAIT))
 			link_timed_out(&link->ls, &link_policy_dgram, now_ms());
+	} else if (!err) {
+		link_taken(&link->ls);
+	}
+	pthread_mutex_unlock(&link->lock);
+	if (err)
+		return -err;
+	return (size_t)n == len ? 0 : -EMSGSIZE;
+}
+
+/*
+ * Send one frame on @link without waiting, for the engine.  0: sent;
+ * -EBUSY: the receiver is full but may still be waited for (it has been
+ * full for less than link_policy_dgram.wait_ms), try again later; any
+ * other -errno: drop the frame (the receiver stayed full, or is stalled).
+ * Like a full ring to a switch that stopped draining (shm_try_send()).
+ */
+static int link_try_send(struct port_link *link, const uint8_t *f,
+			 size_t len)
+{
+	ssize_t n;
+	int err;
+
+	if (!link->has_peer)
+		return -ENOTCONN;
+	n = sendto(link->fd, f, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+		   (const struct sockaddr *)&link->peer, link->peer_len);
+	err = n < 0 ? errno : 0;
+	pthread_mutex_lock(&link->lock);
+	if (err == EAGAIN || err == EWOULDBLOCK) {
+		if (link_full(&link->ls, &link_policy_dgram, now_ms()))
+			err = EBUSY;
 	} else if (!err) {
 		link_taken(&link->ls);
 	}
@@ -412,28 +458,59 @@ static void shm_space(struct emu_port *port, uint32_t *wait_ms)
 		nic_to_wire(port, port->nic_pending, wait_ms);
 }
 
+/*
+ * How long poll() may sleep before the engine is to be asked to send again
+ * (@retry_ms: when, 0: it is not waiting).
+ */
+static int tx_retry_timeout(uint64_t retry_ms, int timeout)
+{
+	uint64_t now = now_ms();
+	int left;
+
+	if (!retry_ms)
+		return timeout;
+	left = retry_ms <= now ? 0 : (int)(retry_ms - now);
+	return timeout < 0 || left < timeout ? left : timeout;
+}
+
 static void *dgram_thread(struct emu_port *port)
 {
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[5] = {
 		{ .fd = port->nic.fd, .events = POLLIN },
 		{ .fd = port->wire.fd, .events = POLLIN },
 		{ .fd = port->stop_fd, .events = POLLIN },
 		{ .fd = port->rx_ready_fd, .events = POLLIN },
+		{ .fd = port->tx_retry_fd, .events = POLLIN },
 	};
+	uint64_t retry_ms = 0;
 	uint32_t unused;
 
 	for (;;) {
 		bool ready;
+		int timeout;
 
 		/* A held frame holds the wire back: backpressure. */
 		pfd[1].fd = port->rx_blocked ? -1 : port->wire.fd;
-		if (poll(pfd, 4, rx_retry_timeout(port, -1)) < 0) {
+		timeout = rx_retry_timeout(port, -1);
+		timeout = tx_retry_timeout(retry_ms, timeout);
+		if (poll(pfd, 5, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[2].revents)
 			break;
+		/* The engine found the switch full: ask it again soon. */
+		if (pfd[4].revents) {
+			frame_ring_clear_fd(port->tx_retry_fd);
+			if (!retry_ms)
+				retry_ms = now_ms() + DGRAM_TX_RETRY_MS;
+		}
+		if (retry_ms && now_ms() >= retry_ms) {
+			retry_ms = 0;
+			if (port->tx_ready)
+				port->tx_ready(port->ctx);
+		}
 		ready = pfd[3].revents;
 		if (ready)
 			frame_ring_clear_fd(port->rx_ready_fd);
@@ -606,6 +683,8 @@ static void port_free(struct emu_port *port)
 		close(port->stop_fd);
 	if (port->rx_ready_fd >= 0)
 		close(port->rx_ready_fd);
+	if (port->tx_retry_fd >= 0)
+		close(port->tx_retry_fd);
 	if (port->shm.up)
 		wire_link_close(&port->shm.link);
 	pthread_mutex_destroy(&port->shm.tx_lock);
@@ -632,6 +711,7 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 	if (!port)
 		return NULL;
 	port->nic.fd = port->wire.fd = port->stop_fd = port->rx_ready_fd = -1;
+	port->tx_retry_fd = -1;
 	shm_init_sync(&port->shm);
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
@@ -653,7 +733,9 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 		port->shm.up = true;
 	port->stop_fd = eventfd(0, EFD_CLOEXEC);
 	port->rx_ready_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (port->stop_fd < 0 || port->rx_ready_fd < 0)
+	port->tx_retry_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (port->stop_fd < 0 || port->rx_ready_fd < 0 ||
+	    port->tx_retry_fd < 0)
 		goto fail;
 	err = pthread_create(&port->thread, NULL, port_thread, port);
 	if (err) {
@@ -699,6 +781,16 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len)
 	return ret;
 }
 
+/* The engine's datagram send was -EBUSY: the port thread calls back. */
+static void dgram_tx_retry(struct emu_port *port)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN: the counter is full of kicks already; one is enough. */
+	if (write(port->tx_retry_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		abort();
+}
+
 int port_send_roce_nowait(struct emu_port *port, const uint8_t *frame,
 			  size_t len)
 {
@@ -707,17 +799,21 @@ int port_send_roce_nowait(struct emu_port *port, const uint8_t *frame,
 
 	if (!port || !frame || len < ETH_HLEN || len > PORT_MAX_FRAME)
 		return -EINVAL;
-	if (!port->shm.up)
-		return port_send_roce(port, frame, len);
 	if (!frame_is_from_port(port, frame)) {
 		stat_inc(&port->stats.bad_src_mac);
 		stat_inc(&port->stats.dropped);
 		return -EPERM;
 	}
 	stat_inc(&port->stats.roce_tx);
-	pthread_mutex_lock(&port->shm.tx_lock);
-	ret = shm_try_send(&port->shm, frame, len, &left);
-	pthread_mutex_unlock(&port->shm.tx_lock);
+	if (port->shm.up) {
+		pthread_mutex_lock(&port->shm.tx_lock);
+		ret = shm_try_send(&port->shm, frame, len, &left);
+		pthread_mutex_unlock(&port->shm.tx_lock);
+	} else {
+		ret = link_try_send(&port->wire, frame, len);
+		if (ret == -EBUSY)
+			dgram_tx_retry(port);
+	}
 	if (ret == -EBUSY)
 		__atomic_fetch_sub(&port->stats.roce_tx, 1, __ATOMIC_RELAXED);
 	else if (ret)
