@@ -224,24 +224,71 @@ static inline uint8_t *node_va(struct node *n, struct tbuf *b, uint64_t off)
 	return gptr(&n->t, b->pages[a / 4096] + a % 4096);
 }
 
+/*
+ * The fill pattern: every 8 bytes of a transfer, as a little-endian u64,
+ * hold the transfer's seed (xored with "ORCA", so that no word is zero)
+ * in the high half and their own offset in the transfer in the low half.
+ * No two words of a transfer are alike, nor two transfers with different
+ * seeds: a page or a packet placed at the wrong offset, one repeated, or
+ * left over from another transfer reads wrong, and the word found where
+ * the first mismatch is says where its bytes came from.  (The kernel
+ * tests' kv_fill() writes the same words.)
+ */
+#define PAT_TAG		0x4f524341u	/* "ORCA" */
+
+static inline uint64_t pat_word(uint32_t seed, uint64_t off)
+{
+	return (uint64_t)(seed ^ PAT_TAG) << 32 | (uint32_t)(off & ~7ull);
+}
+
+/* Byte @i of the transfer seeded @seed. */
+static inline uint8_t pat_byte(uint32_t seed, uint64_t i)
+{
+	return (uint8_t)(pat_word(seed, i) >> (8 * (i & 7)));
+}
+
 static inline void buf_fill(struct node *n, struct tbuf *b, uint64_t off,
 			    uint64_t len, uint32_t seed)
 {
 	for (uint64_t i = 0; i < len; i++)
-		*node_va(n, b, off + i) = (uint8_t)((i * 131 + seed * 7) >> 1 ^
-						    seed);
+		*node_va(n, b, off + i) = pat_byte(seed, i);
+}
+
+/*
+ * The first byte of [off, off + len) of @b that is not pattern @seed
+ * (relative to @off), or @len if all are.
+ */
+static inline uint64_t buf_mismatch(struct node *n, struct tbuf *b,
+				    uint64_t off, uint64_t len, uint32_t seed)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (*node_va(n, b, off + i) != pat_byte(seed, i))
+			return i;
+	return len;
 }
 
 static inline bool buf_check(struct node *n, struct tbuf *b, uint64_t off,
 			     uint64_t len, uint32_t seed)
 {
-	for (uint64_t i = 0; i < len; i++)
-		if (*node_va(n, b, off + i) != (uint8_t)((i * 131 + seed * 7) >>
-							  1 ^ seed)) {
-			printf("# byte %llu differs\n", (unsigned long long)i);
-			return false;
-		}
-	return true;
+	uint64_t i = buf_mismatch(n, b, off, len, seed), w, got = 0;
+
+	if (i == len)
+		return true;
+	printf("# byte %llu of %llu (buffer offset %llu) is 0x%02x, want 0x%02x\n",
+	       (unsigned long long)i, (unsigned long long)len,
+	       (unsigned long long)(off + i), *node_va(n, b, off + i),
+	       pat_byte(seed, i));
+	/* Whose word is there instead: which transfer, which offset. */
+	w = i & ~7ull;
+	if (w + 8 <= len) {
+		for (unsigned int k = 0; k < 8; k++)
+			got |= (uint64_t)*node_va(n, b, off + w + k) << (8 * k);
+		printf("# its word holds seed %u offset %llu, want seed %u offset %llu\n",
+		       (uint32_t)(got >> 32) ^ PAT_TAG,
+		       (unsigned long long)(uint32_t)got, seed,
+		       (unsigned long long)w);
+	}
+	return false;
 }
 
 static inline bool node_qp(struct node *n, struct tqp *qp, uint8_t type,

@@ -156,6 +156,15 @@ static const uint32_t sizes[] = {
 	65536, 262144 + 3, BUF_LEN,
 };
 
+/*
+ * Each transfer of a run its own seed, and no two runs share one: data a
+ * transfer left behind never passes for the next one's.
+ */
+static uint32_t xfer_seed(uint32_t run, size_t i)
+{
+	return run << 8 | (uint32_t)i;
+}
+
 /* SEND: a receive WQE of two SGEs takes each size; every byte checked. */
 static bool do_sends(struct pair *p, uint32_t seed)
 {
@@ -171,7 +180,7 @@ static bool do_sends(struct pair *p, uint32_t seed)
 		};
 		struct orca_cqe c;
 
-		buf_fill(p->na, &p->abuf, 17, len, seed + i);
+		buf_fill(p->na, &p->abuf, 17, len, xfer_seed(seed, i));
 		post_recv(p->nb, &p->bqp, 500 + i, r, 2);
 		post_send(p->na, &p->aqp, &h, &s, 1);
 		ok &= expect_cqe(p->na, &p->acq, 100 + i, ORCA_CQE_SEND,
@@ -210,7 +219,7 @@ static bool do_writes(struct pair *p, uint32_t seed, bool imm)
 		struct tsge s = { IOVA_A + 3, len, p->abuf.key };
 		struct orca_cqe c;
 
-		buf_fill(p->na, &p->abuf, 3, len, seed + i);
+		buf_fill(p->na, &p->abuf, 3, len, xfer_seed(seed, i));
 		h.remote_addr = htole64(IOVA_B + 40);
 		h.rkey = htole32(p->bbuf.key);
 		h.imm_or_inv = htole32(0x11223344 + i);
@@ -230,7 +239,7 @@ static bool do_writes(struct pair *p, uint32_t seed, bool imm)
 			/* No CQE on the target: wait for the data. */
 			engine_flush(p->nb->t.eng);
 		}
-		ok &= buf_check(p->nb, &p->bbuf, 40, len, seed + i);
+		ok &= buf_check(p->nb, &p->bbuf, 40, len, xfer_seed(seed, i));
 		if (!ok) {
 			printf("# write%s of %u bytes failed\n",
 			       imm ? "_imm" : "", len);
@@ -252,7 +261,7 @@ static bool do_reads(struct pair *p, uint32_t seed)
 			{ IOVA_A + 1 + len / 3, len - len / 3, p->abuf.key },
 		};
 
-		buf_fill(p->nb, &p->bbuf, 9, len, seed + i);
+		buf_fill(p->nb, &p->bbuf, 9, len, xfer_seed(seed, i));
 		h.remote_addr = htole64(IOVA_B + 9);
 		h.rkey = htole32(p->bbuf.key);
 		post_send(p->na, &p->aqp, &h, s, 2);

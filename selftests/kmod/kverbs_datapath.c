@@ -35,29 +35,70 @@ struct kv_pair {
 	u32 rkey;
 };
 
+/*
+ * The fill pattern, the one the emulator's RoCE tests write (roce_node.h):
+ * every 8 bytes of a transfer, as a little-endian u64, hold the transfer's
+ * seed (xored with "ORCA", so that no word is zero) in the high half and
+ * their own offset in the transfer in the low half.  No two words of a
+ * transfer are alike, nor two transfers with different seeds: a page or a
+ * packet placed at the wrong offset, one repeated, or data another
+ * transfer left behind reads wrong, and the word found at the first
+ * mismatch says where its bytes came from.
+ */
+#define KV_PAT_TAG		0x4f524341	/* "ORCA" */
+/*
+ * Transfer @i of the suite's case @c: each has a seed of its own, so data
+ * one left in a buffer never passes for another's.
+ */
+#define KV_SEED(c, i)		((u32)(c) << 8 | (u32)(i))
+
+static u64 kv_pat_word(u32 seed, size_t off)
+{
+	return (u64)(seed ^ KV_PAT_TAG) << 32 | (u32)(off & ~(size_t)7);
+}
+
+/* Byte @i of the transfer seeded @seed. */
+static u8 kv_pat_byte(u32 seed, size_t i)
+{
+	return kv_pat_word(seed, i) >> (8 * (i & 7));
+}
+
 void kv_fill(void *buf, size_t len, u32 seed)
 {
 	u8 *p = buf;
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		p[i] = (u8)(i * 7 + seed + (i >> 8));
+		p[i] = kv_pat_byte(seed, i);
 }
 
-/* Every byte of @buf as kv_fill(@seed) wrote it; else report the first. */
+/*
+ * Every byte of @buf as kv_fill(@seed) wrote it; else report the first
+ * that is not, and whose word (which seed, which offset) is there instead.
+ */
 bool kv_check_fill(struct kv_test *t, const void *buf, size_t len, u32 seed,
 		   const char *what)
 {
 	const u8 *p = buf;
-	size_t i;
+	size_t i, w, k;
+	u64 got = 0;
 
 	for (i = 0; i < len; i++)
-		if (p[i] != (u8)(i * 7 + seed + (i >> 8)))
-			return KV_EXPECT(t, false,
-					 "%s: byte %zu of %zu is 0x%02x, want 0x%02x",
-					 what, i, len, p[i],
-					 (u8)(i * 7 + seed + (i >> 8)));
-	return true;
+		if (p[i] != kv_pat_byte(seed, i))
+			break;
+	if (i == len)
+		return true;
+	w = i & ~(size_t)7;
+	if (w + 8 > len)
+		return KV_EXPECT(t, false,
+				 "%s: byte %zu of %zu is 0x%02x, want 0x%02x",
+				 what, i, len, p[i], kv_pat_byte(seed, i));
+	for (k = 0; k < 8; k++)
+		got |= (u64)p[w + k] << (8 * k);
+	return KV_EXPECT(t, false,
+			 "%s: byte %zu of %zu is 0x%02x, want 0x%02x; its word holds seed %u offset %u, want seed %u offset %zu",
+			 what, i, len, p[i], kv_pat_byte(seed, i),
+			 (u32)(got >> 32) ^ KV_PAT_TAG, (u32)got, seed, w);
 }
 
 static bool kv_check_canary(struct kv_test *t, const void *buf, size_t len,
@@ -256,7 +297,7 @@ static void kv_rc_send_recv(struct kv_test *t)
 		return;
 	for (i = 0; i < n; i++) {
 		snprintf(what, sizeof(what), "send %u", sizes[i]);
-		kv_fill(src->va, sizes[i], i);
+		kv_fill(src->va, sizes[i], KV_SEED(1, i));
 		memset(dst->va, KV_CANARY, sizes[i] + 64);
 		kv_to_dev(t, src);
 		kv_to_dev(t, dst);
@@ -276,7 +317,7 @@ static void kv_rc_send_recv(struct kv_test *t)
 			  "%s: byte_len %u flags 0x%x", what, wc.byte_len,
 			  wc.wc_flags);
 		kv_to_cpu(t, dst);
-		if (!kv_check_fill(t, dst->va, sizes[i], i, what) ||
+		if (!kv_check_fill(t, dst->va, sizes[i], KV_SEED(1, i), what) ||
 		    !kv_check_canary(t, dst->va + sizes[i], 64, what))
 			return;
 	}
@@ -295,7 +336,7 @@ static void kv_rc_send_imm(struct kv_test *t)
 	dst = kv_buf_alloc(t, 256);
 	if (!src || !dst)
 		return;
-	kv_fill(src->va, 256, 3);
+	kv_fill(src->va, 256, KV_SEED(2, 0));
 	kv_to_dev(t, src);
 	KV_EXPECT(t, !kv_post_recv(p.b, 1, dst, 256), "post_recv");
 	KV_EXPECT(t, !kv_post_send(p.a, 2, IB_WR_SEND_WITH_IMM, src, 256, 0),
@@ -310,7 +351,7 @@ static void kv_rc_send_imm(struct kv_test *t)
 		  "flags 0x%x imm 0x%x len %u", wc.wc_flags,
 		  be32_to_cpu(wc.ex.imm_data), wc.byte_len);
 	kv_to_cpu(t, dst);
-	kv_check_fill(t, dst->va, 256, 3, "payload");
+	kv_check_fill(t, dst->va, 256, KV_SEED(2, 0), "payload");
 }
 
 /* Inline data is copied at post time: the source may change right after. */
@@ -332,7 +373,7 @@ static void kv_rc_send_inline(struct kv_test *t)
 		kfree(src);
 		return;
 	}
-	kv_fill(src, 60, 5);
+	kv_fill(src, 60, KV_SEED(3, 0));
 	sge.addr = (uintptr_t)src;
 	sge.length = 60;
 	sge.lkey = 0;
@@ -354,7 +395,7 @@ static void kv_rc_send_inline(struct kv_test *t)
 		return;
 	KV_EXPECT(t, wc.byte_len == 60, "byte_len %u", wc.byte_len);
 	kv_to_cpu(t, dst);
-	kv_check_fill(t, dst->va, 60, 5, "inline payload");
+	kv_check_fill(t, dst->va, 60, KV_SEED(3, 0), "inline payload");
 }
 
 static void kv_rc_write(struct kv_test *t)
@@ -374,7 +415,7 @@ static void kv_rc_write(struct kv_test *t)
 		return;
 	for (i = 0; i < n; i++) {
 		snprintf(what, sizeof(what), "write %u", sizes[i]);
-		kv_fill(src->va, sizes[i], 40 + i);
+		kv_fill(src->va, sizes[i], KV_SEED(4, i));
 		memset(dst->va, KV_CANARY, sizes[i] + 64);
 		kv_to_dev(t, src);
 		kv_to_dev(t, dst);
@@ -385,7 +426,7 @@ static void kv_rc_write(struct kv_test *t)
 				  IB_WC_RDMA_WRITE, NULL))
 			return;
 		kv_to_cpu(t, dst);
-		if (!kv_check_fill(t, dst->va, sizes[i], 40 + i, what) ||
+		if (!kv_check_fill(t, dst->va, sizes[i], KV_SEED(4, i), what) ||
 		    !kv_check_canary(t, dst->va + sizes[i], 64, what))
 			return;
 	}
@@ -407,7 +448,7 @@ static void kv_rc_write_imm(struct kv_test *t)
 	rbuf = kv_buf_alloc(t, 64);
 	if (!src || !dst || !rbuf)
 		return;
-	kv_fill(src->va, SZ_8K, 9);
+	kv_fill(src->va, SZ_8K, KV_SEED(5, 0));
 	memset(rbuf->va, KV_CANARY, 64);
 	kv_to_dev(t, src);
 	kv_to_dev(t, rbuf);
@@ -427,7 +468,7 @@ static void kv_rc_write_imm(struct kv_test *t)
 		  wc.wc_flags, be32_to_cpu(wc.ex.imm_data), wc.byte_len);
 	kv_to_cpu(t, dst);
 	kv_to_cpu(t, rbuf);
-	kv_check_fill(t, dst->va, SZ_8K, 9, "written data");
+	kv_check_fill(t, dst->va, SZ_8K, KV_SEED(5, 0), "written data");
 	kv_check_canary(t, rbuf->va, 64, "receive buffer (not written)");
 }
 
@@ -448,7 +489,7 @@ static void kv_rc_read(struct kv_test *t)
 		return;
 	for (i = 0; i < n; i++) {
 		snprintf(what, sizeof(what), "read %u", sizes[i]);
-		kv_fill(remote->va, sizes[i], 80 + i);
+		kv_fill(remote->va, sizes[i], KV_SEED(6, i));
 		memset(local->va, KV_CANARY, sizes[i] + 64);
 		kv_to_dev(t, remote);
 		kv_to_dev(t, local);
@@ -459,7 +500,8 @@ static void kv_rc_read(struct kv_test *t)
 				  IB_WC_RDMA_READ, NULL))
 			return;
 		kv_to_cpu(t, local);
-		if (!kv_check_fill(t, local->va, sizes[i], 80 + i, what) ||
+		if (!kv_check_fill(t, local->va, sizes[i], KV_SEED(6, i),
+				   what) ||
 		    !kv_check_canary(t, local->va + sizes[i], 64, what))
 			return;
 	}
@@ -498,7 +540,7 @@ static void kv_ud_send_recv(struct kv_test *t)
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		snprintf(what, sizeof(what), "UD send %u", sizes[i]);
-		kv_fill(src->va, sizes[i], 20 + i);
+		kv_fill(src->va, sizes[i], KV_SEED(7, i));
 		memset(dst->va, KV_CANARY, dst->len);
 		kv_to_dev(t, src);
 		kv_to_dev(t, dst);
@@ -552,8 +594,8 @@ static void kv_ud_send_recv(struct kv_test *t)
 		/* IPv4: 20 bytes of zeros, then the IPv4 header. */
 		KV_EXPECT(t, grh[20] == 0x45 && !memchr_inv(grh, 0, 20),
 			  "%s: GRH area starts %*ph", what, 24, grh);
-		if (!kv_check_fill(t, grh + KV_GRH_BYTES, sizes[i], 20 + i,
-				   what))
+		if (!kv_check_fill(t, grh + KV_GRH_BYTES, sizes[i],
+				   KV_SEED(7, i), what))
 			return;
 	}
 }
@@ -590,7 +632,7 @@ static void kv_srq_recv(struct kv_test *t)
 			       "post_srq_recv %d", i))
 			return;
 	}
-	kv_fill(src->va, 8 * 512, 77);
+	kv_fill(src->va, 8 * 512, KV_SEED(8, 0));
 	kv_to_dev(t, src);
 	for (i = 0; i < 8; i++) {
 		struct ib_sge sge = {
@@ -797,7 +839,7 @@ static void kv_frwr_write_local_inv(struct kv_test *t)
 	if (!mr || !src || !dst ||
 	    !kv_frwr_register(t, p.b, p.bcq, mr, dst, 3 * PAGE_SIZE, access))
 		return;
-	kv_fill(src->va, 3 * PAGE_SIZE, 33);
+	kv_fill(src->va, 3 * PAGE_SIZE, KV_SEED(9, 0));
 	kv_to_dev(t, src);
 	KV_EXPECT(t, !kv_post_rdma(p.a, 1, IB_WR_RDMA_WRITE, src,
 				   3 * PAGE_SIZE, mr->iova, mr->rkey),
@@ -806,7 +848,8 @@ static void kv_frwr_write_local_inv(struct kv_test *t)
 			  IB_WC_RDMA_WRITE, NULL))
 		return;
 	kv_to_cpu(t, dst);
-	kv_check_fill(t, dst->va, 3 * PAGE_SIZE, 33, "written data");
+	kv_check_fill(t, dst->va, 3 * PAGE_SIZE, KV_SEED(9, 0),
+		      "written data");
 
 	KV_EXPECT(t, !kv_post_local_inv(p.b, 2, mr->rkey), "post LOCAL_INV");
 	if (!kv_expect_wc(t, p.bcq, "LOCAL_INV", 2, IB_WC_SUCCESS,
@@ -1065,7 +1108,7 @@ static bool kv_mod_drain(struct kv_test *t, struct ib_cq *cq,
 			return false;
 		kv_to_cpu(t, dst);
 		if (!kv_check_fill(t, dst->va + *polled * KV_MOD_LEN,
-				   KV_MOD_LEN, *polled, what))
+				   KV_MOD_LEN, KV_SEED(10, *polled), what))
 			return false;
 		(*polled)++;
 	}
@@ -1102,7 +1145,7 @@ static void kv_cq_moderation(struct kv_test *t)
 	if (!src || !dst)
 		return;
 	for (i = 0; i < KV_MOD_MSGS; i++)
-		kv_fill(src->va + i * KV_MOD_LEN, KV_MOD_LEN, i);
+		kv_fill(src->va + i * KV_MOD_LEN, KV_MOD_LEN, KV_SEED(10, i));
 	memset(dst->va, KV_CANARY, KV_MOD_MSGS * KV_MOD_LEN);
 	kv_to_dev(t, src);
 	kv_to_dev(t, dst);

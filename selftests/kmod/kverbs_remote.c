@@ -14,7 +14,10 @@
  * to it, and the cases stay in lockstep through barriers (a zero-byte
  * SEND_WITH_IMM each way on the RC QP, whose receive is posted before the
  * case's own receives).  Data is a pattern seeded by the sender, so the
- * receiver checks every byte.
+ * receiver checks every byte: each transfer has its own seed, from the
+ * sender's MYSEED, the case and the message (KV_PEER_SEED), so that the
+ * two sides never send the same bytes and data one transfer left behind
+ * never passes for another's.
  */
 #include <linux/etherdevice.h>
 #include <linux/hex.h>
@@ -29,7 +32,13 @@
 #define KV_PEER_SLOT_PAD	64
 /* Room for one message of every size, each in its own slot. */
 #define KV_PEER_AREA		(SZ_1M + SZ_256K)
-#define KV_PEER_READ_SEED	99
+/* Message @i of case @c sent by the side with MYSEED @side. */
+#define KV_PEER_SEED(side, c, i) \
+	((u32)(side) << 16 | (u32)(c) << 8 | (u32)(i))
+#define KV_PEER_SEND		1
+#define KV_PEER_WRITE		2
+#define KV_PEER_READ		3
+#define KV_PEER_UD		4
 #define KV_BARRIER_WRID		0xba11
 #define KV_UD_MSGS		4
 
@@ -38,7 +47,7 @@ struct kv_peer_addr {
 	u32 udqpn;
 	union ib_gid gid;
 	u8 mac[ETH_ALEN];
-	u64 read_addr;		/* KV_PEER_READ_SEED pattern, 1 MiB */
+	u64 read_addr;		/* its side's KV_PEER_READ pattern, 1 MiB */
 	u64 write_addr;		/* area the other side writes */
 	u32 rkey;		/* global rkey of the two areas above */
 	u64 atomic_addr;	/* one u64 counter, starts at 0 */
@@ -156,8 +165,6 @@ static int kv_peer_setup(const char *dev)
 	    !kv_frwr_register(t, pr->rc, pr->scq, pr->amr, pr->abuf,
 			      PAGE_SIZE, access))
 		goto err;
-	kv_fill(pr->rbuf->va, SZ_1M, KV_PEER_READ_SEED);
-
 	pr->me.qpn = pr->rc->qp_num;
 	pr->me.udqpn = pr->ud->qp_num;
 	ether_addr_copy(pr->me.mac, t->mac);
@@ -233,6 +240,12 @@ static int kv_peer_connect(char *args)
 	ether_addr_copy(ah_attr.roce.dmac, pr->other.mac);
 	if (!kv_ah(&pr->t, &ah_attr))
 		return -EIO;
+	/*
+	 * The area the other side reads, in this side's pattern: what each
+	 * side reads differs from what it would read from itself.
+	 */
+	kv_fill(pr->rbuf->va, SZ_1M,
+		KV_PEER_SEED(pr->my_seed, KV_PEER_READ, 0));
 	pr->connected = true;
 	kv_out_printf("connected to QP %u\n", pr->other.qpn);
 	return 0;
@@ -387,7 +400,8 @@ static void kv_remote_send_sizes(struct kv_test *t)
 		};
 
 		snprintf(what, sizeof(what), "send %u", sizes[i]);
-		kv_fill(pr->lbuf->va, sizes[i], pr->my_seed * 16 + i);
+		kv_fill(pr->lbuf->va, sizes[i],
+			KV_PEER_SEED(pr->my_seed, KV_PEER_SEND, i));
 		if (!KV_EXPECT(t, !ib_post_send(pr->rc, &wr, NULL), "%s", what) ||
 		    !kv_expect_wc(t, pr->scq, what, 100 + i, IB_WC_SUCCESS,
 				  IB_WC_SEND, NULL))
@@ -401,7 +415,8 @@ static void kv_remote_send_sizes(struct kv_test *t)
 		KV_EXPECT(t, wc.byte_len == sizes[i], "%s: byte_len %u", what,
 			  wc.byte_len);
 		kv_check_fill(t, pr->sbuf->va + offs[i], sizes[i],
-			      pr->peer_seed * 16 + i, what);
+			      KV_PEER_SEED(pr->peer_seed, KV_PEER_SEND, i),
+			      what);
 	}
 	kv_barrier(t, pr, NULL);
 }
@@ -450,7 +465,8 @@ static void kv_remote_write_imm_sizes(struct kv_test *t)
 		};
 
 		snprintf(what, sizeof(what), "write %u", sizes[i]);
-		kv_fill(pr->lbuf->va, sizes[i], pr->my_seed * 16 + 8 + i);
+		kv_fill(pr->lbuf->va, sizes[i],
+			KV_PEER_SEED(pr->my_seed, KV_PEER_WRITE, i));
 		if (!KV_EXPECT(t, !ib_post_send(pr->rc, &wr.wr, NULL), "%s",
 			       what) ||
 		    !kv_expect_wc(t, pr->scq, what, 200 + i, IB_WC_SUCCESS,
@@ -468,7 +484,8 @@ static void kv_remote_write_imm_sizes(struct kv_test *t)
 			  "%s: byte_len %u imm %u", what, wc.byte_len,
 			  be32_to_cpu(wc.ex.imm_data));
 		kv_check_fill(t, pr->wbuf->va + offs[i], sizes[i],
-			      pr->peer_seed * 16 + 8 + i, what);
+			      KV_PEER_SEED(pr->peer_seed, KV_PEER_WRITE, i),
+			      what);
 	}
 	kv_barrier(t, pr, NULL);
 }
@@ -507,7 +524,8 @@ static void kv_remote_read_sizes(struct kv_test *t)
 		    !kv_expect_wc(t, pr->scq, what, 300 + i, IB_WC_SUCCESS,
 				  IB_WC_RDMA_READ, NULL) ||
 		    !kv_check_fill(t, pr->lbuf->va, sizes[i],
-				   KV_PEER_READ_SEED, what))
+				   KV_PEER_SEED(pr->peer_seed, KV_PEER_READ,
+						0), what))
 			break;
 	}
 	kv_barrier(t, pr, NULL);
@@ -608,7 +626,7 @@ static void kv_remote_ud(struct kv_test *t)
 
 		snprintf(what, sizeof(what), "UD send %u", sizes[i]);
 		kv_fill(pr->lbuf->va + i * SZ_8K, sizes[i],
-			pr->my_seed * 16 + 4 + i);
+			KV_PEER_SEED(pr->my_seed, KV_PEER_UD, i));
 		if (!KV_EXPECT(t, !ib_post_send(pr->ud, &wr.wr, NULL), "%s",
 			       what) ||
 		    !kv_expect_wc(t, pr->scq, what, 600 + i, IB_WC_SUCCESS,
@@ -626,7 +644,7 @@ static void kv_remote_ud(struct kv_test *t)
 			  "%s: byte_len %u src_qp %u flags 0x%x", what,
 			  wc.byte_len, wc.src_qp, wc.wc_flags);
 		kv_check_fill(t, pr->sbuf->va + i * SZ_8K + 40, sizes[i],
-			      pr->peer_seed * 16 + 4 + i, what);
+			      KV_PEER_SEED(pr->peer_seed, KV_PEER_UD, i), what);
 	}
 	kv_barrier(t, pr, NULL);
 }
