@@ -4,13 +4,18 @@
 # gzipped, under /usr/share/doc/rdma-core/tests) on orca_0.  Every test the
 # suite runs becomes a KTAP case: passed, failed (a failure or an error)
 # or skipped with the suite's reason (a feature ORCA does not advertise).
-# Then, as a reference, the same suite on Soft-RoCE (rxe0 on the same
-# netdev): its summary is reported, not judged.
+# A skip is a pass only for the tests listed in
+# selftests/guest/pyverbs-expected-skips.txt: any other test that skips
+# fails (a verb that starts answering EOPNOTSUPP must not become one more
+# skip), and a listed test that now passes is reported, for the list to
+# lose it.  Then, as a reference, the same suite on Soft-RoCE (rxe0 on the
+# same netdev): its summary is reported, not judged.
 # Usage: pyverbs.sh [DEV_KIND...]   default: orca rxe-reference
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 . "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
 
 kinds=${*:-orca rxe-reference}
+expected_skips=$ORCA_TOP/selftests/guest/pyverbs-expected-skips.txt
 tests=/tmp/pyverbs-tests
 rm -rf "$tests" && mkdir -p "$tests"
 cp -r /usr/share/doc/rdma-core/tests "$tests/" && gunzip -f "$tests"/tests/*.gz
@@ -69,17 +74,36 @@ run_suite() {
 	return 0
 }
 
-# One KTAP line per test: "name (module.Class.name) ... ok|skipped 'why'|
-# FAIL|ERROR"; a test's verdict may follow its own output lines.
+# report_suite PREFIX LOG [EXPECTED-SKIPS]: one KTAP line per test:
+# "name (module.Class.name) ... ok|skipped 'why'|FAIL|ERROR"; a test's
+# verdict may follow its own output lines.  With EXPECTED-SKIPS (test ids,
+# module.Class.test, one a line, "#" comments) a skip of a test not listed
+# is a failure.  Fails if any case does.
 report_suite() {
-	local prefix=$1 log=$2
-	python3 - "$prefix" "$log" >>"$ktap_out" <<'PY'
+	local prefix=$1 log=$2 skips=${3:-}
+	python3 - "$prefix" "$log" "$skips" >>"$ktap_out" <<'PY'
 import re, sys
-prefix, log = sys.argv[1], sys.argv[2]
+prefix, log, skips_file = sys.argv[1], sys.argv[2], sys.argv[3]
+expected = None
+if skips_file:
+    expected = set()
+    try:
+        for line in open(skips_file):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                expected.add(line)
+    except OSError as e:
+        print(f"# {prefix}: cannot read the expected skips: {e}")
+failed = False
+passing = []
+skipped = set()
 # unittest -v writes "test_x (module.Class.test_x) ... " and the verdict
 # after the test has run; what the test itself prints lands before the
-# " ... " or between it and the verdict, which then starts a line.
-head = re.compile(r"^(test\w+) \(([\w.]+)\)")
+# " ... " or between it and the verdict, which then starts a line.  A class
+# or module fixture that skips or fails ("setUpClass (module.Class) ...
+# skipped 'why'") takes all its tests with it, none of them counted in
+# "Ran N": it is a case of its own.
+head = re.compile(r"^(test\w+|setUpClass|tearDownClass|setUpModule|tearDownModule) \(([\w.]+)\)")
 verdict_re = re.compile(r"(ok|skipped .*|FAIL|ERROR|expected failure|unexpected success)$")
 seen = 0
 cur = None
@@ -99,18 +123,44 @@ for line in open(log, errors="replace").read().splitlines():
     if not v:
         continue
     (name, where), verdict, cur = cur, v.group(1), None
-    case = f"{prefix}: {where.split('.')[-2]}.{name}"
-    seen += 1
+    # "tests.test_qp.QPTest.test_x" (Python 3.11 on; before, without the
+    # test's name): the id is "test_qp.QPTest.test_x".
+    parts = where.split(".")
+    if parts[-1] == name:
+        parts = parts[:-1]
+    if parts[0] == "tests":
+        parts = parts[1:]
+    tid = ".".join(parts + [name])
+    case = f"{prefix}: {parts[-1]}.{name}"
+    if name.startswith("test"):
+        seen += 1
     if verdict in ("ok", "expected failure"):
         print(f"ok {case}")
+        if expected is not None and tid in expected:
+            passing.append(tid)
     elif verdict.startswith("skipped"):
         why = verdict[len("skipped "):].strip("'\"")
-        print(f"ok {case} # SKIP {why}")
+        skipped.add(tid)
+        if expected is None or tid in expected:
+            print(f"ok {case} # SKIP {why}")
+        else:
+            # Not a "# SKIP" directive: this skip is the failure.
+            why = why.replace("#", "")
+            print(f"not ok {case} (skipped, not an expected skip: {why})")
+            failed = True
     else:
         print(f"not ok {case} ({verdict})")
+        failed = True
+for tid in passing:
+    print(f"# {prefix}: {tid} passed; it is listed as an expected skip, the list can lose it")
+if expected is not None:
+    for tid in sorted(expected - skipped - set(passing)):
+        print(f"# {prefix}: {tid} is listed as an expected skip but did not run")
 ran = sum(int(n) for n in re.findall(r"^Ran (\d+) tests?", open(log, errors="replace").read(), re.M))
 print(f"# {prefix}: {seen} tests reported, the suite ran {ran}")
-print(f"{'ok' if seen == ran and ran > 0 else 'not ok'} {prefix}: every test the suite ran is reported")
+all_reported = seen == ran and ran > 0
+print(f"{'ok' if all_reported else 'not ok'} {prefix}: every test the suite ran is reported")
+sys.exit(1 if failed or not all_reported else 0)
 PY
 }
 
@@ -135,7 +185,7 @@ for kind in $kinds; do
 		rdma_up orca || continue
 		log=$ORCA_RUN_DIR/pyverbs-orca.log
 		run_suite orca_0 "$log"
-		report_suite "pyverbs orca_0" "$log"
+		report_suite "pyverbs orca_0" "$log" "$expected_skips" || ktap_fail=1
 		ktap_line "# pyverbs orca_0: $(suite_summary "$log")"
 		ok_if "pyverbs on orca_0: no module crashed" sh -c "! grep MODULE-CRASH '$log'"
 		;;
