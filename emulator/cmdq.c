@@ -301,6 +301,57 @@ static bool cmd_refuse_destroy(struct cmd_ctx *c, uint16_t op)
 }
 
 /*
+ * "dup-handle N" (engine.h): a successful CREATE_CQ/QP/SRQ may report the
+ * handle of an earlier object of its kind instead of its own, which a
+ * driver cannot record (it has that handle already): it undoes its create
+ * with a DESTROY of the handle it got, which "fail-destroy" can refuse.
+ */
+static void cmd_dup_handle(struct cmd_ctx *c, uint16_t op)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_handle_out out;
+	const struct objtab *t;
+	uint32_t handle, ref, left;
+	unsigned int kind;
+
+	switch (op) {
+	case ORCA_CMD_CREATE_CQ:
+		kind = 0;
+		t = &eng->cqs;
+		break;
+	case ORCA_CMD_CREATE_QP:
+		kind = 1;
+		t = &eng->qps;
+		break;
+	case ORCA_CMD_CREATE_SRQ:
+		kind = 2;
+		t = &eng->srqs;
+		break;
+	default:
+		return;
+	}
+	memcpy(&out, c->out, sizeof(out));
+	handle = le32toh(out.handle);
+	left = atomic_load(&eng->dup_handles);
+	if (!left || (op == ORCA_CMD_CREATE_QP && handle == EMU_QPN_GSI))
+		return;
+	ref = atomic_load(&eng->dup_ref[kind]);
+	if (ref == UINT32_MAX || !objtab_get(t, ref)) {
+		/* The driver knows this one: the next may report it. */
+		atomic_store(&eng->dup_ref[kind], handle);
+		return;
+	}
+	do {
+		if (!left)
+			return;
+	} while (!atomic_compare_exchange_weak(&eng->dup_handles, &left,
+					       left - 1));
+	eng_log("dup-handle: command %#x made handle %u, reported %u, %u more",
+		op, handle, ref, left - 1);
+	cmd_set_handle(c, ref);
+}
+
+/*
  * Every object's fixed cost is charged here, around its handler; what
  * varies (page lists, transport state) the handlers charge themselves.
  */
@@ -321,6 +372,8 @@ static int cmd_execute(struct cmd_ctx *c)
 	st = cmd_handlers[op](c);
 	if ((cmd_creates(op) && st) || (cmd_destroys(op) && !st))
 		mem_uncharge(&c->eng->mem, EMU_OBJ_COST);
+	if (!st)
+		cmd_dup_handle(c, op);
 	return st;
 }
 

@@ -898,6 +898,17 @@ int engine_inject(struct orca_engine *eng, const char *what)
 			ret = -EINVAL;
 		else
 			atomic_store(&eng->fail_destroys, (uint32_t)ms);
+	} else if (!strncmp(what, "dup-handle ", 11)) {
+		errno = 0;
+		ms = strtoul(what + 11, &end, 10);
+		if (errno || *end || end == what + 11 ||
+		    ms > EMU_DUP_HANDLE_MAX) {
+			ret = -EINVAL;
+		} else {
+			for (unsigned int i = 0; i < 3; i++)
+				atomic_store(&eng->dup_ref[i], UINT32_MAX);
+			atomic_store(&eng->dup_handles, (uint32_t)ms);
+		}
 	} else if (!strcmp(what, "wrid-lie on")) {
 		atomic_store(&eng->wrid_lie, true);
 		eng_log("wrid-lie: on");

@@ -94,6 +94,12 @@ void engine_set_link(struct orca_engine *eng, bool up);
  *   "fail-destroy N" the next N DESTROY_CQ/QP/SRQ/MR commands fail with
  *                    ORCA_CMD_ST_INTERNAL and leave their object alive (a
  *                    firmware error: the driver must keep its memory)
+ *   "dup-handle N"   the first CREATE_CQ, CREATE_QP (not GSI) and
+ *                    CREATE_SRQ after the word run as usual; each of the
+ *                    next N of those that finds that first object of its
+ *                    kind still alive reports its handle instead of its
+ *                    own (a firmware that hands out a handle twice): its
+ *                    own object lives on, unknown to the driver
  *   "wrid-lie on"    every CQE written from now on carries the bitwise
  *                    complement of the WQE's wr_id (a device that lies
  *                    about the one value a consumer may use as a pointer);

@@ -51,6 +51,7 @@
 #define EMU_CMD_TIMEOUT_MS	5000
 #define EMU_RESET_TIMEOUT_MS	2000
 #define EMU_FAIL_DESTROY_MAX	1000	/* "fail-destroy N" */
+#define EMU_DUP_HANDLE_MAX	1000	/* "dup-handle N" */
 #define EMU_FW_VERSION		0x01030000	/* 1.3.0 */
 /* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
 #define EMU_HCA_TYPE		"ORCA-EMU"
@@ -254,6 +255,13 @@ struct orca_engine {
 	bool garbage_eqe, garbage_cqe;
 	/* "fail-destroy N": DESTROY_CQ/QP/SRQ/MR commands left to refuse. */
 	_Atomic uint32_t fail_destroys;
+	/*
+	 * "dup-handle N": CREATE_CQ/QP/SRQ commands left to answer with the
+	 * handle of dup_ref[kind] (CQ, QP, SRQ), the first one of their kind
+	 * made since the word; UINT32_MAX: none yet.
+	 */
+	_Atomic uint32_t dup_handles;
+	_Atomic uint32_t dup_ref[3];
 	/* "wrid-lie on": CQEs carry a false wr_id; how many did so far. */
 	_Atomic bool wrid_lie;
 	_Atomic uint64_t wrid_lies;

@@ -5,9 +5,15 @@
 #    command queue kept full, AHs created and destroyed in atomic context
 #    (as the CM does) never stall longer than the driver's bound and never
 #    get the adapter declared dead (orca_kverbs dead/ah_saturated).
+#    AHs destroyed in atomic context that get no command slot are
+#    destroyed later, before their PD (dead/ah_destroy_deferred).
 #  - A destroy the adapter refuses: the driver keeps the object's memory,
 #    which the adapter then writes (orca_kverbs dead/destroy_fails), and
-#    frees it after the reset of the next unload.
+#    frees it after the reset of the next unload.  So too when the destroy
+#    undoes a create the driver cannot finish (dead/create_refused).
+#  - Dead by a fatal error, with RC QPs on an SRQ: they get
+#    IB_EVENT_QP_LAST_WQE_REACHED and ib_drain_qp() completes
+#    (dead/srq_last_wqe).
 #  - Dead: the firmware hangs.  The driver finds it dead, fences it, fails
 #    the command in flight with -EIO (it did not time out itself) and later
 #    ones fast; a kernel ULP's QPs still accept work, move to ERR, and
@@ -52,16 +58,49 @@ echo "dead orca_0 ah_saturated" >"$run"
 echo "slow 0" >>"$ORCA_CTL"
 kv_report ah_saturated
 
+fn=$(basename "$(readlink -f /sys/class/infiniband/orca_0/device)")
+emu_log=$ORCA_RUN_DIR/g$gi/emu.log
+# The adapter's live objects, from a "counts" asked for now:
+# "pd N cq N mr N qp N ah N srq N gsi N uar N".
+emu_objects() {
+	local n
+	n=$(grep -c 'objects: pd' "$emu_log")
+	echo counts >>"$ORCA_CTL"
+	new_counts() { [ "$(grep -c 'objects: pd' "$emu_log")" -gt "$n" ]; }
+	wait_for 10 new_counts || return 1
+	sed -n 's/.*objects: //p' "$emu_log" | tail -n 1
+}
+emu_count() { echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+
+# An atomic DESTROY_AH that gets no command slot within the bound must not
+# be dropped: the adapter would keep the AH, and refuse its PD, for good.
+# Once the driver's orphans of ah_saturated are gone, the case's AHs and
+# PD must leave the adapter's count as it was.
+cmdq_idle() {
+	grep -qx 'orphan_ahs 0' "/sys/kernel/debug/orca/$fn/cmdq" &&
+		grep -qx 'outstanding 0' "/sys/kernel/debug/orca/$fn/cmdq"
+}
+ok_if "no command or orphaned AH left of ah_saturated" wait_for 30 cmdq_idle
+before=$(emu_objects)
+echo "slow 100" >>"$ORCA_CTL"
+echo "dead orca_0 ah_destroy_deferred" >"$run"
+echo "slow 0" >>"$ORCA_CTL"
+kv_report ah_destroy_deferred
+after=$(emu_objects)
+echo "# adapter objects before: $before; after: $after" >>"$ktap_out"
+expect_eq "the deferred DESTROY_AHs ran: AHs in the adapter" \
+	"$(emu_count "$after" ah)" "$(emu_count "$before" ah)"
+expect_eq "then their PD's DESTROY_PD: PDs in the adapter" \
+	"$(emu_count "$after" pd)" "$(emu_count "$before" pd)"
+
 # A destroy the adapter refuses leaves the object alive in it: the driver
 # must keep that memory (and count it in devlink's leaked_objects) instead
 # of freeing it under the adapter, which then writes garbage CQEs into
 # every CQ it holds, the refused one included: they land in the kept ring.
-fn=$(basename "$(readlink -f /sys/class/infiniband/orca_0/device)")
 leaked() {
 	devlink health diagnose "pci/$fn" reporter fw_fatal |
 		sed -n 's/.*leaked_objects: \([0-9]*\).*/\1/p'
 }
-emu_log=$ORCA_RUN_DIR/g$gi/emu.log
 echo "fail-destroy 1" >>"$ORCA_CTL"
 echo "dead orca_0 destroy_fails" >"$run"
 kv_report destroy_fails
@@ -69,9 +108,28 @@ refused=$(sed -n 's/.*fail-destroy: command 0x2a on handle \([0-9]*\) refused.*/
 	"$emu_log" | tail -n 1)
 ok_if "the adapter refused DESTROY_CQ ${refused:-(none)}" test -n "$refused"
 expect_eq "the driver kept its memory: leaked_objects" "$(leaked)" 1
+# A create the driver cannot finish (the adapter reports a handle it has
+# already) is undone by a DESTROY the adapter can refuse too: the CQ, QP
+# and SRQ then live on in the adapter, with memory the driver must keep.
+# The first CQ, which the QP that lives on uses, cannot be destroyed
+# either (BUSY): 1 + 3 + 1 objects kept.
+echo "fail-destroy 3" >>"$ORCA_CTL"
+echo "dup-handle 3" >>"$ORCA_CTL"
+echo "dead orca_0 create_refused" >"$run"
+echo "dup-handle 0" >>"$ORCA_CTL"
+echo "fail-destroy 0" >>"$ORCA_CTL"
+kv_report create_refused
+dup_cq=$(sed -n 's/.*dup-handle: command 0x28 made handle \([0-9]*\),.*/\1/p' \
+	"$emu_log" | tail -n 1)
+expect_eq "creates the adapter made with a handle in use" \
+	"$(grep -c 'dup-handle: command 0x\(28\|38\|48\) made' "$emu_log")" 3
+expect_eq "the driver kept the memory of each: leaked_objects" "$(leaked)" 5
 echo garbage-cqe >>"$ORCA_CTL"
 written() { grep -q "garbage-cqe: [1-9][0-9]* entries on CQ ${refused:-x}\$" "$emu_log"; }
 ok_if "the adapter wrote into the refused CQ's ring" wait_for 10 written
+written_dup() { grep -q "garbage-cqe: [1-9][0-9]* entries on CQ ${dup_cq:-x}\$" "$emu_log"; }
+ok_if "the adapter wrote into the ring of the CQ the driver could not record" \
+	wait_for 10 written_dup
 ok_if "no report of memory written after free" dmesg_quiet \
 	'pagealloc: memory corruption|Poison overwritten|Bad page'
 # The kept memory goes after the reset of the unload (the adapter still
@@ -86,6 +144,25 @@ ok_if "orca module loads again" orca_load || ktap_done
 ok_if "devlink fw_fatal auto_recover off again" orca_auto_recover off ||
 	ktap_done
 ok_if "orca_kverbs module loads again" \
+	insmod "$kmod_dir/selftests/kmod/orca_kverbs.ko" || ktap_done
+nd=$(orca_netdev)
+
+# A fatal error with RC QPs on an SRQ: ib_drain_qp() waits for a
+# LAST_WQE_REACHED that only the driver can give.  The case logs "ready"
+# with its QPs connected, then waits for the death.
+echo "dead orca_0 srq_last_wqe" >"$run" &
+kv=$!
+srq_ready() { dmesg | grep -q 'srq_last_wqe: ready'; }
+ok_if "kverbs QPs on an SRQ ready" wait_for 120 srq_ready
+echo fatal >>"$ORCA_CTL"
+wait "$kv"
+kv_report srq_last_wqe
+ok_if "rmmod orca_kverbs" rmmod orca_kverbs
+ok_if "rmmod orca after the fatal error" timeout "$(scaled 60)" rmmod orca
+ok_if "orca module loads after the fatal error" orca_load || ktap_done
+ok_if "devlink fw_fatal auto_recover off once more" orca_auto_recover off ||
+	ktap_done
+ok_if "orca_kverbs module loads once more" \
 	insmod "$kmod_dir/selftests/kmod/orca_kverbs.ko" || ktap_done
 nd=$(orca_netdev)
 
@@ -120,10 +197,18 @@ expect_eq "at most the in-flight command waited" "$(( timed + woken <= 1 ))" 1
 dmesg | grep -c "device is dead" | sed 's/^/# deaths logged: /' >>"$ktap_out"
 
 # The hung firmware comes back and finishes what it was doing: fenced, so
-# nothing of it may land (the host reads the emulator's "late" count).
+# nothing of it may land (the host reads the emulator's "late" count).  The
+# count that says so is the one the emulator logs after its "ctl: resume"
+# line: the counts of the destroy_fails step above predate the hang and say
+# 0 whatever happens after it, so the host reads only what follows the
+# resume, and this waits until that is logged.
 echo resume >>"$ORCA_CTL"
 sleep 3
 echo counts >>"$ORCA_CTL"
+late_counted() {
+	sed -n '/orca-emu: ctl: resume$/,$p' "$emu_log" | grep -q 'dma: blocked .* late '
+}
+ok_if "the emulator counted late DMA after the resume" wait_for 10 late_counted
 ok_if "rmmod orca_kverbs" rmmod orca_kverbs
 start=$(date +%s)
 ok_if "rmmod orca completes" timeout "$(scaled 60)" rmmod orca

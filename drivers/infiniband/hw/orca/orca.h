@@ -237,9 +237,10 @@ struct orca_port {
  * @heartbeat: watchdog work
  * @last_heartbeat: ORCA_REG_HEARTBEAT at the previous check
  * @heartbeat_stalls: consecutive checks without progress
- * @dead_work: after death: reports IB_EVENT_DEVICE_FATAL and runs the
- *	completion handlers of armed kernel CQs, whose pollers then flush;
- *	then has the death reported to devlink health
+ * @dead_work: after death: reports IB_EVENT_DEVICE_FATAL, gives kernel QPs
+ *	on an SRQ their IB_EVENT_QP_LAST_WQE_REACHED and runs the completion
+ *	handlers of armed kernel CQs, whose pollers then flush; then has the
+ *	death reported to devlink health
  * @dead_reason: why it died (a string constant), once ORCA_DEV_DEAD is set
  * @leaked: objects whose memory was kept after a failed destroy
  * @kept_lock: protects @kept
@@ -467,6 +468,8 @@ struct orca_srq {
  * @udb: user page holding the doorbell record
  * @lock: serialises modify_qp and query_qp against each other
  * @state: state after the last successful MODIFY_QP
+ * @dead_last_wqe: a kernel QP on an SRQ got its IB_EVENT_QP_LAST_WQE_REACHED
+ *	from the dead work (orca_qp_dead_last_wqe()), which alone uses it
  * @refcnt: references held by event handlers, plus one for the QP
  * @free: completed when @refcnt drops to zero
  * @sq_lock: serialises posting to the send queue
@@ -499,6 +502,7 @@ struct orca_qp {
 	struct orca_udb_page *udb;
 	struct mutex lock;		/* modify/query vs each other */
 	enum ib_qp_state state;
+	bool dead_last_wqe;
 	refcount_t refcnt;
 	struct completion free;
 	spinlock_t sq_lock;		/* sq_pi, send ring */
@@ -625,6 +629,8 @@ void orca_dev_fence(struct orca_dev *odev);
 int orca_dev_reset(struct orca_dev *odev);
 bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
 		       u32 handle);
+bool orca_dev_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
+			  const char *what);
 void orca_dev_keep(struct orca_dev *odev, const void *mem, size_t size,
 		   void (*release)(struct orca_dev *odev, void *mem));
 int orca_kept_init(struct orca_dev *odev);
@@ -720,7 +726,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
 		  const struct ib_cq_init_attr *attr, size_t *bytes);
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
-		   const struct orca_pgl *pgl);
+		   const struct orca_pgl *pgl, bool *may_free);
 bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq);
 struct orca_cq *orca_cq_get(struct orca_dev *odev, u32 cqn);
 void orca_cq_put(struct orca_cq *cq);
@@ -742,7 +748,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 		  struct ib_qp_init_attr *init, struct orca_cmd_qp_params *p);
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
-		   const struct orca_cmd_qp_params *p);
+		   const struct orca_cmd_qp_params *p, bool *may_free);
 bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
 struct orca_qp *orca_qp_get(struct orca_dev *odev, u32 qpn);
 void orca_qp_put(struct orca_qp *qp);
@@ -754,6 +760,7 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 			 enum ib_event_type type);
 void orca_qp_set_err_state(struct orca_qp *qp, enum ib_qp_state state);
+void orca_qp_dead_last_wqe(struct orca_dev *odev);
 
 /* orca_user_qp.c */
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
@@ -802,7 +809,7 @@ int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata);
 int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
-		    const struct orca_pgl *pgl);
+		    const struct orca_pgl *pgl, bool *may_free);
 bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
 bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id);
 

@@ -13,6 +13,9 @@
  * are never given back, so a late completion can never be confused with a
  * newer command's.  Atomic callers wait at most ORCA_CMDQ_ATOMIC_WAIT_US
  * and then orphan their command instead of declaring the device dead.
+ * Those callers create and destroy AHs (the CM does, under its locks):
+ * the AH of an orphaned CREATE_AH, and that of a DESTROY_AH which found
+ * no free slot in time, are destroyed later by the orphan work.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -60,24 +63,74 @@ int orca_cmd_status_to_errno(u8 status)
 	}
 }
 
-/* Destroy the AHs of CREATE_AH commands whose caller gave up on them. */
+/*
+ * Destroy the AHs nobody holds any more: those of CREATE_AH commands whose
+ * caller gave up on them, and those whose atomic DESTROY_AH found no free
+ * slot.  A failure leaves nothing to do: a dead device forgets its AHs
+ * with the reset.
+ */
 static void orca_cmdq_orphan_work(struct work_struct *work)
 {
 	struct orca_dev *odev = container_of(work, struct orca_dev,
 					     cmdq.orphan_work);
 	struct orca_cmdq *cmdq = &odev->cmdq;
-	u32 ahn;
+	unsigned long ahn;
+	void *entry;
 
-	for (;;) {
-		spin_lock_irq(&cmdq->lock);
-		if (!cmdq->num_orphan_ahs) {
-			spin_unlock_irq(&cmdq->lock);
-			return;
-		}
-		ahn = cmdq->orphan_ahs[--cmdq->num_orphan_ahs];
-		spin_unlock_irq(&cmdq->lock);
+	xa_for_each(&cmdq->orphan_ahs, ahn, entry) {
+		xa_erase_irq(&cmdq->orphan_ahs, ahn);
 		orca_cmd_destroy_ah(odev, ahn, true);
 	}
+}
+
+/*
+ * Hand an AH nobody holds to the orphan work; any context.  Without memory
+ * for it, the AH stays in the device until its next reset, which is still
+ * safe: an AH holds no host memory.
+ */
+static void orca_cmdq_orphan_ah(struct orca_dev *odev, u32 ahn)
+{
+	struct orca_cmdq *cmdq = &odev->cmdq;
+	unsigned long flags;
+	int err;
+
+	xa_lock_irqsave(&cmdq->orphan_ahs, flags);
+	err = xa_err(__xa_store(&cmdq->orphan_ahs, ahn, xa_mk_value(0),
+				GFP_ATOMIC));
+	xa_unlock_irqrestore(&cmdq->orphan_ahs, flags);
+	if (err) {
+		dev_warn_ratelimited(&odev->pdev->dev,
+				     "AH %u left in the device until reset (%d)\n",
+				     ahn, err);
+		return;
+	}
+	schedule_work(&cmdq->orphan_work);
+}
+
+/**
+ * orca_cmdq_flush_orphans() - wait until the orphaned AHs are destroyed
+ * @odev: device
+ *
+ * The device refuses to destroy a PD that an AH still uses: dealloc_pd
+ * calls this first, so that the AHs of the PD which an atomic caller
+ * destroyed without a free slot are gone (from process context).
+ */
+void orca_cmdq_flush_orphans(struct orca_dev *odev)
+{
+	flush_work(&odev->cmdq.orphan_work);
+}
+
+/**
+ * orca_cmdq_stop_orphans() - no orphan work from now on
+ * @odev: device being torn down, with no consumer left
+ *
+ * The teardown that follows destroys EQ 0 and resets the device, which no
+ * command may race; the AHs still waiting die with that reset.  Their
+ * handles are freed by orca_cmdq_cleanup().
+ */
+void orca_cmdq_stop_orphans(struct orca_dev *odev)
+{
+	disable_work_sync(&odev->cmdq.orphan_work);
 }
 
 static int orca_cmdq_wait_enabled(struct orca_dev *odev, bool enabled)
@@ -125,7 +178,7 @@ int orca_cmdq_init(struct orca_dev *odev)
 	cmdq->ci = 0;
 	cmdq->outstanding = 0;
 	cmdq->progress = jiffies;
-	cmdq->num_orphan_ahs = 0;
+	xa_init_flags(&cmdq->orphan_ahs, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&cmdq->orphan_work, orca_cmdq_orphan_work);
 	cmdq->event_mode = false;
 	spin_lock_init(&cmdq->lock);
@@ -137,13 +190,6 @@ int orca_cmdq_init(struct orca_dev *odev)
 		return -ENOMEM;
 	for (i = 0; i < cmdq->depth; i++)
 		init_completion(&cmdq->ctx[i].done);
-	/* At most one orphan per context. */
-	cmdq->orphan_ahs = kcalloc(cmdq->depth, sizeof(*cmdq->orphan_ahs),
-				   GFP_KERNEL);
-	if (!cmdq->orphan_ahs) {
-		err = -ENOMEM;
-		goto err_ctx;
-	}
 
 	cmdq->ring = dma_alloc_coherent(dev, cmdq->depth * sizeof(*cmdq->ring),
 					&cmdq->ring_dma, GFP_KERNEL);
@@ -198,7 +244,6 @@ err_ring:
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
 			  cmdq->ring_dma);
 err_ctx:
-	kfree(cmdq->orphan_ahs);
 	kfree(cmdq->ctx);
 	return err;
 }
@@ -217,8 +262,8 @@ void orca_cmdq_cleanup(struct orca_dev *odev)
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	struct device *dev = &odev->pdev->dev;
 
-	/* Orphaned AHs die with the reset. */
-	cancel_work_sync(&cmdq->orphan_work);
+	/* Orphaned AHs die with the reset (a failed probe gets here too). */
+	orca_cmdq_stop_orphans(odev);
 	orca_dev_quiesce(odev);
 	dma_free_coherent(dev, cmdq->depth * ORCA_CMDQ_OUT_BUF_BYTES,
 			  cmdq->out_bufs, cmdq->out_bufs_dma);
@@ -227,7 +272,7 @@ void orca_cmdq_cleanup(struct orca_dev *odev)
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
 			  cmdq->ring_dma);
 	ida_destroy(&cmdq->tokens);
-	kfree(cmdq->orphan_ahs);
+	xa_destroy(&cmdq->orphan_ahs);
 	kfree(cmdq->ctx);
 	cmdq->ctx = NULL;
 }
@@ -263,12 +308,8 @@ static void orca_cmdq_reclaim_orphan(struct orca_dev *odev,
 
 	lockdep_assert_held(&cmdq->lock);
 	if (ctx->opcode == ORCA_CMD_CREATE_AH &&
-	    ctx->status == ORCA_CMD_ST_OK &&
-	    !WARN_ON_ONCE(cmdq->num_orphan_ahs >= cmdq->depth)) {
-		cmdq->orphan_ahs[cmdq->num_orphan_ahs++] =
-			le32_to_cpu(h->handle);
-		schedule_work(&cmdq->orphan_work);
-	}
+	    ctx->status == ORCA_CMD_ST_OK)
+		orca_cmdq_orphan_ah(odev, le32_to_cpu(h->handle));
 	ctx->state = ORCA_CMD_CTX_FREE;
 	orca_cmdq_put_slot(cmdq, token);
 }
@@ -488,7 +529,9 @@ static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable,
  *	       at most ORCA_CMDQ_ATOMIC_WAIT_US.  A command still running then
  *	       is orphaned: the caller gets -EBUSY, the device stays alive,
  *	       and the late completion frees the context (and destroys the
- *	       AH of a CREATE_AH).
+ *	       AH of a CREATE_AH).  A DESTROY_AH that gets no slot in that
+ *	       time is not dropped (the device would keep the AH for good):
+ *	       the orphan work runs it, and the caller gets 0.
  *
  * A command the device holds as its oldest for longer than the command
  * timeout marks the device dead (which fences it before this returns).
@@ -517,6 +560,12 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	token = orca_cmdq_get_slot(odev, sleepable, deadline);
 	if (token == -EIO)
 		goto dead;
+	if (token == -EBUSY && opcode == ORCA_CMD_DESTROY_AH) {
+		const struct orca_cmd_destroy_obj *in = (const void *)cmd->in;
+
+		orca_cmdq_orphan_ah(odev, le32_to_cpu(in->handle));
+		return 0;
+	}
 	if (token < 0)
 		return token;
 	ctx = &cmdq->ctx[token];

@@ -17,6 +17,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "orca_cmds_defs.h"
 
@@ -103,8 +104,9 @@ struct orca_cmd_ctx {
  *	      slow ones never count as timed out.
  * @failed: commands the device completed with a failure status
  * @timeouts: commands that timed out (each one declared the device dead)
- * @orphan_ahs: AHs that orphaned CREATE_AH commands created, to destroy
- * @num_orphan_ahs: entries in @orphan_ahs
+ * @orphan_ahs: AHs nobody holds, to destroy: made by orphaned CREATE_AH
+ *	commands, or given up by a DESTROY_AH that found no free slot in
+ *	time; indexed by ahn, IRQ-safe lock (taken under @lock)
  * @orphan_work: destroys @orphan_ahs
  */
 struct orca_cmdq {
@@ -127,8 +129,7 @@ struct orca_cmdq {
 	unsigned long progress;
 	u64 failed;
 	u64 timeouts;
-	u32 *orphan_ahs;
-	u32 num_orphan_ahs;
+	struct xarray orphan_ahs;
 	struct work_struct orphan_work;
 };
 
@@ -152,6 +153,8 @@ void orca_cmdq_cleanup(struct orca_dev *odev);
 void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on);
 void orca_cmdq_process_comps(struct orca_dev *odev);
 void orca_cmdq_fail_all(struct orca_dev *odev);
+void orca_cmdq_flush_orphans(struct orca_dev *odev);
+void orca_cmdq_stop_orphans(struct orca_dev *odev);
 bool orca_cmdq_timed_out(struct orca_dev *odev);
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		   struct orca_cmd_out *res, bool sleepable);

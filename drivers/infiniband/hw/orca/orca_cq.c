@@ -92,13 +92,23 @@ int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
 	return 0;
 }
 
-/*
- * Bind the CQ to its vector's EQ (-ENOMEM if that EQ could overflow with
- * one more CQ), CREATE_CQ with the ring and record set up, and make it
- * reachable.
+/**
+ * orca_cq_finish() - create a set-up CQ in the device and make it reachable
+ * @odev: device
+ * @cq: the new CQ, its ring and record set up
+ * @pgl: the ring's page list, or NULL for a ring of one page
+ * @may_free: set to false if the CQ was created but could not be made
+ *	reachable, and the adapter refused the DESTROY_CQ that undid it: the
+ *	CQ lives on in the adapter, which may write its ring and record, so
+ *	the caller keeps them (orca_dev_keep()) instead of freeing them
+ *
+ * Binds the CQ to its vector's EQ (-ENOMEM if that EQ could overflow with
+ * one more CQ), then runs CREATE_CQ.
+ *
+ * Return: 0 or a negative errno.
  */
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
-		   const struct orca_pgl *pgl)
+		   const struct orca_pgl *pgl, bool *may_free)
 {
 	struct orca_cmd_cq_params p = {
 		.log_depth = cq->log_depth,
@@ -107,6 +117,7 @@ int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 	};
 	int err;
 
+	*may_free = true;
 	err = orca_comp_eq_bind_cq(odev, cq->comp_vector, &cq->eqn);
 	if (err)
 		return err;
@@ -119,7 +130,8 @@ int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 	}
 	err = xa_insert_irq(&odev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
-		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
+		*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_CQ,
+						 cq->cqn, "CQ");
 		orca_comp_eq_unbind_cq(odev, cq->eqn, cq->cqn);
 		return err;
 	}
@@ -212,6 +224,14 @@ int orca_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 				  cq_period);
 }
 
+static void orca_cq_free_kernel_mem(struct orca_dev *odev, void *mem)
+{
+	struct orca_cq *cq = mem;
+
+	orca_db_free(odev, cq->db, cq->db_dma);
+	orca_qbuf_free(odev, &cq->buf);
+}
+
 /* Kernel CQs only (@attrs is NULL for them); user CQs are in orca_user_cq.c. */
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs)
@@ -219,6 +239,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_dev *odev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_pgl pgl = {};
+	bool may_free = true;
 	size_t bytes;
 	int err;
 
@@ -242,25 +263,22 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		orca_pgl_add_qbuf(&pgl, &cq->buf);
 	}
 
-	err = orca_cq_finish(odev, cq, pgl.chunks ? &pgl : NULL);
+	err = orca_cq_finish(odev, cq, pgl.chunks ? &pgl : NULL, &may_free);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_buf;
 	return 0;
 
 err_buf:
+	if (!may_free) {
+		/* The adapter still has the CQ: as orca_destroy_cq() would. */
+		orca_dev_keep(odev, cq, sizeof(*cq), orca_cq_free_kernel_mem);
+		return err;
+	}
 	orca_qbuf_free(odev, &cq->buf);
 err_db:
 	orca_db_free(odev, cq->db, cq->db_dma);
 	return err;
-}
-
-static void orca_cq_free_kernel_mem(struct orca_dev *odev, void *mem)
-{
-	struct orca_cq *cq = mem;
-
-	orca_db_free(odev, cq->db, cq->db_dma);
-	orca_qbuf_free(odev, &cq->buf);
 }
 
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)

@@ -26,9 +26,10 @@ static int orca_dbg_cmdq_show(struct seq_file *m, void *v)
 {
 	struct orca_dev *odev = m->private;
 	struct orca_cmdq *cmdq = &odev->cmdq;
-	u32 pi, ci, outstanding, orphan_ahs;
+	u32 pi, ci, outstanding, orphan_ahs = 0;
 	u64 failed, timeouts;
-	unsigned long flags;
+	unsigned long flags, ahn;
+	void *entry;
 	bool events;
 
 	spin_lock_irqsave(&cmdq->lock, flags);
@@ -37,9 +38,10 @@ static int orca_dbg_cmdq_show(struct seq_file *m, void *v)
 	outstanding = cmdq->outstanding;
 	failed = cmdq->failed;
 	timeouts = cmdq->timeouts;
-	orphan_ahs = cmdq->num_orphan_ahs;
 	events = cmdq->event_mode;
 	spin_unlock_irqrestore(&cmdq->lock, flags);
+	xa_for_each(&cmdq->orphan_ahs, ahn, entry)
+		orphan_ahs++;
 
 	seq_printf(m, "depth %u\n", cmdq->depth);
 	seq_printf(m, "pi %u\n", pi);

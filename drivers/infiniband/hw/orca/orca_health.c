@@ -57,8 +57,9 @@ int orca_dev_reset(struct orca_dev *odev)
  * and when this returns, for the first caller and for every later one,
  * the device is fenced: every page it was given may be freed.  Then
  * waiting commands fail with -EIO, later ones fail fast, and the dead
- * work tells the RDMA core (IB_EVENT_DEVICE_FATAL) and makes kernel CQs
- * flush in software.
+ * work tells the RDMA core (IB_EVENT_DEVICE_FATAL), ends the SRQ work of
+ * kernel QPs (IB_EVENT_QP_LAST_WQE_REACHED) and makes kernel CQs flush in
+ * software.
  */
 void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 {
@@ -109,7 +110,9 @@ void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
  *
  * Work posted to a dead device completes in software with
  * IB_WC_WR_FLUSH_ERR when its CQ is polled (orca_poll.c); this wakes the
- * consumers as a completion event would.
+ * consumers as a completion event would, and gives kernel QPs on an SRQ
+ * that went to ERR their IB_EVENT_QP_LAST_WQE_REACHED
+ * (orca_qp_dead_last_wqe()).
  */
 void orca_dev_kick_flush(struct orca_dev *odev)
 {
@@ -129,6 +132,7 @@ void orca_dead_work(struct work_struct *work)
 		ib_dispatch_event(&ev);
 	}
 	/* Also while the core unregisters: its clients drain their QPs. */
+	orca_qp_dead_last_wqe(odev);
 	orca_cq_kick_armed(odev);
 	orca_devlink_report_dead(odev);
 }
@@ -165,6 +169,29 @@ bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
 			"destroying %s %u failed (%d): its memory is kept until the device is reset\n",
 			what, handle, err);
 	return false;
+}
+
+/**
+ * orca_dev_undo_create() - destroy an object a create path cannot finish
+ * @odev: device
+ * @opcode: the object's ORCA_CMD_DESTROY_* command
+ * @handle: the handle its CREATE returned
+ * @what: the object's kind, for the log
+ *
+ * For a create that failed after its CREATE command (the object could not
+ * be made reachable): the adapter may refuse this DESTROY as any other,
+ * and then still owns the object's memory.
+ *
+ * Return: true if the caller may free the object's rings, records and
+ * umems (orca_dev_may_free()); false if it must keep them as a destroy
+ * would, with orca_dev_keep() (a user object's pinned pages stay pinned).
+ */
+bool orca_dev_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
+			  const char *what)
+{
+	return orca_dev_may_free(odev,
+				 orca_cmd_destroy_obj(odev, opcode, handle),
+				 what, handle);
 }
 
 /* What a refused destroy left with the device, and how to free it. */

@@ -249,6 +249,8 @@ static void orca_ib_unregister(struct orca_dev *odev)
 	/* The port work calls into the core: none may run past this. */
 	disable_work_sync(&odev->port.work);
 	ib_unregister_device(&odev->ibdev);
+	/* No more commands of its own while EQ 0 goes and the device resets. */
+	orca_cmdq_stop_orphans(odev);
 }
 
 /**

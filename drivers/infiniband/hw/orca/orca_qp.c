@@ -47,16 +47,11 @@ struct orca_qp *orca_qp_get(struct orca_dev *odev, u32 qpn)
 	return qp;
 }
 
-void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
-			 enum ib_event_type type)
+/* Deliver an event of @qp, which the caller holds a reference to. */
+static void orca_qp_event(struct orca_dev *odev, struct orca_qp *qp,
+			  enum ib_event_type type)
 {
-	struct orca_qp *qp = orca_qp_get(odev, qpn);
 	struct ib_event ev = {};
-
-	if (!qp) {
-		orca_unknown_object_event(odev, "QP", qpn);
-		return;
-	}
 
 	/* The adapter moved the QP to ERR before it told us (spec, events). */
 	if (type == IB_EVENT_QP_FATAL || type == IB_EVENT_QP_REQ_ERR ||
@@ -70,7 +65,54 @@ void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
 		ev.event = type;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
+}
+
+void orca_qp_async_event(struct orca_dev *odev, u32 qpn,
+			 enum ib_event_type type)
+{
+	struct orca_qp *qp = orca_qp_get(odev, qpn);
+
+	if (!qp) {
+		orca_unknown_object_event(odev, "QP", qpn);
+		return;
+	}
+	orca_qp_event(odev, qp, type);
 	orca_qp_put(qp);
+}
+
+/**
+ * orca_qp_dead_last_wqe() - end the SRQ work of a dead device's kernel QPs
+ * @odev: a dead device, from its dead work
+ *
+ * A QP on an SRQ that goes to ERR gets IB_EVENT_QP_LAST_WQE_REACHED once
+ * the adapter takes no more SRQ WQEs for it, and ib_drain_qp() waits for
+ * that event (the core's __ib_drain_srq(); rxe and mlx5 raise it when such
+ * a QP goes to ERR).  A dead adapter raises nothing, and takes no WQE ever
+ * again: each kernel QP on an SRQ that the consumer moved past INIT is in
+ * ERR now, and gets its event here, once.  One still in RESET or INIT gets
+ * it when the consumer moves it to ERR (orca_modify_qp() runs the dead work
+ * again).  One the consumer moved to ERR before the death may have had the
+ * adapter's event already: the core only completes its drain once more.
+ * Their send queues flush in software as any other's.
+ */
+void orca_qp_dead_last_wqe(struct orca_dev *odev)
+{
+	enum ib_qp_state state;
+	struct orca_qp *qp;
+	unsigned long idx;
+
+	xa_for_each(&odev->qp_xa, idx, qp) {
+		qp = orca_qp_get(odev, idx);
+		if (!qp)
+			continue;
+		state = READ_ONCE(qp->state);
+		if (!qp->user && qp->ibqp.srq && !qp->dead_last_wqe &&
+		    state != IB_QPS_RESET && state != IB_QPS_INIT) {
+			qp->dead_last_wqe = true;
+			orca_qp_event(odev, qp, IB_EVENT_QP_LAST_WQE_REACHED);
+		}
+		orca_qp_put(qp);
+	}
 }
 
 /**
@@ -278,12 +320,24 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 	return 0;
 }
 
-/* CREATE_QP with the rings and record set up, and make it reachable. */
+/**
+ * orca_qp_finish() - create a set-up QP in the device and make it reachable
+ * @odev: device
+ * @qp: the new QP, its rings and record set up
+ * @p: CREATE_QP parameters
+ * @may_free: set to false if the QP was created but could not be made
+ *	reachable, and the adapter refused the DESTROY_QP that undid it: the
+ *	caller keeps the rings and record the adapter still owns
+ *	(orca_dev_keep()) instead of freeing them
+ *
+ * Return: 0 or a negative errno.
+ */
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
-		   const struct orca_cmd_qp_params *p)
+		   const struct orca_cmd_qp_params *p, bool *may_free)
 {
 	int err;
 
+	*may_free = true;
 	err = orca_cmd_create_qp(odev, p, &qp->qpn);
 	if (err)
 		return err;
@@ -299,7 +353,8 @@ int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 	return 0;
 
 err_destroy:
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
+	*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_QP, qp->qpn,
+					 "QP");
 	return err;
 }
 
@@ -311,6 +366,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct orca_qp *qp = to_oqp(ibqp);
 	struct orca_cmd_qp_params p = {};
 	struct orca_pgl pgl = {};
+	bool may_free = true;
 	int err;
 
 	/* QP1 belongs to the kernel's MAD layer. */
@@ -341,13 +397,18 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	p.rq_npages = qp->rq.npages;
 	p.uar = odev->uar_idx;
 	p.db_rec = qp->db_dma;
-	err = orca_qp_finish(odev, qp, &p);
+	err = orca_qp_finish(odev, qp, &p, &may_free);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_rings;
 	return 0;
 
 err_rings:
+	if (!may_free) {
+		/* The adapter still has the QP: as orca_destroy_qp() would. */
+		orca_dev_keep(odev, qp, sizeof(*qp), orca_qp_free_mem);
+		return err;
+	}
 	orca_qp_free_rings(odev, qp);
 err_db:
 	orca_db_free(odev, qp->db, qp->db_dma);
@@ -496,6 +557,10 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_STATE)
 		trace_orca_qp_state(odev, qp->qpn, cur, next,
 				    ORCA_QPS_SRC_MODIFY);
+	/* No adapter to say LAST_WQE_REACHED: the dead work does. */
+	if (next == IB_QPS_ERR && ibqp->srq && !qp->user &&
+	    orca_dev_is_dead(odev))
+		orca_dev_kick_flush(odev);
 	/*
 	 * The device restarted the queues at 0: so do we.  The provider does
 	 * this for a user QP (its CQs and indices are in user memory).

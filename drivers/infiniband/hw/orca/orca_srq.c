@@ -103,9 +103,20 @@ static int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
 	return 0;
 }
 
-/* CREATE_SRQ with the ring and record set up, and make it reachable. */
+/**
+ * orca_srq_finish() - create a set-up SRQ in the device, make it reachable
+ * @odev: device
+ * @srq: the new SRQ, its ring and record set up
+ * @pgl: the ring's page list, or NULL for a ring of one page
+ * @may_free: set to false if the SRQ was created but could not be made
+ *	reachable, and the adapter refused the DESTROY_SRQ that undid it:
+ *	the caller keeps the ring and record the adapter still owns
+ *	(orca_dev_keep()) instead of freeing them
+ *
+ * Return: 0 or a negative errno.
+ */
 int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
-		    const struct orca_pgl *pgl)
+		    const struct orca_pgl *pgl, bool *may_free)
 {
 	struct orca_cmd_srq_params p = {
 		.pdn = to_opd(srq->ibsrq.pd)->pdn,
@@ -117,16 +128,16 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 	};
 	int err;
 
+	*may_free = true;
 	orca_qbuf_ring(&srq->buf, pgl, &p.ring);
 	err = orca_cmd_create_srq(odev, &p, &srq->srqn);
 	if (err)
 		return err;
 	err = xa_insert_irq(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
-	if (err) {
-		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
-		return err;
-	}
-	return 0;
+	if (err)
+		*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_SRQ,
+						 srq->srqn, "SRQ");
+	return err;
 }
 
 /* As for CQs: no new events after DESTROY_SRQ, then wait for old ones. */
@@ -144,6 +155,16 @@ bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
 	return orca_dev_may_free(odev, err, "SRQ", srq->srqn);
 }
 
+static void orca_srq_free_kernel_mem(struct orca_dev *odev, void *mem)
+{
+	struct orca_srq *srq = mem;
+
+	orca_qbuf_free(odev, &srq->buf);
+	bitmap_free(srq->posted);
+	kvfree(srq->wrid);
+	orca_db_free(odev, srq->db, srq->db_dma);
+}
+
 /* Kernel SRQs here; user SRQs are in orca_user_srq.c. */
 int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata)
@@ -152,6 +173,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	struct ib_srq_attr *attr = &init_attr->attr;
 	struct orca_srq *srq = to_osrq(ibsrq);
 	struct orca_pgl pgl = {};
+	bool may_free = true;
 	size_t bytes;
 	int err;
 
@@ -182,7 +204,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 			goto err_buf;
 		orca_pgl_add_qbuf(&pgl, &srq->buf);
 	}
-	err = orca_srq_finish(odev, srq, pgl.chunks ? &pgl : NULL);
+	err = orca_srq_finish(odev, srq, pgl.chunks ? &pgl : NULL, &may_free);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_buf;
@@ -194,6 +216,12 @@ out:
 	return err;
 
 err_buf:
+	if (!may_free) {
+		/* The adapter still has the SRQ: as orca_destroy_srq() would. */
+		orca_dev_keep(odev, srq, sizeof(*srq),
+			      orca_srq_free_kernel_mem);
+		return err;
+	}
 	orca_qbuf_free(odev, &srq->buf);
 err_wrid:
 	bitmap_free(srq->posted);
@@ -238,16 +266,6 @@ int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = limit;
 	return 0;
-}
-
-static void orca_srq_free_kernel_mem(struct orca_dev *odev, void *mem)
-{
-	struct orca_srq *srq = mem;
-
-	orca_qbuf_free(odev, &srq->buf);
-	bitmap_free(srq->posted);
-	kvfree(srq->wrid);
-	orca_db_free(odev, srq->db, srq->db_dma);
 }
 
 int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)

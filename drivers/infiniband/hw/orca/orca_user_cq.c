@@ -21,6 +21,7 @@ int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_create_cq_resp resp = {};
 	struct orca_create_cq req;
 	struct orca_pgl pgl = {};
+	bool may_free = true;
 	size_t bytes, needed;
 	int err;
 
@@ -57,8 +58,11 @@ int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto err_udb;
 	err = orca_pgl_add_umem(&pgl, cq->umem, needed);
 	if (!err)
-		err = orca_cq_finish(odev, cq, &pgl);
+		err = orca_cq_finish(odev, cq, &pgl, &may_free);
 	orca_pgl_free(odev, &pgl);
+	/* A CQ the adapter still has keeps its pinned pages and record. */
+	if (err && !may_free)
+		return err;
 	if (err)
 		goto err_udb;
 

@@ -101,6 +101,7 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 	size_t sq_needed, rq_needed;
 	struct orca_create_qp req;
 	struct orca_pgl pgl = {};
+	bool may_free = true;
 	int err;
 
 	err = ib_copy_validate_udata_in_cm(udata, req, db_rec_va, 0);
@@ -129,8 +130,11 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 	p->rq_npages = rq_needed >> ORCA_UQUEUE_PAGE_SHIFT;
 	p->uar = uctx->uar_idx;
 	p->db_rec = qp->db_dma;
-	err = orca_qp_finish(odev, qp, p);
+	err = orca_qp_finish(odev, qp, p, &may_free);
 	orca_pgl_free(odev, &pgl);
+	/* A QP the adapter still has keeps its pinned pages and record. */
+	if (err && !may_free)
+		return err;
 	if (err)
 		goto err_free;
 

@@ -26,6 +26,7 @@ int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
 	struct orca_create_srq_resp resp = {};
 	struct orca_create_srq req;
 	struct orca_pgl pgl = {};
+	bool may_free = true;
 	size_t needed;
 	int err;
 
@@ -55,8 +56,11 @@ int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
 		goto err_udb;
 	err = orca_pgl_add_umem(&pgl, srq->umem, needed);
 	if (!err)
-		err = orca_srq_finish(odev, srq, &pgl);
+		err = orca_srq_finish(odev, srq, &pgl, &may_free);
 	orca_pgl_free(odev, &pgl);
+	/* An SRQ the adapter still has keeps its pinned pages and record. */
+	if (err && !may_free)
+		return err;
 	if (err)
 		goto err_udb;
 
