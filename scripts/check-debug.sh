@@ -35,9 +35,9 @@ skip="29-kverbs-series 90-deb-install"
 # pairings and baselines (the interop of each protocol is in make check),
 # the tools and benchmarks whose kernel side 72 and 81 already drive, and
 # the lossy-wire variants of 27 and 51.
-default="20-port 25-kverbs-objects 26-kverbs-datapath 27-kverbs-remote
-28-kverbs-limits 30-load-unload 40-dead-adapter 71-uverbs-hostile
-78-uverbs-teardown 24-ops-health 23-ops-identity 70-uverbs-devinfo
+default="20-port-ops 25-kverbs-local 27-kverbs-remote
+30-load-unload 40-dead-adapter 71-uverbs-hostile
+78-uverbs-teardown 70-uverbs-devinfo
 72-uverbs-tools-orca-orca 51-nvmeof-orca 41-fault-nvmeof 81-ulp-orca-orca
 84-ulp-removal"
 case "${1:-}" in

@@ -7,7 +7,7 @@
 # LOCK-prefixed instruction compilers emit for atomic_thread_fence(seq_cst)
 # is no barrier for a single-vCPU QEMU TCG guest (it runs as a plain load
 # and store): with it, the adapter's event index write and the producer
-# index write could miss each other, and 23-ops-identity stranded its last
+# index write could miss each other, and ops-identity (20-port-ops) stranded its last
 # sends in about one run in three with send queue polling on (spec:
 # "Doorbell records and event indices").
 #

@@ -42,11 +42,11 @@ uc() {	# uc NAME TRANSPORT TEST ARGS...
 	ok_if "$name: final result line" grep -q 'Final:' "$log"
 	grep 'Final:' "$log" | sed "s/^/# $name /" >>"$ktap_out"
 }
-uc "ucx rc_verbs put_bw zcopy 64KiB" rc_verbs put_bw -D zcopy -s 65536 -n 500
-uc "ucx rc_verbs put_lat" rc_verbs put_lat -s 8 -n 500
-uc "ucx rc_verbs am_lat" rc_verbs am_lat -s 64 -n 500
-uc "ucx ud_verbs am_lat" ud_verbs am_lat -s 64 -n 500
-uc "ucx ud_verbs am_bw bcopy 512B" ud_verbs am_bw -D bcopy -s 512 -n 500
+uc "ucx rc_verbs put_bw zcopy 64KiB" rc_verbs put_bw -D zcopy -s 65536 -n 100 -w 20
+uc "ucx rc_verbs put_lat" rc_verbs put_lat -s 8 -n 100 -w 20
+uc "ucx rc_verbs am_lat" rc_verbs am_lat -s 64 -n 100 -w 20
+uc "ucx ud_verbs am_lat" ud_verbs am_lat -s 64 -n 100 -w 20
+uc "ucx ud_verbs am_bw bcopy 512B" ud_verbs am_bw -D bcopy -s 512 -n 100 -w 20
 
 barrier ucx-done 200
 rdma_down "$kind"

@@ -23,6 +23,12 @@ shift 2
 mode=verify
 case ${1:-} in removal|bench) mode=$1; shift ;; esac
 protos=("$@")
+# What each protocol's verify jobs write (MiB; block targets twice as
+# much): enough I/Os at 4k-256k to wrap every queue and cross many pages
+# and packets, checked by fio's crc32c.  bench mode reads 16 MiB of what
+# they wrote, so it writes that much.
+ulp_verify_mb=8
+[ "$mode" = bench ] && ulp_verify_mb=16
 server_addr=10.0.0.1
 client_addr=10.0.0.2
 fio_result_name=ulp-result

@@ -116,9 +116,9 @@ iser_client_test() {
 	echo 180 >"/sys/block/${disk#/dev/}/device/timeout"
 	fio_file=$disk
 	fio_tag="proto=iser "
-	fio_job iser-randwrite-verify --rw=randwrite --bsrange=4k-256k --size=32M \
+	fio_job iser-randwrite-verify --rw=randwrite --bsrange=4k-256k --size=$((2 * ${ulp_verify_mb:-8}))M \
 		--iodepth=16 --verify=crc32c --verify_fatal=1
-	fio_job iser-seqwrite-1m-verify --rw=write --bs=1M --size=32M --offset=64M \
+	fio_job iser-seqwrite-1m-verify --rw=write --bs=1M --size=$((2 * ${ulp_verify_mb:-8}))M --offset=64M \
 		--iodepth=4 --verify=crc32c --verify_fatal=1
 	ulp_bench_jobs iser
 	# shellcheck disable=SC2086

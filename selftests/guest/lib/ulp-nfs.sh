@@ -78,8 +78,8 @@ nfs_client_test() {
 		# Random writes of 4k-256k: RDMA READ of the data by the server
 		# (above the inline threshold), reads back with RDMA WRITE.
 		fio_job "nfs-v$v-randwrite-verify" --rw=randwrite --bsrange=4k-256k \
-			--size=16M --iodepth=8 --verify=crc32c --verify_fatal=1
-		fio_job "nfs-v$v-seqwrite-1m-verify" --rw=write --bs=1M --size=16M \
+			--size=${ulp_verify_mb:-8}M --iodepth=8 --verify=crc32c --verify_fatal=1
+		fio_job "nfs-v$v-seqwrite-1m-verify" --rw=write --bs=1M --size=${ulp_verify_mb:-8}M \
 			--iodepth=4 --verify=crc32c --verify_fatal=1
 		[ "$v" = 4.2 ] && ulp_bench_jobs nfs
 		rm -f "$fio_file"

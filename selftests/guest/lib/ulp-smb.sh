@@ -63,9 +63,9 @@ smb_client_test() {
 		sh -c "dmesg | grep -q 'RDMA transport established'"
 	fio_file=$dir/fio-smb
 	fio_tag="proto=smb "
-	fio_job smb-randwrite-verify --rw=randwrite --bsrange=4k-256k --size=16M \
+	fio_job smb-randwrite-verify --rw=randwrite --bsrange=4k-256k --size=${ulp_verify_mb:-8}M \
 		--iodepth=8 --verify=crc32c --verify_fatal=1
-	fio_job smb-seqwrite-1m-verify --rw=write --bs=1M --size=16M \
+	fio_job smb-seqwrite-1m-verify --rw=write --bs=1M --size=${ulp_verify_mb:-8}M \
 		--iodepth=4 --verify=crc32c --verify_fatal=1
 	ulp_bench_jobs smb
 	rm -f "$fio_file"

@@ -120,9 +120,9 @@ srp_client_test() {
 	echo 180 >"/sys/block/${disk#/dev/}/device/timeout"
 	fio_file=$disk
 	fio_tag="proto=srp "
-	fio_job srp-randwrite-verify --rw=randwrite --bsrange=4k-256k --size=32M \
+	fio_job srp-randwrite-verify --rw=randwrite --bsrange=4k-256k --size=$((2 * ${ulp_verify_mb:-8}))M \
 		--iodepth=16 --verify=crc32c --verify_fatal=1
-	fio_job srp-seqwrite-1m-verify --rw=write --bs=1M --size=32M --offset=64M \
+	fio_job srp-seqwrite-1m-verify --rw=write --bs=1M --size=$((2 * ${ulp_verify_mb:-8}))M --offset=64M \
 		--iodepth=4 --verify=crc32c --verify_fatal=1
 	ulp_bench_jobs srp
 	ok_if "srp: client: remote port deleted, disk gone" srp_logout
