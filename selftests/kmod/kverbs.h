@@ -99,6 +99,8 @@ void kv_cq_flood(struct kv_test *t);
 
 /* kverbs_stale.c: events of a destroyed object. */
 void kv_cq_reused_number(struct kv_test *t);
+void kv_qp_reused_number(struct kv_test *t);
+void kv_srq_reused_number(struct kv_test *t);
 
 /* kverbs_main.c, for the remote suite's commands; callers hold kv_lock. */
 struct ib_device *kv_find_dev(const char *name);

@@ -1397,6 +1397,309 @@ static void kv_ulp_workqueue(struct kv_test *t)
 	kv_ulp_poll_ctx(t, IB_POLL_WORKQUEUE, "workqueue");
 }
 
+/*
+ * Issue 27: an RC QP on an SRQ holds the SRQ WQE of a message whose first
+ * packet it took and whose last one has not come.  Moving that QP to
+ * RESET, or destroying it, must not lose the WQE's slot: the driver moves
+ * the QP to ERR first, the adapter flushes the WQE with a completion, and
+ * the reset's CQ clean gives the slot back (orca_qp_flush_srq_wqe()).
+ *
+ * The held WQE: A's SEND has two SGEs, the first a full MTU of valid
+ * memory, the second an lkey no MR has.  The adapter reads each packet's
+ * payload as it sends it, so SEND_FIRST goes out and A fails with a local
+ * protection error on the second packet: B has taken an SRQ WQE for a
+ * message that never ends.
+ */
+#define KV_HELD_SRQ_WR		16
+#define KV_HELD_BAD_LKEY	0xfffffe00
+#define KV_HELD_RECV_ID		1100
+#define KV_HELD_SEND_ID		1200
+
+enum kv_held_end {
+	KV_HELD_ERR,		/* B to ERR (flushed completion), then RESET */
+	KV_HELD_RESET,		/* B from RTS to RESET at once */
+	KV_HELD_DESTROY,	/* B destroyed in RTS, a new QP in its place */
+};
+
+struct kv_held {
+	struct kv_pair p;
+	struct ib_srq *srq;
+	struct kv_buf *src;
+	struct kv_buf *dst;
+	u32 depth;
+	u32 mtu;
+	u32 slot;		/* bytes of @dst (and @src) per message */
+	u32 posted;		/* receives posted to the SRQ */
+};
+
+/* Receive @h->posted, into its own slot of @dst (slots cycle by depth). */
+static struct ib_sge kv_held_sge(struct kv_test *t, struct kv_held *h)
+{
+	return (struct ib_sge){
+		.addr = h->dst->dma + (h->posted % h->depth) * h->slot,
+		.length = h->slot,
+		.lkey = t->pd->local_dma_lkey,
+	};
+}
+
+static bool kv_held_post(struct kv_test *t, struct kv_held *h,
+			 const char *when)
+{
+	struct ib_sge sge = kv_held_sge(t, h);
+	struct ib_recv_wr wr = {
+		.wr_id = KV_HELD_RECV_ID + h->posted,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int err = ib_post_srq_recv(h->srq, &wr, NULL);
+
+	if (!KV_EXPECT(t, !err, "%s: post_srq_recv %u on a %u-deep SRQ: %d",
+		       when, h->posted, h->depth, err))
+		return false;
+	h->posted++;
+	return true;
+}
+
+/* The SRQ is full: one more receive is refused. */
+static bool kv_held_full(struct kv_test *t, struct kv_held *h,
+			 const char *when)
+{
+	struct ib_sge sge = kv_held_sge(t, h);
+	struct ib_recv_wr wr = {
+		.wr_id = KV_HELD_RECV_ID + h->posted,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int err = ib_post_srq_recv(h->srq, &wr, NULL);
+
+	return KV_EXPECT(t, err == -ENOMEM,
+			 "%s: post_srq_recv %u past a full %u-deep SRQ: %d, want -ENOMEM",
+			 when, h->posted, h->depth, err);
+}
+
+/* The SEND that leaves B holding receive 0; true once B took it. */
+static bool kv_held_start(struct kv_test *t, struct kv_held *h)
+{
+	struct ib_sge sge[2] = {
+		{ .addr = h->src->dma, .length = h->mtu,
+		  .lkey = t->pd->local_dma_lkey },
+		{ .addr = h->src->dma + h->mtu, .length = 64,
+		  .lkey = KV_HELD_BAD_LKEY },
+	};
+	struct ib_send_wr wr = {
+		.wr_id = KV_HELD_SEND_ID, .sg_list = sge, .num_sge = 2,
+		.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+	};
+	unsigned long deadline;
+	struct ib_wc wc;
+	int err, n;
+
+	kv_fill(h->src->va, h->mtu + 64, KV_SEED(11, 0));
+	kv_to_dev(t, h->src);
+	err = ib_post_send(h->p.a, &wr, NULL);
+	if (!KV_EXPECT(t, !err, "post the SEND with a bad second lkey: %d",
+		       err) ||
+	    !kv_expect_wc(t, h->p.acq, "the SEND with a bad second lkey",
+			  KV_HELD_SEND_ID, IB_WC_LOC_PROT_ERR, -1, NULL))
+		return false;
+	/* B took receive 0 once SEND_FIRST's payload is in its buffer. */
+	deadline = jiffies + msecs_to_jiffies(KV_POLL_MS);
+	for (;;) {
+		kv_to_cpu(t, h->dst);
+		if (!memcmp(h->dst->va, h->src->va, h->mtu))
+			break;
+		if (!KV_EXPECT(t, time_before(jiffies, deadline),
+			       "SEND_FIRST's payload not at B in %d ms",
+			       KV_POLL_MS))
+			return false;
+		usleep_range(100, 1000);
+	}
+	n = ib_poll_cq(h->p.bcq, 1, &wc);
+	return KV_EXPECT(t, n == 0,
+			 "B completed a message it only began: wr_id %llu %s",
+			 n ? wc.wr_id : 0,
+			 n ? ib_wc_status_msg(wc.status) : "-");
+}
+
+/* B stops holding the WQE as @end says; B's CQ shows what it must. */
+static bool kv_held_finish(struct kv_test *t, struct kv_held *h,
+			   enum kv_held_end end)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	struct ib_wc wc;
+	int err, i, n;
+
+	if (end == KV_HELD_ERR) {
+		attr.qp_state = IB_QPS_ERR;
+		err = ib_modify_qp(h->p.b, &attr, IB_QP_STATE);
+		if (!KV_EXPECT(t, !err, "B to ERR: %d", err) ||
+		    !kv_expect_wc(t, h->p.bcq, "the held receive in ERR",
+				  KV_HELD_RECV_ID, IB_WC_WR_FLUSH_ERR, -1,
+				  &wc))
+			return false;
+		KV_EXPECT(t, wc.qp == h->p.b, "flushed on QP %u, not B",
+			  wc.qp ? wc.qp->qp_num : 0);
+		/* The SRQ's other WQEs stay there for other QPs. */
+		kv_expect_quiet(t, h->p.bcq, "B in ERR");
+		attr.qp_state = IB_QPS_RESET;
+	}
+	if (end == KV_HELD_DESTROY) {
+		for (i = 0; i < t->nqps && t->qps[i] != h->p.b; i++)
+			;
+		if (!KV_EXPECT(t, i < t->nqps, "B not among the case's QPs"))
+			return false;
+		err = ib_destroy_qp(h->p.b);
+		t->qps[i] = NULL;
+		h->p.b = NULL;
+		if (!KV_EXPECT(t, !err, "destroy B in RTS: %d", err))
+			return false;
+	} else {
+		err = ib_modify_qp(h->p.b, &attr, IB_QP_STATE);
+		if (!KV_EXPECT(t, !err, "B to RESET: %d", err))
+			return false;
+	}
+	/* A reset or destroyed QP's completions are dropped, flushes too. */
+	n = ib_poll_cq(h->p.bcq, 1, &wc);
+	if (!KV_EXPECT(t, n == 0, "B's CQ after its %s: wr_id %llu %s",
+		       end == KV_HELD_DESTROY ? "destroy" : "reset",
+		       n ? wc.wr_id : 0,
+		       n ? ib_wc_status_msg(wc.status) : "-"))
+		return false;
+	if (end == KV_HELD_DESTROY)
+		h->p.b = kv_simple_qp(t, IB_QPT_RC, h->p.bcq, 64, h->srq);
+	return h->p.b;
+}
+
+/* A (in ERR after its failed SEND) and B again from RESET to RTS. */
+static bool kv_held_reconnect(struct kv_test *t, struct kv_held *h)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	int err;
+
+	err = ib_modify_qp(h->p.a, &attr, IB_QP_STATE);
+	if (!KV_EXPECT(t, !err, "A to RESET: %d", err))
+		return false;
+	return !kv_rc_connect(t, h->p.a, h->p.b->qp_num) &&
+	       !kv_rc_connect(t, h->p.b, h->p.a->qp_num);
+}
+
+/* One message of two packets or less into each WQE the SRQ holds. */
+static bool kv_held_messages(struct kv_test *t, struct kv_held *h, u32 seedc)
+{
+	u32 first = h->posted - h->depth, i, n, len;
+	struct ib_wc wc;
+	char what[48];
+	int err;
+
+	for (i = 0; i < h->depth; i++)
+		kv_fill(h->src->va + i * h->slot,
+			h->mtu + 1 + (i * 61) % h->mtu, KV_SEED(seedc, 1 + i));
+	kv_to_dev(t, h->src);
+	for (i = 0; i < h->depth; i++) {
+		struct ib_sge sge = {
+			.addr = h->src->dma + i * h->slot,
+			.length = h->mtu + 1 + (i * 61) % h->mtu,
+			.lkey = t->pd->local_dma_lkey,
+		};
+		struct ib_send_wr wr = {
+			.wr_id = KV_HELD_SEND_ID + 1 + i, .sg_list = &sge,
+			.num_sge = 1, .opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+		};
+
+		err = ib_post_send(h->p.a, &wr, NULL);
+		if (!KV_EXPECT(t, !err, "post SEND %u: %d", i, err))
+			return false;
+	}
+	for (i = 0; i < h->depth; i++) {
+		len = h->mtu + 1 + (i * 61) % h->mtu;
+		n = first + i;
+		snprintf(what, sizeof(what), "message %u into receive %u", i,
+			 n);
+		if (!kv_expect_wc(t, h->p.acq, what, KV_HELD_SEND_ID + 1 + i,
+				  IB_WC_SUCCESS, IB_WC_SEND, NULL) ||
+		    !kv_expect_wc(t, h->p.bcq, what, KV_HELD_RECV_ID + n,
+				  IB_WC_SUCCESS, IB_WC_RECV, &wc))
+			return false;
+		if (!KV_EXPECT(t, wc.byte_len == len && wc.qp == h->p.b,
+			       "%s: byte_len %u, want %u", what, wc.byte_len,
+			       len))
+			return false;
+		kv_to_cpu(t, h->dst);
+		if (!kv_check_fill(t, h->dst->va + (n % h->depth) * h->slot,
+				   len, KV_SEED(seedc, 1 + i), what))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The SRQ is filled (and refuses one more), B takes receive 0 for a
+ * message that stops after its first packet, and B leaves as @end says.
+ * Then the SRQ has room for exactly one receive more: the held WQE's slot
+ * came back, and nothing else did.  A and B are connected again and a
+ * message of two packets goes into each WQE the SRQ holds, every byte
+ * checked; then the SRQ takes its depth of receives again, and no more.
+ */
+static void kv_srq_rc_held(struct kv_test *t, enum kv_held_end end)
+{
+	struct ib_srq_attr sattr;
+	struct kv_held *h;
+	u32 i;
+
+	h = kzalloc_obj(*h);
+	if (!KV_EXPECT(t, h, "kzalloc"))
+		return;
+	if (!kv_pd_global_rkey(t))
+		goto out;
+	h->srq = kv_srq(t, KV_HELD_SRQ_WR, 1);
+	if (!h->srq ||
+	    !KV_EXPECT(t, !ib_query_srq(h->srq, &sattr), "query SRQ"))
+		goto out;
+	h->depth = sattr.max_wr;
+	h->mtu = ib_mtu_enum_to_int(kv_active_mtu(t));
+	h->slot = 2 * h->mtu;
+	h->src = kv_buf_alloc(t, h->depth * h->slot);
+	h->dst = kv_buf_alloc(t, h->depth * h->slot);
+	if (!h->src || !h->dst || !kv_pair(t, &h->p, h->srq))
+		goto out;
+	for (i = 0; i < h->depth; i++)
+		if (!kv_held_post(t, h, "filling"))
+			goto out;
+	if (!kv_held_full(t, h, "filled") || !kv_held_start(t, h) ||
+	    !kv_held_finish(t, h, end))
+		goto out;
+	/* Receive 0's slot is free again, and only that one. */
+	if (!kv_held_post(t, h, "after B held receive 0") ||
+	    !kv_held_full(t, h, "after B held receive 0") ||
+	    !kv_held_reconnect(t, h) ||
+	    !kv_held_messages(t, h, 11 + end))
+		goto out;
+	for (i = 0; i < h->depth; i++)
+		if (!kv_held_post(t, h, "refilling"))
+			goto out;
+	kv_held_full(t, h, "refilled");
+	kv_diag(t, "%u-deep SRQ, MTU %u: %u receives posted", h->depth, h->mtu,
+		h->posted);
+out:
+	kfree(h);
+}
+
+static void kv_srq_rc_held_err(struct kv_test *t)
+{
+	kv_srq_rc_held(t, KV_HELD_ERR);
+}
+
+static void kv_srq_rc_held_reset(struct kv_test *t)
+{
+	kv_srq_rc_held(t, KV_HELD_RESET);
+}
+
+static void kv_srq_rc_held_destroy(struct kv_test *t)
+{
+	kv_srq_rc_held(t, KV_HELD_DESTROY);
+}
+
 static const struct kv_case kv_datapath_cases[] = {
 	{ "rc_send_recv_sizes", kv_rc_send_recv },
 	{ "rc_send_imm", kv_rc_send_imm },
@@ -1422,6 +1725,11 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "err_bad_lkey", kv_bad_lkey },
 	{ "err_recv_too_small", kv_recv_too_small },
 	{ "err_flush", kv_flush_on_error },
+	{ "srq_rc_held_wqe_err_reset", kv_srq_rc_held_err },
+	{ "srq_rc_held_wqe_reset", kv_srq_rc_held_reset },
+	{ "srq_rc_held_wqe_destroy", kv_srq_rc_held_destroy },
+	{ "qp_reused_number_no_stale_event", kv_qp_reused_number },
+	{ "srq_reused_number_no_stale_event", kv_srq_reused_number },
 };
 
 const struct kv_suite kv_datapath_suite = {

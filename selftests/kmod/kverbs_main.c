@@ -501,8 +501,50 @@ struct ib_device *kv_find_dev(const char *name)
 }
 
 /*
+ * "frag-hold" leaves the page allocator with no free block of order
+ * KV_FRAG_ORDER or more (kverbs_frag.c) until "frag-release" or the
+ * module's unload, so that a user program can show what a driver builds
+ * on fragmented memory (selftests/user/big_user_mr.c).  The result is
+ * "ok VERB" or "not ok VERB" after the diagnostics; under kv_lock.
+ */
+static struct kv_frag kv_frag_held;
+static bool kv_frag_holding;
+
+static int kv_frag_cmd(const char *verb)
+{
+	struct kv_test *t;
+	bool ok = true;
+
+	if (!strcmp(verb, "frag-release")) {
+		if (!kv_frag_holding)
+			return -ENOENT;
+		kv_frag_end(&kv_frag_held);
+		kv_frag_holding = false;
+	} else if (!strcmp(verb, "frag-hold")) {
+		if (kv_frag_holding)
+			return -EBUSY;
+		t = kzalloc_obj(*t);
+		if (!t)
+			return -ENOMEM;
+		t->name = verb;
+		ok = kv_frag_begin(t, &kv_frag_held) &&
+		     kv_frag_check(t, &kv_frag_held);
+		kfree(t);
+		if (ok)
+			kv_frag_holding = true;
+		else
+			kv_frag_end(&kv_frag_held);
+	} else {
+		return -ENOENT;
+	}
+	seq_buf_printf(&kv_out, "%s %s\n", ok ? "ok" : "not ok", verb);
+	return ok ? 0 : -EIO;
+}
+
+/*
  * "SUITE [IBDEV [CASE]]" runs a suite (IBDEV defaults to orca_0);
- * "peer-VERB ARGS" drives the remote suite's peer (kverbs_remote.c).
+ * "peer-VERB ARGS" drives the remote suite's peer (kverbs_remote.c);
+ * "frag-hold" and "frag-release" fragment memory and give it back.
  */
 static ssize_t kv_run_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
@@ -523,6 +565,13 @@ static ssize_t kv_run_write(struct file *file, const char __user *ubuf,
 		mutex_lock(&kv_lock);
 		seq_buf_clear(&kv_out);
 		err = kv_peer_cmd(suite + 5, p ? p : "");
+		mutex_unlock(&kv_lock);
+		return err ? err : count;
+	}
+	if (!strncmp(suite, "frag-", 5)) {
+		mutex_lock(&kv_lock);
+		seq_buf_clear(&kv_out);
+		err = kv_frag_cmd(suite);
 		mutex_unlock(&kv_lock);
 		return err ? err : count;
 	}
@@ -623,6 +672,8 @@ static void __exit kv_exit(void)
 {
 	debugfs_remove_recursive(kv_root);
 	ib_unregister_client(&kv_client);
+	if (kv_frag_holding)
+		kv_frag_end(&kv_frag_held);
 	vfree(kv_out_buf);
 }
 

@@ -6,7 +6,9 @@
 # version, the RoCE v2 GIDs of the netdev's addresses, and the very
 # capabilities the kernel holds for the device (the orca_ktest observer
 # prints the core's ib_device attributes under the names ibv_devinfo uses),
-# CQ moderation caps included; and ibv_modify_cq on a CQ with traffic.
+# CQ moderation caps included; ibv_modify_cq on a CQ with traffic; and
+# ibv_reg_mr of half the guest's free memory while the kernel's memory is
+# fragmented, written all over through the adapter (big_user_mr).
 . "$ORCA_TOP/selftests/guest/lib/guest.sh"
 . "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
 
@@ -54,6 +56,49 @@ gidx=$(wait_gid orca_0 v4)
 modout=$("$top/selftests/user/build/cq_moderation" orca_0 "$gidx" 2>&1)
 ok_if "ibv_modify_cq: CQ event moderation" test $? = 0
 echo "$modout" | sed 's/^/# /' >>"$ktap_out"
+
+# A user MR as large as the guest allows, on fragmented memory: orca_kverbs
+# holds every free block of 64 KiB or more (selftests/kmod/kverbs_frag.c)
+# while big_user_mr registers half of the available memory in 4 KiB pages,
+# RDMA-WRITEs all of it and checks every byte.  Its page list (8 bytes a
+# page) is far larger than any free block: the driver builds it from
+# single pages, a chained list.  rdma resource show mr -dd must show that
+# many entries.
+big_run=/sys/kernel/debug/orca_kverbs/run
+big_out=/tmp/big-user-mr.out
+big_release=/tmp/big-user-mr.release
+big_held() { grep -q '^holding' "$big_out" || ! kill -0 "$big_pid" 2>/dev/null; }
+rm -f "$big_release"
+if ok_if "orca_kverbs module loads" \
+	insmod "$kmod_dir/selftests/kmod/orca_kverbs.ko"; then
+	big_frag=0
+	ok_if "memory fragmented: no free block of 64 KiB or more" \
+		sh -c "echo frag-hold >$big_run" && big_frag=1
+	sed 's/^/# /' "$big_run" >>"$ktap_out"
+	"$top/selftests/user/build/big_user_mr" orca_0 "$gidx" 0 \
+		"$big_release" >"$big_out" 2>&1 &
+	big_pid=$!
+	wait_for 600 big_held
+	big_len=$(sed -n 's/^holding mrlen=//p' "$big_out")
+	big_mr=
+	if [ -n "$big_len" ] && rdma -j -dd resource show mr >/tmp/big-mr.json; then
+		big_mr=$(python3 "$top/selftests/guest/lib/rdma_json.py" \
+			/tmp/big-mr.json mrlen="$big_len" -- drv_type \
+			drv_page_size drv_npages)
+	fi
+	touch "$big_release"
+	wait "$big_pid"
+	big_rc=$?
+	sed 's/^/# /' "$big_out" >>"$ktap_out"
+	expect_eq "big_user_mr: ibv_reg_mr of half the free memory on fragmented memory, written and checked" \
+		"$big_rc" 0
+	set -- ${big_mr:-- - -}
+	ok_if "its page list: more entries than the largest free block holds (${big_mr:-none})" \
+		test "$1" = user -a "${3//-/0}" -gt $((15 * 4096 / 8))
+	[ "$big_frag" = 0 ] ||
+		ok_if "memory given back" sh -c "echo frag-release >$big_run"
+	ok_if "rmmod orca_kverbs" rmmod orca_kverbs
+fi
 rdma_down orca
 ok_if "no warnings in dmesg" dmesg_quiet
 ktap_done
