@@ -36,8 +36,7 @@ skip="29-kverbs-series 90-deb-install"
 # the tools and benchmarks whose kernel side 72 and 81 already drive, and
 # the lossy-wire variants of 27 and 51.
 default="20-port-ops 25-kverbs-local 27-kverbs-remote
-30-load-unload 40-dead-adapter 71-uverbs-hostile
-78-uverbs-teardown 70-uverbs-devinfo
+30-load-unload 40-dead-adapter 70-uverbs-local
 72-uverbs-tools-orca-orca 51-nvmeof-orca 41-fault-nvmeof 81-ulp-orca-orca
 84-ulp-removal"
 case "${1:-}" in

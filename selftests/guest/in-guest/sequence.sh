@@ -25,7 +25,8 @@ for s in "$@"; do
 	[ -z "${ORCA_RESULT_DIR:-}" ] || cp -r "$dir/." "$ORCA_RESULT_DIR/"
 	rm -rf "$dir"
 	if [ -d /sys/module/orca ]; then
-		ok_if "in-guest/$s: orca unloads after it" rmmod orca
+		ok_if "in-guest/$s: orca unloads after it" sh -c \
+			"! [ -d /sys/module/orca_kverbs ] || rmmod orca_kverbs; rmmod orca"
 	fi
 done
 ktap_done

@@ -190,6 +190,23 @@ kernel_log_case() {
 	return 1
 }
 
+# host_resets_empty: the adapter held no object at any of the driver's
+# resets (a load's, an unload's) in the run: for a boot that unloads orca
+# under several processes in turn (70-uverbs-local).
+host_resets_empty() {
+	local all n bad
+	all=$(grep 'engine: freeing objects:' "$out/run/g0/emu.log" 2>/dev/null)
+	n=$(printf '%s\n' "$all" | grep -c .)
+	bad=$(printf '%s\n' "$all" | grep . |
+		grep -vc 'pd 0 cq 0 mr 0 qp 0 ah 0 srq 0 gsi 0 eq 0 uar 0$')
+	printf '%s\n' "$all" | sed 's/.*objects: /# adapter at a driver reset: /'
+	if [ "$n" -gt 0 ] && [ "$bad" = 0 ]; then
+		host_result OK "adapter holds no objects at any of the driver's $n resets"
+	else
+		host_result FAIL "adapter holds no objects at any of the driver's $n resets ($bad with objects)"
+	fi
+}
+
 host_final_reset_empty() {
 	local last
 	last=$(grep 'engine: freeing objects:' "$out/run/g0/emu.log" 2>/dev/null | tail -n 1)
