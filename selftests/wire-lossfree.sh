@@ -72,8 +72,25 @@ rxe_peer() {
 	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
 }
 
+# foreign NAME FOREIGN [OPTS...]: a clean run of one adapter whose port
+# dropped FOREIGN frames for their source MAC; the check run with OPTS.
+foreign() {
+	local run=$out/$1
+	mkdir -p "$run/g0"
+	cat >"$run/g0/emu.log" <<-END
+	2026-12-05 19:58:01.100 orca-emu: port: nic->wire 41, wire->nic 57, roce rx 0, roce tx 0, dropped $2 (foreign source MAC $2, not taken by the guest 0, to the wire 0), rx held for the engine 0
+	2026-12-05 19:58:01.100 orca-emu: engine: roce: tx 0 rx 0 loopback 0 retransmits 0 (after RNR NAKs 0) timeouts 0 early 0 (rtt samples 0) send windows cut 0 rx queue full 0
+	2026-12-05 19:58:01.100 orca-emu: engine: roce: rx dropped: no QP 0, QP state 0, bad packet 0, Q_Key 0, no receive WQE 0, too big 0, response to nothing outstanding 0
+	2026-12-05 19:58:01.100 orca-emu: engine: roce: duplicate requests 0, sequence NAKs tx 0 rx 0, RNR NAKs tx 0 rx 0
+	2026-12-05 19:58:01.300 orca-emu: exit 0
+	END
+	echo "2026-12-05 19:58:02.000 orca-wire: exit: received 16 forwarded 16 flooded 2 copies 2 send_errors 0 stall_dropped 0 backpressured 0 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0 not_roce_dropped 0" >"$run/wire.log"
+	shift 2
+	python3 "$check" "$run" "$@" >"$out/$(basename "$run").log" 2>&1
+}
+
 echo "TAP version 13"
-echo "1..11"
+echo "1..13"
 sample other 0 3
 grep -qx 'ok wire loss-free: .*' "$out/other.log" &&
 	grep -q 'not RoCE, to a QEMU that did not read 3 (not counted)' "$out/other.log"
@@ -130,5 +147,16 @@ result $? "rxe peer: a datagram ours dropped for its Q_Key fails the check" "$ou
 rxe_peer rxenowqe 0 0 3
 grep -qx 'fail wire loss-free: .*g0: datagrams dropped without a receive WQE 3.*' "$out/rxenowqe.log"
 result $? "rxe peer: a datagram ours dropped without a receive WQE fails the check" "$out/rxenowqe.log"
+
+# A frame the port drops for its foreign source MAC fails the check,
+# unless the test changed the guest's MAC on purpose (20-port-ops).
+foreign foreign 1
+grep -qx 'fail wire loss-free: .*g0: port dropped 1 foreign frames.*' "$out/foreign.log"
+result $? "a frame the port dropped for a foreign source MAC fails the check" "$out/foreign.log"
+
+foreign macchange 1 --mac-changes
+grep -qx 'ok wire loss-free: .*' "$out/macchange.log" &&
+	grep -q 'foreign source MAC 1$' "$out/macchange.log"
+result $? "--mac-changes: such frames are reported, not counted" "$out/macchange.log"
 
 [ "$failed" = 0 ]
