@@ -30,10 +30,10 @@
 
 #include "orca_hw.h"
 
-#include "engine.h"
-#include "log.h"
-#include "port.h"
-#include "vfio_user.h"
+#include "engine/engine.h"
+#include "util/log.h"
+#include "port/port.h"
+#include "vfio/vfio_user.h"
 
 struct emu_opts {
 	const char *socket_path;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "roce_crc32.h"
-#include "roce_icrc.h"
+#include "util/clock.h"
+#include "roce/roce_crc32.h"
+#include "roce/roce_icrc.h"
 
 static uint32_t sb8_tab[8][256];
 

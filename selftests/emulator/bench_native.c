@@ -36,7 +36,7 @@
 
 #include "ktap.h"
 #include "roce_node.h"
-#include "port.h"
+#include "port/port.h"
 
 #define IOVA_A		0x7f0000000000ull
 #define IOVA_B		0x7e0000000000ull

@@ -30,8 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "port.h"
+#include "util/clock.h"
+#include "port/port.h"
 
 static const uint8_t mac[2][6] = {
 	{ 0x52, 0x54, 0x00, 0x0d, 0xcc, 0x01 },

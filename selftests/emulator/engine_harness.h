@@ -22,7 +22,7 @@
 
 #include "orca_hw.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "ktap.h"
 
 #define GUEST_BASE	0x100000000ull

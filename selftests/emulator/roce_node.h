@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 
 #include "engine_harness.h"
-#include "roce.h"
+#include "roce/roce_priv.h"
 
 struct tcq {
 	uint32_t cqn;

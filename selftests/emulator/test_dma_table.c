@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dma.h"
+#include "vfio/dma.h"
 #include "ktap.h"
 
 static int ram_fd(size_t size)

@@ -6,7 +6,7 @@
  * a driver that gives up on an adapter must see, and what it must not (DMA
  * after it fenced).
  */
-#include "clock.h"
+#include "util/clock.h"
 #include "engine_harness.h"
 
 /* Polls for command @n's completion for up to @ms; true if it came. */

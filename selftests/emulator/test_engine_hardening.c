@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "engine_harness.h"
-#include "log.h"
+#include "util/log.h"
 
 static uint64_t mem_used(struct th *t, uint64_t *limit)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "ktap.h"
-#include "objtab.h"
+#include "util/objtab.h"
 
 static void count_obj(uint32_t idx, void *obj, void *arg)
 {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "port.h"
+#include "port/port.h"
 
 #define MAX_FRAME	9018
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "util/clock.h"
 #include "ktap.h"
-#include "link_policy.h"
-#include "port.h"
+#include "wire/link_policy.h"
+#include "port/port.h"
 
 #define FRAME_LEN	1000
 #define MAX_SENDS	100000	/* far more than any unix socket queues */

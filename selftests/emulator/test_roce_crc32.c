@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ktap.h"
-#include "roce_crc32.h"
+#include "roce/roce_crc32.h"
 
 #define MAX_EVERY	4096
 #define MAX_RANDOM	9100

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "port.h"
+#include "port/port.h"
 #include "roce_node.h"
 #include "wire_log.h"
 

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "ktap.h"
-#include "roce_icrc.h"
-#include "roce_wire.h"
+#include "roce/roce_icrc.h"
+#include "roce/roce_wire.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

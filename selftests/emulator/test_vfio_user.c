@@ -18,7 +18,7 @@
 #include "orca_hw.h"
 
 #include "ktap.h"
-#include "vfio_user.h"
+#include "vfio/vfio_user.h"
 
 #define NUM_MSIX	16
 

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "port.h"
+#include "port/port.h"
 
 #define NPORTS		3
 #define QUIET_S		10	/* no frame for this long: no more come */

@@ -43,7 +43,7 @@ fi
 # The adapter's loss and error counters (rdma statistic) that must be 0 on
 # a wire that loses nothing: every frame arrives once and in order.  Not
 # retransmits: the adapter retransmits early when an ACK is later than the
-# round trips it measured (emulator/roce.h), and on a loaded host a
+# round trips it measured (emulator/roce/roce_priv.h), and on a loaded host a
 # loss-free wire can be that slow; the host side checks that each of those
 # packets was a duplicate to its receiver (duplicate_request).  Nor
 # rx_roce_discards: it includes the READ responses a duplicate READ request

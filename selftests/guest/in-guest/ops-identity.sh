@@ -18,7 +18,7 @@
 
 traffic=$top/selftests/user/build/ops_traffic
 pick=$top/selftests/guest/lib/rdma_json.py
-emu_h=$top/emulator/engine_priv.h
+emu_h=$top/emulator/engine/engine_priv.h
 regs_h=$top/drivers/infiniband/hw/orca/orca_regs_defs.h
 sys=/sys/class/infiniband/orca_0
 n=200

@@ -76,7 +76,7 @@ def ints(m):
     return [int(x) for x in m.groups()]
 
 
-# The engine's exit line of RoCE counters (emulator/roce_qp.c), read by
+# The engine's exit line of RoCE counters (emulator/roce/roce_qp.c), read by
 # the check and by --totals alike.
 ROCE_EXIT = (r'roce: tx (\d+) rx (\d+) loopback (\d+) '
              r'retransmits (\d+) \(after RNR NAKs (\d+)\) '
@@ -89,7 +89,7 @@ def check_emu(name, text, rxe_peer, bad, notes, timing):
     m = last_match(text, ROCE_EXIT)
     if not m:
         # The emulator logs that line only if it sent or received a
-        # RoCE frame (emulator/roce_qp.c).
+        # RoCE frame (emulator/roce/roce_qp.c).
         if 'roce: tx ' not in text and re.search(r'orca-emu: exit', text):
             notes.append(f'{name}: no RoCE traffic')
             return

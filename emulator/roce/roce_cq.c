@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "roce.h"
-#include "eq.h"
+#include "roce_priv.h"
+#include "engine/eq.h"
 
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - offsetof(type, member)))

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "roce.h"
+#include "roce_priv.h"
 
 int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
 		  uint64_t va, uint64_t len, uint32_t access,

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "engine_priv.h"
-#include "roce.h"
+#include "roce/roce_priv.h"
 
 #define QP_24BIT	0xffffffu
 

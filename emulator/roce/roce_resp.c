@@ -13,8 +13,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "roce.h"
-#include "eq.h"
+#include "roce_priv.h"
+#include "engine/eq.h"
 
 /* ---- receive WQEs ---- */
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /* Region indexes as in <linux/vfio.h> (VFIO_PCI_*_REGION_INDEX). */
 #define PCI_REGION_BAR0		0

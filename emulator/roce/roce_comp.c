@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "roce.h"
+#include "roce_priv.h"
 
 /* IBA table 45: RNR NAK timer field -> microseconds. */
 static const uint32_t rnr_us[32] = {

@@ -54,11 +54,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "link_policy.h"
+#include "util/clock.h"
+#include "wire/link_policy.h"
 #include "port.h"
-#include "roce_wire.h"
-#include "wire_link.h"
+#include "roce/roce_wire.h"
+#include "wire/wire_link.h"
 
 #define PORT_MAX_FRAME		9018	/* jumbo 9000 + Ethernet + VLAN tag */
 #define ETH_HLEN		14

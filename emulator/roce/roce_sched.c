@@ -23,7 +23,7 @@
  */
 #include <stddef.h>
 
-#include "roce.h"
+#include "roce_priv.h"
 
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - offsetof(type, member)))

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "util/clock.h"
 #include "wire_link.h"
 
 static const char link_magic[8] = "ORCARNG1";

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "roce.h"
-#include "eq.h"
+#include "roce_priv.h"
+#include "engine/eq.h"
 
 int roce_dev_create(struct orca_engine *eng)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "dma.h"
-#include "log.h"
+#include "util/log.h"
 
 /* dma_begin() nesting depth of this thread; only depth 0 takes the lock. */
 static __thread unsigned int dma_depth;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "dma.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "irq.h"
 #include "pci.h"
 

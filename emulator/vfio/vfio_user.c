@@ -15,7 +15,7 @@
 
 #include "orca_hw.h"
 
-#include "log.h"
+#include "util/log.h"
 #include "vfio_user.h"
 
 #define HDR_SIZE	sizeof(struct vfu_hdr)

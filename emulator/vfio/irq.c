@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "irq.h"
-#include "log.h"
+#include "util/log.h"
 
 int irq_table_init(struct irq_table *t, unsigned int nr_vectors)
 {

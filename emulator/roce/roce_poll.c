@@ -24,7 +24,7 @@
  * that ends without a post halves it.  A QP posted to in bursts seconds
  * apart costs a few ever shorter windows; a streaming poster never traps.
  */
-#include "roce.h"
+#include "roce_priv.h"
 
 uint32_t roce_poll_adapt(uint32_t window, uint64_t gap_us, bool missed,
 			 uint32_t max_us)

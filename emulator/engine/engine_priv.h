@@ -22,9 +22,9 @@
 #include "orca_hw.h"
 
 #include "engine.h"
-#include "log.h"
-#include "objtab.h"
-#include "timer_heap.h"
+#include "util/log.h"
+#include "util/objtab.h"
+#include "util/timer_heap.h"
 
 /* Device limits: handle spaces and what QUERY_DEVICE advertises. */
 #define EMU_MAX_EQ		64

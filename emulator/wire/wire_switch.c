@@ -59,9 +59,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "util/clock.h"
 #include "link_policy.h"
-#include "roce_wire.h"
+#include "roce/roce_wire.h"
 #include "wire_link.h"
 
 #define MAX_FRAME		9018

@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "roce.h"
+#include "roce_priv.h"
 
 static uint64_t timeout_us(const struct emu_qp *qp)
 {
@@ -25,7 +25,7 @@ static uint64_t timeout_us(const struct emu_qp *qp)
 }
 
 /*
- * The early retransmission timeout (roce.h), doubled per early retry until
+ * The early retransmission timeout (roce_priv.h), doubled per early retry until
  * the QP makes progress (roce_comp.c) or a round trip is measured.  A peer
  * slower than the timeout on a lossy wire then sees some requests twice
  * (harmless to any IBA responder); waiting for a measured round trip
@@ -79,7 +79,7 @@ void roce_req_acked(struct roce_qp *rq, uint32_t n, uint64_t now)
 {
 	if (rq->cwnd >= ROCE_MAX_INFLIGHT)
 		return;
-	/* The wire stopped losing (roce.h: ROCE_LOSSY_US): full window. */
+	/* The wire stopped losing (roce_priv.h: ROCE_LOSSY_US): full window. */
 	if (!roce_wire_lossy(rq->dev, now)) {
 		roce_req_window_init(rq);
 		return;
@@ -93,7 +93,7 @@ void roce_req_acked(struct roce_qp *rq, uint32_t n, uint64_t now)
 
 /*
  * PSN @psn may not go out yet: too many PSNs unacknowledged.  The send
- * window (roce.h) bounds SEND and WRITE packets, the ones go-back-N sends
+ * window (roce_priv.h) bounds SEND and WRITE packets, the ones go-back-N sends
  * again; a READ or atomic request is one packet whatever the PSNs its
  * responses take, a READ response gap is asked again for that READ alone
  * (roce_comp.c), so those keep the fixed ROCE_MAX_INFLIGHT.
@@ -162,7 +162,7 @@ void roce_req_arm_timer(struct roce_qp *rq)
 	 * 6298's conservative initial RTO).  A first send meets whatever
 	 * queues the wire holds, and go-back-N would send the whole window
 	 * again for nothing.  Nor on a wire that has lost nothing lately
-	 * (roce.h: ROCE_LOSSY_US).
+	 * (roce_priv.h: ROCE_LOSSY_US).
 	 */
 	rto = rq->srtt_us && roce_wire_lossy(rq->dev, now) ?
 	      roce_req_early_rto(rq) : t;

@@ -24,17 +24,17 @@
  * Threading: everything runs on the engine thread except roce_enqueue_rx()
  * and roce_doorbell_locked(), which only append to queues under eng->lock.
  */
-#ifndef ORCA_EMU_ROCE_H
-#define ORCA_EMU_ROCE_H
+#ifndef ORCA_EMU_ROCE_PRIV_H
+#define ORCA_EMU_ROCE_PRIV_H
 
 #include <endian.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "clock.h"
-#include "engine_priv.h"
+#include "util/clock.h"
+#include "engine/engine_priv.h"
 #include "roce_wire.h"
-#include "timer_heap.h"
+#include "util/timer_heap.h"
 
 #define ROCE_RXQ_LEN		1024	/* frames queued for the engine */
 #define ROCE_DBQ_LEN		1024	/* UAR doorbells queued */
@@ -336,7 +336,7 @@ struct roce_qp {
 	uint64_t retry_deadline;	/* us, 0: off */
 	uint64_t retry_full;		/* us: the QP's own timeout */
 	uint8_t rto_shift;		/* early timeout doublings (Karn) */
-	uint32_t cwnd;			/* send window, packets (roce.h) */
+	uint32_t cwnd;			/* send window, packets (roce_priv.h) */
 	uint32_t cwnd_acked;		/* acked towards the next increment */
 	uint32_t recover_psn;		/* losses before it: window cut already */
 	uint32_t rtt_psn;		/* the PSN being timed ... */
@@ -562,4 +562,4 @@ void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 bool roce_resp_send_acks(struct roce_qp *rq);
 void roce_resp_flush_rq(struct roce_qp *rq);
 
-#endif /* ORCA_EMU_ROCE_H */
+#endif /* ORCA_EMU_ROCE_PRIV_H */

@@ -12,7 +12,7 @@
 
 #include "orca_hw.h"
 
-#include "log.h"
+#include "util/log.h"
 #include "pci.h"
 
 /* Config space offsets and bits (PCI Local Bus 3.0). */

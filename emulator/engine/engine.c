@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "util/clock.h"
 #include "engine_priv.h"
 #include "eq.h"
 
