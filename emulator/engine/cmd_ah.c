@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 
 /* Also MODIFY_QP's AV attribute. */
 int av_check(struct orca_engine *eng, const struct orca_av *av)

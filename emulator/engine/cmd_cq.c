@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 
 /* Checks depth and page count; loads the CQE buffer's page list. */
 static int cq_load_buf(struct cmd_ctx *c, struct emu_pages *buf,

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 #include "roce/roce_priv.h"
 
 /* Largest IB MTU (1=256 ... 5=4096) whose payload fits the RoCE frame. */

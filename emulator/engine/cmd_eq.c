@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 #include "eq.h"
 
 int cmd_create_eq(struct cmd_ctx *c)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 
 static bool access_ok(uint32_t access)
 {

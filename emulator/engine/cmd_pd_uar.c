@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 
 int cmd_alloc_uar(struct cmd_ctx *c)
 {

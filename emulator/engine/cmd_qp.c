@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 #include "roce/roce_priv.h"
 
 #define QP_24BIT	0xffffffu

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_priv.h"
+#include "cmd_handlers.h"
 
 int cmd_create_srq(struct cmd_ctx *c)
 {

@@ -317,22 +317,6 @@ struct orca_engine {
 	struct roce_dev *roce;		/* the RoCEv2 transport, roce_qp.c */
 };
 
-/*
- * One command being executed: a private copy of the ring entry (the driver
- * may rewrite the slot at any time) and the completion's inline output.
- */
-struct cmd_ctx {
-	struct orca_engine *eng;
-	struct orca_cmd cmd;
-	uint32_t in_len, out_len;
-	uint64_t in_addr, out_addr;
-	uint32_t syndrome;
-	uint8_t out[ORCA_CMD_OUT_INLINE_BYTES];
-};
-
-/* Records where a command failed (source line) in the completion syndrome. */
-#define cmd_fail(c, st)	((c)->syndrome = __LINE__, (st))
-
 /* engine.c */
 void engine_set_fatal(struct orca_engine *eng, uint32_t syndrome);
 uint32_t engine_heartbeat_locked(struct orca_engine *eng);
@@ -352,24 +336,18 @@ void dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
 			   uint32_t val);
 void dump_free(struct orca_engine *eng);
 
-/* cmdq.c */
+/*
+ * cmdq.c: the command queue's dispatcher: runs command @ci of the ring
+ * latched at generation @gen.
+ */
 void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
 		  uint64_t comp_base, uint8_t log_depth, uint32_t gen);
-int cmd_write_out(struct cmd_ctx *c, const void *src, size_t len);
-int cmd_write_out_grown(struct cmd_ctx *c, const void *src, size_t len,
-			size_t min_len);
-void cmd_set_handle(struct cmd_ctx *c, uint32_t handle);
-int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
-			uint32_t first, uint32_t npages, uint8_t page_shift,
-			uint64_t inline_addr, bool has_inline);
-int cmd_load_pages(struct cmd_ctx *c, struct emu_pages *p, uint32_t first,
-		   uint32_t npages, uint8_t page_shift, uint64_t inline_addr,
-		   bool has_inline);
-int cmd_check_db_rec(struct cmd_ctx *c, uint64_t addr, size_t len);
-int cmd_mem_charge(struct cmd_ctx *c, uint64_t bytes);
+
+/*
+ * pages.c: a queue's or MR's pages (loaded by the command handlers'
+ * toolkit, cmd_toolkit.h) and the device memory budget they hold.
+ */
 void mem_uncharge(struct emu_mem *m, uint64_t bytes);
-int cmd_pages_reserve(struct cmd_ctx *c, struct emu_pages *p, uint64_t bytes);
-uint32_t queue_npages(uint64_t bytes, uint8_t page_shift);
 void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
 		  uint64_t off, size_t len);
 void pages_free(struct emu_pages *p);
@@ -377,57 +355,15 @@ void pages_free(struct emu_pages *p);
 /*
  * pgl.c: entries [first, first + n) of the page list at @addr (a flat array,
  * or a chunk chain when @chain) into @out, host endian.  Returns PGL_OK,
- * PGL_UNMAPPED or PGL_BAD_CHUNK (zero or misaligned chunk address).
+ * PGL_UNMAPPED or PGL_BAD_CHUNK (zero or misaligned chunk address).  For
+ * the commands' page lists and the transport's REG_MR.
  */
 enum { PGL_OK, PGL_UNMAPPED, PGL_BAD_CHUNK };
 int pgl_read(struct orca_engine *eng, uint64_t addr, bool chain,
 	     uint64_t first, uint32_t n, uint64_t *out);
 
-/* Command handlers (cmd_*.c), one per opcode. */
-typedef int (*cmd_handler_t)(struct cmd_ctx *c);
-int cmd_query_device(struct cmd_ctx *c);
-int cmd_query_port(struct cmd_ctx *c);
-int cmd_query_stats(struct cmd_ctx *c);
-int cmd_set_port(struct cmd_ctx *c);
-int cmd_set_gid(struct cmd_ctx *c);
-int cmd_create_eq(struct cmd_ctx *c);
-int cmd_destroy_eq(struct cmd_ctx *c);
-int cmd_alloc_uar(struct cmd_ctx *c);
-int cmd_dealloc_uar(struct cmd_ctx *c);
-int cmd_create_pd(struct cmd_ctx *c);
-int cmd_destroy_pd(struct cmd_ctx *c);
-int cmd_create_cq(struct cmd_ctx *c);
-int cmd_resize_cq(struct cmd_ctx *c);
-int cmd_destroy_cq(struct cmd_ctx *c);
-int cmd_query_cq(struct cmd_ctx *c);
-int cmd_modify_cq(struct cmd_ctx *c);
-int cmd_create_mr(struct cmd_ctx *c);
-int cmd_destroy_mr(struct cmd_ctx *c);
-int cmd_create_qp(struct cmd_ctx *c);
-int cmd_modify_qp(struct cmd_ctx *c);
-int cmd_query_qp(struct cmd_ctx *c);
-int cmd_destroy_qp(struct cmd_ctx *c);
-int cmd_create_ah(struct cmd_ctx *c);
-int cmd_destroy_ah(struct cmd_ctx *c);
-int cmd_create_srq(struct cmd_ctx *c);
-int cmd_modify_srq(struct cmd_ctx *c);
-int cmd_query_srq(struct cmd_ctx *c);
-int cmd_destroy_srq(struct cmd_ctx *c);
-
-/* The first __le32 of the inline input: the handle of most commands. */
-static inline uint32_t cmd_in_handle(const struct cmd_ctx *c)
-{
-	const uint8_t *p = c->cmd.in;
-
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* cmd_device.c */
-bool gid_entry_valid(struct orca_engine *eng, uint32_t index);
 uint8_t ib_mtu_for_eth(uint32_t eth_mtu);
-
-/* cmd_ah.c: also validates MODIFY_QP's AV */
-int av_check(struct orca_engine *eng, const struct orca_av *av);
 
 /* cmd_qp.c */
 struct emu_qp *qp_lookup(struct orca_engine *eng, uint32_t qpn);
