@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmd_handlers.h"
+#include "roce/roce.h"
 
 /* Checks depth and page count; loads the CQE buffer's page list. */
 static int cq_load_buf(struct cmd_ctx *c, struct emu_pages *buf,

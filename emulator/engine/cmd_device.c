@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd_handlers.h"
-#include "roce/roce_priv.h"
+#include "roce/roce.h"
 
 /* Largest IB MTU (1=256 ... 5=4096) whose payload fits the RoCE frame. */
 uint8_t ib_mtu_for_eth(uint32_t eth_mtu)

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cmd_handlers.h"
-#include "eq.h"
 
 int cmd_create_eq(struct cmd_ctx *c)
 {

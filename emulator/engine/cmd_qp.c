@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd_handlers.h"
-#include "roce/roce_priv.h"
+#include "roce/roce.h"
 
 #define QP_24BIT	0xffffffu
 
@@ -332,6 +332,7 @@ int cmd_modify_qp(struct cmd_ctx *c)
 int cmd_query_qp(struct cmd_ctx *c)
 {
 	struct emu_qp *qp = qp_lookup(c->eng, cmd_in_handle(c));
+	uint32_t rq_psn, sq_psn;
 	struct orca_qp_attr a;
 
 	if (!qp)
@@ -343,10 +344,12 @@ int cmd_query_qp(struct cmd_ctx *c)
 	a.cur_qp_state = qp->state;
 	a.sq_draining = 0;
 	/* The transport's PSNs, not the ones MODIFY_QP started them at. */
-	if (qp->roce && qp->state >= ORCA_QPS_RTR && qp->state <= ORCA_QPS_SQE)
-		a.rq_psn = htole32(qp->roce->epsn);
-	if (qp->roce && qp->state >= ORCA_QPS_RTS && qp->state <= ORCA_QPS_SQE)
-		a.sq_psn = htole32(qp->roce->snd_psn);
+	if (roce_qp_psns(qp, &rq_psn, &sq_psn)) {
+		if (qp->state >= ORCA_QPS_RTR && qp->state <= ORCA_QPS_SQE)
+			a.rq_psn = htole32(rq_psn);
+		if (qp->state >= ORCA_QPS_RTS && qp->state <= ORCA_QPS_SQE)
+			a.sq_psn = htole32(sq_psn);
+	}
 	return cmd_write_out(c, &a, sizeof(a));
 }
 

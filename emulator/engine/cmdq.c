@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cmd_handlers.h"
-#include "eq.h"
 
 static int cmd_nop(struct cmd_ctx *c)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "engine_priv.h"
-#include "roce/roce_priv.h"
+#include "roce/roce.h"
 
 /* A snapshot being built: records are appended while they fit. */
 struct dump_buf {

@@ -3,7 +3,9 @@
  * The adapter engine: the BAR 0 register file, the engine thread that
  * executes firmware commands and posts events, function reset, link state
  * and fault injection.  Command execution lives in cmdq.c and cmd_*.c,
- * event queues in eq.c.
+ * event queues in eq.c.  The engine thread runs the command queue, the
+ * diagnostic dump and the data path through the hooks device.c registered
+ * (struct engine_work_ops), never by name.
  *
  * The socket thread only touches registers under eng->lock (never held
  * while a command runs) and wakes the engine thread with a condition
@@ -21,7 +23,13 @@
 
 #include "util/clock.h"
 #include "engine_priv.h"
-#include "eq.h"
+
+/* The data path's hooks, which device.c registered (engine_priv.h). */
+static const struct engine_data_path_ops *
+data_path(const struct orca_engine *eng)
+{
+	return eng->work->data_path;
+}
 
 static bool hb_frozen(const struct orca_engine *eng)
 {
@@ -121,9 +129,10 @@ static void plain_release(void *obj, void *arg)
 
 static void cq_release(void *obj, void *arg)
 {
+	struct orca_engine *eng = arg;
 	struct emu_cq *cq = obj;
 
-	roce_cq_forget(arg, cq);
+	data_path(eng)->cq_forget(eng, cq);
 	pages_free(&cq->buf);
 	free(cq);
 }
@@ -275,7 +284,7 @@ static bool cmdq_due(struct orca_engine *eng)
 }
 
 /* The data path runs unless the firmware is dead (hang or fatal). */
-static bool roce_runnable(const struct orca_engine *eng)
+static bool data_path_runnable(const struct orca_engine *eng)
 {
 	return eng->roce && !eng->hang && !(eng->status & ORCA_STATUS_FATAL);
 }
@@ -293,7 +302,8 @@ static bool work_pending(struct orca_engine *eng)
 	       eng->link_event ||
 	       eng->fatal_event || eng->uar_pending || cmdq_due(eng) ||
 	       garbage_pending(eng) ||
-	       (roce_runnable(eng) && roce_work_pending_locked(eng));
+	       (data_path_runnable(eng) &&
+		data_path(eng)->work_pending_locked(eng));
 }
 
 /*
@@ -302,10 +312,11 @@ static bool work_pending(struct orca_engine *eng)
  */
 static void engine_wait(struct orca_engine *eng)
 {
-	uint64_t due = roce_runnable(eng) ? roce_deadline_locked(eng) : 0;
-	uint64_t held_due, now, wait_ns;
+	uint64_t held_due, now, wait_ns, due = 0;
 	struct timespec ts;
 
+	if (data_path_runnable(eng))
+		due = data_path(eng)->deadline_locked(eng);
 	if (cmdq_held(eng, &held_due) && (!due || held_due < due))
 		due = held_due;
 	if (!due) {
@@ -333,7 +344,7 @@ static void do_reset(struct orca_engine *eng)
 	engine_init_port(eng);
 	eng->eq_stopped = false;
 	pthread_mutex_lock(&eng->lock);
-	roce_dev_reset_locked(eng);
+	data_path(eng)->reset_locked(eng);
 	regs_power_on(eng);
 	if (err)
 		set_fatal_locked(eng, ORCA_FATAL_INTERNAL);
@@ -370,7 +381,7 @@ static void *engine_thread(void *arg)
 		uint32_t db_ci[EMU_MAX_EQ];
 		bool db_arm[EMU_MAX_EQ];
 		uint64_t db_bits, base, comp;
-		bool link, fatal, run, roce_ok, g_eqe = false, g_cqe = false;
+		bool link, fatal, run, dp_ok, g_eqe = false, g_cqe = false;
 		uint32_t syndrome, gen;
 		uint16_t ci;
 		uint8_t log_depth;
@@ -391,7 +402,7 @@ static void *engine_thread(void *arg)
 		if (eng->dump_req) {
 			eng->dump_req = false;
 			pthread_mutex_unlock(&eng->lock);
-			dump_take(eng);
+			eng->work->take_dump(eng);
 			pthread_mutex_lock(&eng->lock);
 			continue;
 		}
@@ -425,7 +436,7 @@ static void *engine_thread(void *arg)
 		comp = eng->cmdq_run_comp;
 		log_depth = eng->cmdq_log_depth;
 		gen = eng->cmdq_gen;
-		roce_ok = roce_runnable(eng);
+		dp_ok = data_path_runnable(eng);
 		pthread_mutex_unlock(&eng->lock);
 
 		if (db_bits || link || fatal) {
@@ -439,20 +450,21 @@ static void *engine_thread(void *arg)
 			if (g_eqe)
 				eq_post_garbage(eng);
 			if (g_cqe)
-				roce_cq_post_garbage(eng);
+				data_path(eng)->post_garbage(eng);
 			eng->host.ops->dma_end(eng->host.priv);
 		}
 		if (run)
-			cmdq_run_one(eng, ci, base, comp, log_depth, gen);
-		if (roce_ok) {
+			eng->work->run_command(eng, ci, base, comp, log_depth,
+					       gen);
+		if (dp_ok) {
 			eng->host.ops->dma_begin(eng->host.priv);
-			roce_run(eng);
+			data_path(eng)->run(eng);
 			eng->host.ops->dma_end(eng->host.priv);
 			/*
 			 * Polling a doorbell record spins: let a thread that
 			 * shares this CPU (the poster, a peer) run meanwhile.
 			 */
-			if (roce_poll_only(eng))
+			if (data_path(eng)->poll_only(eng))
 				sched_yield();
 		}
 
@@ -464,20 +476,22 @@ static void *engine_thread(void *arg)
 	return NULL;
 }
 
-struct orca_engine *engine_create(const struct emu_host *host,
-				  const struct emu_config *cfg)
+struct orca_engine *engine_start(const struct emu_host *host,
+				 const struct emu_config *cfg,
+				 const struct engine_work_ops *work)
 {
 	struct orca_engine *eng = calloc(1, sizeof(*eng));
 	pthread_condattr_t wake_attr;
 
 	if (!eng)
 		return NULL;
+	eng->work = work;
 	eng->host = *host;
 	eng->cfg = *cfg;
 	eng->mem.limit = EMU_MEM_BUDGET;
 	if (eng->cfg.num_msix > ORCA_MAX_MSIX)
 		eng->cfg.num_msix = ORCA_MAX_MSIX;
-	if (tables_init(eng) || roce_dev_create(eng))
+	if (tables_init(eng) || data_path(eng)->create(eng))
 		goto err_tables;
 	engine_init_port(eng);
 	pthread_mutex_init(&eng->lock, NULL);
@@ -500,7 +514,7 @@ err_thread:
 	pthread_mutex_destroy(&eng->lock);
 err_tables:
 	engine_free_objects(eng);
-	roce_dev_destroy(eng);
+	data_path(eng)->destroy(eng);
 	free(eng);
 	return NULL;
 }
@@ -586,7 +600,7 @@ void engine_destroy(struct orca_engine *eng)
 	pthread_mutex_unlock(&eng->lock);
 	pthread_join(eng->thread, NULL);
 	engine_free_objects(eng);
-	roce_dev_destroy(eng);
+	data_path(eng)->destroy(eng);
 	log_stats(s);
 	log_dma_fence(eng);
 	log_mem(eng);
@@ -812,7 +826,7 @@ void engine_uar_write(struct orca_engine *eng, uint32_t uar, uint32_t off,
 	pthread_mutex_lock(&eng->lock);
 	eng->stats.uar_writes++;
 	eng->uar_pending = true;
-	roce_doorbell_locked(eng, uar, off, val);
+	data_path(eng)->doorbell_locked(eng, uar, off, val);
 	pthread_cond_signal(&eng->wake);
 	pthread_mutex_unlock(&eng->lock);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The boundary between the adapter's transport shell (vfio-user server, PCI
- * config space, BAR dispatch, DMA mappings, MSI-X eventfds: vfio_user.c,
- * pci.c, dma.c, main.c) and its engine (register file, firmware command
- * queue, command handlers, event queues, resource tables: engine.c, cmd_*.c,
- * eq.c, ...).
+ * The engine's interface: what the layers above it may call.  The boundary
+ * between the adapter's transport shell (vfio-user server, PCI config
+ * space, BAR dispatch, DMA mappings, MSI-X eventfds: vfio/, main.c) and its
+ * engine (register file, firmware command queue, command handlers, event
+ * queues, resource tables: engine/), and the port's way in and out of the
+ * RoCEv2 transport.
  *
  * The shell calls the engine on its socket thread and the engine must never
  * block it: register writes only record state and wake the engine thread.
@@ -150,7 +151,7 @@ void engine_mem_usage(struct orca_engine *eng, uint64_t *used,
 void engine_flush(struct orca_engine *eng);
 
 /*
- * The RoCEv2 port side (roce_qp.c).  engine_roce_rx() queues a frame the
+ * The RoCEv2 port side (roce/roce_qp.c).  engine_roce_rx() queues a frame the
  * port received for this adapter (any thread; never blocks; drops and
  * counts when the queue is full).  engine_set_roce_tx() sets where the
  * engine sends frames (NULL: nowhere); @tx is called on the engine thread

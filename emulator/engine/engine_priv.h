@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The engine's private state: the register file, the command queue's running
- * state, and the resource objects the firmware commands create.  Shared by
- * engine.c, cmdq.c, eq.c, qp_state.c and the cmd_*.c handlers; nothing
- * outside the engine includes it.
+ * The engine's state: the register file, the command queue's running
+ * state, and the resource objects the firmware commands create; and the
+ * hooks by which the layers above the engine core register the work its
+ * thread runs (struct engine_work_ops).
+ *
+ * Who includes it: the engine's own files (engine/), and the RoCEv2
+ * transport (roce/roce_priv.h), which runs on the engine thread and works
+ * on these objects (QPs, CQs, MRs, their pages) and posts events.  The
+ * command handlers take it through cmd_toolkit.h.  Nothing of the shell
+ * (vfio/, port/, main.c) includes it: engine.h is the engine's interface
+ * for them.
  *
  * Threading: registers, doorbells and the flags that wake the engine thread
  * are protected by eng->lock, which is only ever held for a few loads and
@@ -25,6 +32,9 @@
 #include "util/log.h"
 #include "util/objtab.h"
 #include "util/timer_heap.h"
+
+struct roce_dev;			/* the transport's, roce/roce_priv.h */
+struct roce_qp;
 
 /* Device limits: handle spaces and what QUERY_DEVICE advertises. */
 #define EMU_MAX_EQ		64
@@ -314,7 +324,8 @@ struct orca_engine {
 	uint32_t eth_mtu;
 	uint8_t active_mtu;		/* IB MTU for eth_mtu */
 	struct emu_gid gids[EMU_GID_TABLE_LEN];
-	struct roce_dev *roce;		/* the RoCEv2 transport, roce_qp.c */
+	const struct engine_work_ops *work;	/* device.c's */
+	struct roce_dev *roce;		/* the RoCEv2 transport, roce/ */
 };
 
 /* engine.c */
@@ -328,7 +339,8 @@ void engine_init_port(struct orca_engine *eng);
 /*
  * dump.c: the diagnostic dump.  dump_take() runs on the engine thread,
  * without the lock (it reads engine-thread objects), and publishes the
- * snapshot under it; dump_reg_*() are the window's registers, lock held.
+ * snapshot under it; engine_dump_reg_*() are the window's registers, lock
+ * held.
  */
 void dump_take(struct orca_engine *eng);
 uint32_t dump_reg_read_locked(struct orca_engine *eng, uint32_t off);
@@ -377,38 +389,86 @@ void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp,
 void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp);
 
 /*
- * roce_qp.c: the RoCEv2 transport's hooks into the engine (roce.h has the
- * rest).  *_locked ones are called with eng->lock held.
+ * eq.c: event queues: posting entries to host memory with the phase
+ * protocol, interrupt arming through ORCA_REG_EQ_DB, and the overflow rule.
+ * Everything here runs on the engine thread inside dma_begin/dma_end.
  */
-struct roce_dev;
-struct roce_qp;
-int roce_dev_create(struct orca_engine *eng);
-void roce_dev_destroy(struct orca_engine *eng);
-void roce_dev_reset_locked(struct orca_engine *eng);
-bool roce_work_pending_locked(struct orca_engine *eng);
-uint64_t roce_deadline_locked(struct orca_engine *eng);
-void roce_doorbell_locked(struct orca_engine *eng, uint32_t uar, uint32_t off,
-			  uint32_t val);
-void roce_run(struct orca_engine *eng);
-/* The last roce_run() did nothing but poll send queues' doorbell records. */
-bool roce_poll_only(struct orca_engine *eng);
-void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
-			  uint8_t cur, uint8_t next);
-void roce_qp_free(struct emu_qp *qp);
-uint64_t roce_qp_footprint(uint8_t log_sq_depth);
-/* What the responder's READ/atomic state costs for @nres resources. */
-uint64_t roce_resp_footprint(uint32_t nres);
-/* Grows a live QP's responder state to @nres resources; 0 or -ENOMEM. */
-int roce_qp_resp_grow(struct emu_qp *qp, uint32_t nres);
-/* roce_cq.c: "garbage-cqe", malformed CQEs on every CQ with room. */
-void roce_cq_post_garbage(struct orca_engine *eng);
+
 /*
- * roce_cq.c: a CQ's event moderation (values checked by the caller);
- * 0 or -ENOMEM.  An event it held back is posted at once.
+ * Posts one event on EQ @eqn: writes entry (pi % depth) with the phase bit
+ * last, raises the EQ's MSI-X vector if it is armed and disarms it.
+ * Returns 0, -ENOENT (no such EQ), or -EIO when the device is in the fatal
+ * state or this post made it fatal (EQ full or unmapped).  The data path
+ * posts ORCA_EQE_COMP for CQs through this.
  */
-int roce_cq_set_moderation(struct orca_engine *eng, struct emu_cq *cq,
-			   uint16_t count, uint16_t period);
-/* The CQ is going away: its moderation timer goes too. */
-void roce_cq_forget(struct orca_engine *eng, struct emu_cq *cq);
+int eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
+	    uint32_t data, uint32_t data2);
+
+/* ORCA_EQE_DEVICE_FATAL on EQ 0, the one event posted after a fatal error. */
+void eq_post_fatal(struct orca_engine *eng, uint32_t syndrome);
+
+/* Applies an EQ_DB write (new consumer index, optional re-arm). */
+void eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,
+		 bool arm);
+
+/* "garbage-eqe": malformed entries on every EQ that has room (engine.h). */
+void eq_post_garbage(struct orca_engine *eng);
+
+void eq_release(void *obj, void *arg);
+
+/*
+ * The work the engine thread runs for the layers above its core: the
+ * command queue's dispatcher (cmdq.c), the diagnostic dump (dump.c) and
+ * the data path (the RoCEv2 transport, roce/).  The engine thread only
+ * decides when each may run (a command is due, a dump was asked, the
+ * firmware is alive) and calls it through these hooks, which device.c
+ * sets when it creates the device: engine.c names none of the layers
+ * whose work it runs, so the core depends on nothing above it.  The
+ * dump window's registers (engine_dump_reg_*) stay direct calls: they are
+ * part of the register file and only copy the snapshot out.
+ */
+struct engine_data_path_ops;
+
+struct engine_work_ops {
+	/* Runs command @ci of the ring latched at generation @gen. */
+	void (*run_command)(struct orca_engine *eng, uint16_t ci,
+			    uint64_t base, uint64_t comp_base,
+			    uint8_t log_depth, uint32_t gen);
+	/* Takes the diagnostic dump's snapshot; without the lock. */
+	void (*take_dump)(struct orca_engine *eng);
+	const struct engine_data_path_ops *data_path;
+};
+
+/*
+ * The data path's hooks.  *_locked ones are called with eng->lock held,
+ * the others on the engine thread without it.
+ */
+struct engine_data_path_ops {
+	int (*create)(struct orca_engine *eng);
+	void (*destroy)(struct orca_engine *eng);
+	void (*reset_locked)(struct orca_engine *eng);
+	bool (*work_pending_locked)(struct orca_engine *eng);
+	/* The earliest timer, 0: none. */
+	uint64_t (*deadline_locked)(struct orca_engine *eng);
+	/* A UAR write (socket thread: only queue it). */
+	void (*doorbell_locked)(struct orca_engine *eng, uint32_t uar,
+				uint32_t off, uint32_t val);
+	/* One pass over the data path, inside dma_begin/dma_end. */
+	void (*run)(struct orca_engine *eng);
+	/* The last run did nothing but poll send queues' doorbell records. */
+	bool (*poll_only)(struct orca_engine *eng);
+	/* "garbage-cqe": malformed CQEs on every CQ with room. */
+	void (*post_garbage)(struct orca_engine *eng);
+	/* The CQ is going away: what the data path keeps for it goes too. */
+	void (*cq_forget)(struct orca_engine *eng, struct emu_cq *cq);
+};
+
+/*
+ * engine.c: creates the engine with @work as the work its thread runs
+ * and starts the thread (engine_create() in device.c is the public face).
+ */
+struct orca_engine *engine_start(const struct emu_host *host,
+				 const struct emu_config *cfg,
+				 const struct engine_work_ops *work);
 
 #endif /* ORCA_EMU_ENGINE_PRIV_H */

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "engine_priv.h"
-#include "eq.h"
 
 static uint32_t eq_used(const struct emu_eq *eq)
 {

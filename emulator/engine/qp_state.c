@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 
 #include "engine_priv.h"
-#include "eq.h"
+#include "roce/roce.h"
 
 enum { T_RC, T_UD, T_GSI, T_NUM };
 

@@ -55,9 +55,8 @@
 #include <unistd.h>
 
 #include "util/clock.h"
-#include "wire/link_policy.h"
 #include "port.h"
-#include "roce/roce_wire.h"
+#include "roce/roce.h"
 #include "wire/wire_link.h"
 
 #define PORT_MAX_FRAME		9018	/* jumbo 9000 + Ethernet + VLAN tag */

@@ -6,6 +6,9 @@
  * virtio-net unless they are RoCEv2 frames (by roce_classify(), the
  * parser's own test: UDP destination port 4791, untagged or one 802.1Q
  * tag) for our MAC or broadcast/multicast, which go to the RDMA engine.
+ *
+ * The port/ layer's interface: main.c starts the port and glues it to the
+ * engine (engine.h's RoCE port side) with what this header declares.
  */
 #ifndef ORCA_EMU_PORT_H
 #define ORCA_EMU_PORT_H

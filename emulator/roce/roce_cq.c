@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "roce_priv.h"
-#include "engine/eq.h"
 
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - offsetof(type, member)))

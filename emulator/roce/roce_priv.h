@@ -2,8 +2,7 @@
 /*
  * The adapter's RoCEv2 transport, private to roce_*.c: per-device and
  * per-QP transport state and the functions the transport files give each
- * other.  The engine (engine.c, qp_state.c, cmd_qp.c) calls only the hooks
- * declared in engine_priv.h's "roce" section.
+ * other.  The engine calls only what roce.h declares.
  *
  * Roles, one file each, as in IBA chapter 9:
  *   roce_qp.c    glue: frame and doorbell queues, the engine thread's
@@ -33,7 +32,7 @@
 
 #include "util/clock.h"
 #include "engine/engine_priv.h"
-#include "roce_wire.h"
+#include "roce.h"
 #include "util/timer_heap.h"
 
 #define ROCE_RXQ_LEN		1024	/* frames queued for the engine */
@@ -112,66 +111,6 @@
  * than a trapped doorbell and the engine's wake-up cost.
  */
 #define ROCE_POLL_MAX_US	100
-
-/* Counters, readable in tests and logged at exit. */
-struct roce_stats {
-	uint64_t tx_frames;
-	uint64_t rx_frames;
-	uint64_t loopback;
-	uint64_t rxq_full;		/* dropped: engine queue full */
-	uint64_t rx_too_big;
-	/*
-	 * Backpressure (roce_qp.c): frames the queue refused to a port that
-	 * keeps them (not drops), frames a dead engine dropped, and frames
-	 * that waited in the transmit backlog for the port's room.
-	 */
-	uint64_t rx_refused;
-	uint64_t rx_dead;
-	uint64_t tx_backlogged;
-	uint64_t tx_backlog_max;
-	uint64_t tx_dropped;		/* the port refused them for good */
-	uint64_t tx_no_port;		/* dropped: no wire attached */
-	uint64_t drop_no_qp;
-	uint64_t drop_state;		/* QP not in a state to take it */
-	uint64_t drop_bad_pkt;		/* wrong transport, P_Key, address */
-	uint64_t drop_qkey;
-	uint64_t drop_no_rwqe;		/* UD: no receive WQE */
-	uint64_t drop_ghost;		/* response to nothing outstanding */
-	uint64_t retransmits;		/* request packets sent again */
-	uint64_t rnr_resends;		/* of them, after an RNR NAK */
-	uint64_t timeouts;
-	uint64_t fast_retries;		/* early retransmissions */
-	uint64_t rtt_samples;		/* round trips measured */
-	uint64_t rtt_max_us;		/* the longest of them */
-	uint64_t losses;		/* NAKed gaps, READ gaps, timeouts */
-	uint64_t cwnd_cuts;		/* send windows halved after a loss */
-	uint64_t rnr_naks_rx, rnr_naks_tx;
-	uint64_t seq_naks_rx, seq_naks_tx;
-	uint64_t err_naks_rx, err_naks_tx;
-	uint64_t acks_tx;
-	uint64_t dup_requests;
-	uint64_t cq_overruns;
-	/*
-	 * UAR writes that found the doorbell queue full; each overflow makes
-	 * the engine act as if every QP and CQ had been rung (roce_qp.c).
-	 */
-	uint64_t db_lost;
-	/* CQ event moderation (roce_cq.c): COMP events its period posted. */
-	uint64_t cq_mod_timer_events;
-	/*
-	 * The scheduler (roce_sched.c): transport passes, QPs stepped in
-	 * them (each QP taken from the run list or the timer heap counts),
-	 * and the most QPs one pass stepped.  With idle QPs only, a pass
-	 * steps none: its cost does not grow with them.
-	 */
-	uint64_t passes;
-	uint64_t qp_steps;
-	uint64_t max_pass_steps;
-	uint64_t timers_fired;
-	/* Send queue polling (roce_poll.c). */
-	uint64_t poll_hits;		/* posts found while polling */
-	uint64_t poll_misses;		/* windows ended without a post */
-};
 
 struct roce_rx_slot {
 	uint32_t len;
@@ -420,6 +359,23 @@ static inline uint32_t roce_publish_event_idx(__le32 *event_idx,
 					    memory_order_acquire));
 }
 
+/*
+ * ---- roce_qp.c, roce_cq.c: the data path's hooks (roce_data_path, the
+ * engine's struct engine_data_path_ops) ----
+ */
+int roce_dev_create(struct orca_engine *eng);
+void roce_dev_destroy(struct orca_engine *eng);
+void roce_dev_reset_locked(struct orca_engine *eng);
+bool roce_work_pending_locked(struct orca_engine *eng);
+uint64_t roce_deadline_locked(struct orca_engine *eng);
+void roce_doorbell_locked(struct orca_engine *eng, uint32_t uar, uint32_t off,
+			  uint32_t val);
+void roce_run(struct orca_engine *eng);
+/* The last roce_run() did nothing but poll send queues' doorbell records. */
+bool roce_poll_only(struct orca_engine *eng);
+/* "garbage-cqe", malformed CQEs on every CQ with room. */
+void roce_cq_post_garbage(struct orca_engine *eng);
+
 /* ---- roce_qp.c ---- */
 struct roce_qp *roce_qp_get(struct orca_engine *eng, struct emu_qp *qp);
 uint32_t roce_qp_mtu(struct orca_engine *eng, const struct emu_qp *qp);
@@ -434,8 +390,6 @@ typedef int (*roce_fill_fn)(struct roce_qp *rq, void *arg, uint8_t *dst,
 int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 		  struct roce_pkt *pkt, roce_fill_fn fill, void *arg);
 bool roce_local_gid(struct orca_engine *eng, const uint8_t gid[16]);
-/* Counters, for tests and the exit log. */
-void roce_get_stats(struct orca_engine *eng, struct roce_stats *st);
 void *roce_queue_entry(struct orca_engine *eng, const struct emu_pages *p,
 		       uint32_t first_page, uint32_t npages, uint32_t idx,
 		       uint8_t log_depth, uint32_t stride);

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "roce_priv.h"
-#include "engine/eq.h"
 
 int roce_dev_create(struct orca_engine *eng)
 {
@@ -487,6 +486,19 @@ uint64_t roce_qp_footprint(uint8_t log_sq_depth)
 	       roce_resp_footprint(1);
 }
 
+/*
+ * The QP's PSNs now, for QUERY_QP: the responder's next expected and the
+ * requester's next to send.  False if the QP has no transport state.
+ */
+bool roce_qp_psns(const struct emu_qp *qp, uint32_t *rq_psn, uint32_t *sq_psn)
+{
+	if (!qp->roce)
+		return false;
+	*rq_psn = qp->roce->epsn;
+	*sq_psn = qp->roce->snd_psn;
+	return true;
+}
+
 uint64_t roce_resp_footprint(uint32_t nres)
 {
 	if (!nres)
@@ -947,3 +959,20 @@ void roce_get_stats(struct orca_engine *eng, struct roce_stats *st)
 {
 	*st = eng->roce->st;
 }
+
+/*
+ * The transport as the engine's data path: engine/device.c registers it,
+ * and the engine thread calls it through this only.
+ */
+const struct engine_data_path_ops roce_data_path = {
+	.create			= roce_dev_create,
+	.destroy		= roce_dev_destroy,
+	.reset_locked		= roce_dev_reset_locked,
+	.work_pending_locked	= roce_work_pending_locked,
+	.deadline_locked	= roce_deadline_locked,
+	.doorbell_locked	= roce_doorbell_locked,
+	.run			= roce_run,
+	.poll_only		= roce_poll_only,
+	.post_garbage		= roce_cq_post_garbage,
+	.cq_forget		= roce_cq_forget,
+};

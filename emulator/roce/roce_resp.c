@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "roce_priv.h"
-#include "engine/eq.h"
 
 /* ---- receive WQEs ---- */
 

@@ -9,6 +9,11 @@
  * on every trapped register read and gives up after 5 seconds.  The server
  * never sends a request of its own (no DMA_READ/DMA_WRITE): guest memory is
  * reached through the shared mappings of DMA_MAP.
+ *
+ * The vfio/ layer's interface: main.c creates the device and serves its
+ * socket with what this header declares.  pci.h, dma.h and irq.h are the
+ * server's parts, private to vfio/; this header includes them for the
+ * structure of the device it serves.
  */
 #ifndef ORCA_EMU_VFIO_USER_H
 #define ORCA_EMU_VFIO_USER_H

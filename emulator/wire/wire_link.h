@@ -11,6 +11,10 @@
  * least an Ethernet header).  The switch answers "ok" on the control
  * socket.  An older switch, which reads no file descriptors, makes the
  * kernel close them: the adapter sees the hang-up and keeps datagrams.
+ *
+ * The wire/ layer's interface for the port: the link, its frame rings and
+ * the policy of a full link (link_policy.h), included here.  The switch
+ * program (wire_switch.c) is the other end.
  */
 #ifndef ORCA_EMU_WIRE_LINK_H
 #define ORCA_EMU_WIRE_LINK_H
@@ -20,6 +24,7 @@
 #include <sys/un.h>
 
 #include "frame_ring.h"
+#include "link_policy.h"
 
 #define WIRE_LINK_NR_FDS	6	/* memfd, control, 4 eventfds */
 #define WIRE_LINK_MSG_LEN	12

@@ -61,7 +61,7 @@
 
 #include "util/clock.h"
 #include "link_policy.h"
-#include "roce/roce_wire.h"
+#include "roce/roce.h"
 #include "wire_link.h"
 
 #define MAX_FRAME		9018

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RoCEv2 transport's interface: all that the layers around it may
+ * call; the rest of roce/ is private to it (roce_priv.h).
+ *
+ *  - The engine runs the transport as its data path: device.c registers
+ *    roce_data_path (struct engine_data_path_ops, engine/engine_priv.h)
+ *    and the engine thread calls it through that.  The command handlers
+ *    size and configure the transport's state of QPs and CQs, and read
+ *    its counters (QUERY_STATS, the diagnostic dump).
+ *  - The port and the switch classify frames with the frame format,
+ *    roce_wire.h, which this header includes.
+ *
+ * Threading: everything runs on the engine thread.
+ */
+#ifndef ORCA_EMU_ROCE_H
+#define ORCA_EMU_ROCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce_wire.h"
+
+struct orca_engine;
+struct emu_qp;
+struct emu_cq;
+struct engine_data_path_ops;
+
+/* The data path's hooks the engine thread calls (roce_qp.c). */
+extern const struct engine_data_path_ops roce_data_path;
+
+/* Counters, readable in tests and logged at exit. */
+struct roce_stats {
+	uint64_t tx_frames;
+	uint64_t rx_frames;
+	uint64_t loopback;
+	uint64_t rxq_full;		/* dropped: engine queue full */
+	uint64_t rx_too_big;
+	/*
+	 * Backpressure (roce_qp.c): frames the queue refused to a port that
+	 * keeps them (not drops), frames a dead engine dropped, and frames
+	 * that waited in the transmit backlog for the port's room.
+	 */
+	uint64_t rx_refused;
+	uint64_t rx_dead;
+	uint64_t tx_backlogged;
+	uint64_t tx_backlog_max;
+	uint64_t tx_dropped;		/* the port refused them for good */
+	uint64_t tx_no_port;		/* dropped: no wire attached */
+	uint64_t drop_no_qp;
+	uint64_t drop_state;		/* QP not in a state to take it */
+	uint64_t drop_bad_pkt;		/* wrong transport, P_Key, address */
+	uint64_t drop_qkey;
+	uint64_t drop_no_rwqe;		/* UD: no receive WQE */
+	uint64_t drop_ghost;		/* response to nothing outstanding */
+	uint64_t retransmits;		/* request packets sent again */
+	uint64_t rnr_resends;		/* of them, after an RNR NAK */
+	uint64_t timeouts;
+	uint64_t fast_retries;		/* early retransmissions */
+	uint64_t rtt_samples;		/* round trips measured */
+	uint64_t rtt_max_us;		/* the longest of them */
+	uint64_t losses;		/* NAKed gaps, READ gaps, timeouts */
+	uint64_t cwnd_cuts;		/* send windows halved after a loss */
+	uint64_t rnr_naks_rx, rnr_naks_tx;
+	uint64_t seq_naks_rx, seq_naks_tx;
+	uint64_t err_naks_rx, err_naks_tx;
+	uint64_t acks_tx;
+	uint64_t dup_requests;
+	uint64_t cq_overruns;
+	/*
+	 * UAR writes that found the doorbell queue full; each overflow makes
+	 * the engine act as if every QP and CQ had been rung (roce_qp.c).
+	 */
+	uint64_t db_lost;
+	/* CQ event moderation (roce_cq.c): COMP events its period posted. */
+	uint64_t cq_mod_timer_events;
+	/*
+	 * The scheduler (roce_sched.c): transport passes, QPs stepped in
+	 * them (each QP taken from the run list or the timer heap counts),
+	 * and the most QPs one pass stepped.  With idle QPs only, a pass
+	 * steps none: its cost does not grow with them.
+	 */
+	uint64_t passes;
+	uint64_t qp_steps;
+	uint64_t max_pass_steps;
+	uint64_t timers_fired;
+	/* Send queue polling (roce_poll.c). */
+	uint64_t poll_hits;		/* posts found while polling */
+	uint64_t poll_misses;		/* windows ended without a post */
+};
+
+/* Counters, for tests and the exit log. */
+void roce_get_stats(struct orca_engine *eng, struct roce_stats *st);
+
+void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
+			  uint8_t cur, uint8_t next);
+void roce_qp_free(struct emu_qp *qp);
+/* The QP's PSNs (QUERY_QP); false if it has no transport state. */
+bool roce_qp_psns(const struct emu_qp *qp, uint32_t *rq_psn, uint32_t *sq_psn);
+uint64_t roce_qp_footprint(uint8_t log_sq_depth);
+/* What the responder's READ/atomic state costs for @nres resources. */
+uint64_t roce_resp_footprint(uint32_t nres);
+/* Grows a live QP's responder state to @nres resources; 0 or -ENOMEM. */
+int roce_qp_resp_grow(struct emu_qp *qp, uint32_t nres);
+/*
+ * roce_cq.c: a CQ's event moderation (values checked by the caller);
+ * 0 or -ENOMEM.  An event it held back is posted at once.
+ */
+int roce_cq_set_moderation(struct orca_engine *eng, struct emu_cq *cq,
+			   uint16_t count, uint16_t period);
+/* The CQ is going away: its moderation timer goes too. */
+void roce_cq_forget(struct orca_engine *eng, struct emu_cq *cq);
+
+#endif /* ORCA_EMU_ROCE_H */
