@@ -358,7 +358,7 @@ int main(int argc, char **argv)
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		goto out;
-	ret = vfu_device_init(dev, &cfg);
+	ret = vfio_device_init(dev, &cfg);
 	if (ret) {
 		emu_log("cannot create the adapter: %s", strerror(-ret));
 		free(dev);
@@ -403,7 +403,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	lfd = vfu_listen(o.socket_path);
+	lfd = vfio_listen(o.socket_path);
 	if (lfd < 0) {
 		emu_log("cannot listen on %s: %s", o.socket_path,
 			strerror(-lfd));
@@ -432,7 +432,7 @@ int main(int argc, char **argv)
 	if (setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &stall_timeout,
 		       sizeof(stall_timeout)))
 		emu_log("SO_RCVTIMEO: %s", strerror(errno));
-	if (vfu_conn_init(&conn, dev, cfd)) {
+	if (vfio_conn_init(&conn, dev, cfd)) {
 		close(cfd);
 		goto out;
 	}
@@ -445,7 +445,7 @@ int main(int argc, char **argv)
 			status = ret ? 1 : 0;
 			break;
 		}
-		ret = vfu_handle_message(&conn);
+		ret = vfio_handle_message(&conn);
 		if (ret == 0) {
 			emu_log("client disconnected after %llu messages",
 				(unsigned long long)conn.nr_msgs);
@@ -461,7 +461,7 @@ int main(int argc, char **argv)
 
 out:
 	if (have_conn)
-		vfu_conn_destroy(&conn);
+		vfio_conn_destroy(&conn);
 	if (lfd >= 0)
 		close(lfd);
 	if (port) {
@@ -483,7 +483,7 @@ out:
 		port_stop(port);
 	}
 	if (dev) {
-		vfu_device_destroy(dev);
+		vfio_device_destroy(dev);
 		free(dev);
 	}
 	ctl_close(&ctl);

@@ -215,7 +215,7 @@ initrd=$("$here/guest-initramfs.sh") || { log "initramfs build failed"; exit 1; 
 # The wire.  Slower guests (ORCA_TIMEOUT_SCALE) get as much more time to
 # read a full socket before the switch gives up on them: a debug-kernel
 # guest under TCG was seen to leave its queue full for longer than the
-# switch's usual wait (link_policy_qemu).
+# switch's usual wait (wire_link_policy_qemu).
 switch_sock=$out/wire.sock
 sockets+=("$switch_sock")
 # shellcheck disable=SC2086

@@ -11,9 +11,9 @@
 #include "cmd_handlers.h"
 
 /* Also MODIFY_QP's AV attribute. */
-int av_check(struct orca_engine *eng, const struct orca_av *av)
+int cmd_av_check(struct orca_engine *eng, const struct orca_av *av)
 {
-	if (!gid_entry_valid(eng, av->sgid_index) ||
+	if (!cmd_gid_entry_valid(eng, av->sgid_index) ||
 	    le32toh(av->flow_label) > 0xfffff)
 		return ORCA_CMD_ST_BAD_PARAM;
 	return ORCA_CMD_ST_OK;
@@ -31,7 +31,7 @@ int cmd_create_ah(struct cmd_ctx *c)
 	pd = objtab_get(&eng->pds, le32toh(in.pdn));
 	if (!pd)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
-	if (av_check(eng, &in.av))
+	if (cmd_av_check(eng, &in.av))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)

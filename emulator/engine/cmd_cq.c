@@ -74,7 +74,7 @@ int cmd_create_cq(struct cmd_ctx *c)
 	cmd_set_handle(c, cqn);
 	return ORCA_CMD_ST_OK;
 err:
-	pages_free(&cq->buf);
+	engine_pages_free(&cq->buf);
 	free(cq);
 	return st;
 }
@@ -85,8 +85,9 @@ static struct orca_cqe *cqe_at(struct orca_engine *eng,
 {
 	uint32_t slot = i & ((1u << log_depth) - 1);
 
-	return pages_entry(eng, buf, (uint64_t)slot * sizeof(struct orca_cqe),
-			   sizeof(struct orca_cqe));
+	return engine_pages_entry(eng, buf,
+				  (uint64_t)slot * sizeof(struct orca_cqe),
+				  sizeof(struct orca_cqe));
 }
 
 /* The phase bit CQE @i carries when valid in a CQ of 1 << @log_depth. */
@@ -161,10 +162,10 @@ int cmd_resize_cq(struct cmd_ctx *c)
 	if (st)
 		return st;
 	if (!cq_move_cqes(eng, cq, &buf, in.log_depth, ci)) {
-		pages_free(&buf);
+		engine_pages_free(&buf);
 		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
 	}
-	pages_free(&cq->buf);
+	engine_pages_free(&cq->buf);
 	cq->buf = buf;
 	cq->log_depth = in.log_depth;
 	return ORCA_CMD_ST_OK;
@@ -251,7 +252,7 @@ int cmd_destroy_cq(struct cmd_ctx *c)
 		uar->refcnt--;
 	objtab_remove(&eng->cqs, cqn);
 	roce_cq_forget(eng, cq);
-	pages_free(&cq->buf);
+	engine_pages_free(&cq->buf);
 	free(cq);
 	return ORCA_CMD_ST_OK;
 }

@@ -12,7 +12,7 @@
 #include "roce/roce.h"
 
 /* Largest IB MTU (1=256 ... 5=4096) whose payload fits the RoCE frame. */
-uint8_t ib_mtu_for_eth(uint32_t eth_mtu)
+uint8_t engine_ib_mtu_for_eth(uint32_t eth_mtu)
 {
 	uint32_t room = eth_mtu > ORCA_ROCE_HDR_OVERHEAD ?
 			eth_mtu - ORCA_ROCE_HDR_OVERHEAD : 0;
@@ -23,7 +23,7 @@ uint8_t ib_mtu_for_eth(uint32_t eth_mtu)
 	return mtu;
 }
 
-bool gid_entry_valid(struct orca_engine *eng, uint32_t index)
+bool cmd_gid_entry_valid(struct orca_engine *eng, uint32_t index)
 {
 	return index < EMU_GID_TABLE_LEN && eng->gids[index].type != 0;
 }
@@ -154,7 +154,7 @@ int cmd_set_port(struct cmd_ctx *c)
 	if (in.port != 1 || mtu < 576 || mtu > 9000)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	c->eng->eth_mtu = mtu;
-	c->eng->active_mtu = ib_mtu_for_eth(mtu);
+	c->eng->active_mtu = engine_ib_mtu_for_eth(mtu);
 	return ORCA_CMD_ST_OK;
 }
 

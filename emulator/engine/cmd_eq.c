@@ -56,7 +56,7 @@ int cmd_create_eq(struct cmd_ctx *c)
 	cmd_set_handle(c, eqn);
 	return ORCA_CMD_ST_OK;
 err:
-	pages_free(&eq->buf);
+	engine_pages_free(&eq->buf);
 	free(eq);
 	return st;
 }
@@ -70,6 +70,6 @@ int cmd_destroy_eq(struct cmd_ctx *c)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
 	if (eq->refcnt)
 		return cmd_fail(c, ORCA_CMD_ST_BUSY);
-	eq_release(objtab_remove(&c->eng->eqs, eqn), NULL);
+	engine_eq_release(objtab_remove(&c->eng->eqs, eqn), NULL);
 	return ORCA_CMD_ST_OK;
 }

@@ -41,9 +41,9 @@ int cmd_query_srq(struct cmd_ctx *c);
 int cmd_destroy_srq(struct cmd_ctx *c);
 
 /* cmd_device.c */
-bool gid_entry_valid(struct orca_engine *eng, uint32_t index);
+bool cmd_gid_entry_valid(struct orca_engine *eng, uint32_t index);
 
 /* cmd_ah.c: also validates MODIFY_QP's AV */
-int av_check(struct orca_engine *eng, const struct orca_av *av);
+int cmd_av_check(struct orca_engine *eng, const struct orca_av *av);
 
 #endif /* ORCA_EMU_CMD_HANDLERS_H */

@@ -60,7 +60,7 @@ static int mr_load_pages(struct cmd_ctx *c, struct emu_mr *mr,
 			      span - (uint64_t)i * psz;
 
 		if (!engine_dma(c->eng, mr->pages.addr[i] + lo, hi - lo)) {
-			pages_free(&mr->pages);
+			engine_pages_free(&mr->pages);
 			return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
 		}
 	}
@@ -144,7 +144,7 @@ int cmd_create_mr(struct cmd_ctx *c)
 	}
 	return ORCA_CMD_ST_OK;
 err:
-	pages_free(&mr->pages);
+	engine_pages_free(&mr->pages);
 	free(mr);
 	return st;
 }
@@ -162,7 +162,7 @@ int cmd_destroy_mr(struct cmd_ctx *c)
 	if (pd)
 		pd->refcnt--;
 	objtab_remove(&eng->mrs, idx);
-	pages_free(&mr->pages);
+	engine_pages_free(&mr->pages);
 	free(mr);
 	return ORCA_CMD_ST_OK;
 }

@@ -15,19 +15,19 @@
 
 #define QP_24BIT	0xffffffu
 
-struct emu_qp *qp_lookup(struct orca_engine *eng, uint32_t qpn)
+struct emu_qp *engine_qp_lookup(struct orca_engine *eng, uint32_t qpn)
 {
 	if (qpn == EMU_QPN_GSI)
 		return eng->gsi_qp;
 	return objtab_get(&eng->qps, qpn);
 }
 
-void qp_release(void *obj, void *arg)
+void engine_qp_release(void *obj, void *arg)
 {
 	struct emu_qp *qp = obj;
 
 	roce_qp_free(qp);
-	pages_free(&qp->buf);
+	engine_pages_free(&qp->buf);
 	free(qp);
 }
 
@@ -188,11 +188,11 @@ int cmd_create_qp(struct cmd_ctx *c)
 	qp->sq_npages = le32toh(in.sq_npages);
 	qp->attr.port = 1;
 	qp_put_refs(eng, qp, 1);
-	qp_reset_event_idx(eng, qp);
+	engine_qp_reset_event_idx(eng, qp);
 	cmd_set_handle(c, qpn);
 	return ORCA_CMD_ST_OK;
 err:
-	pages_free(&qp->buf);
+	engine_pages_free(&qp->buf);
 	free(qp);
 	return st;
 }
@@ -209,7 +209,7 @@ static int qp_check_attr_values(struct cmd_ctx *c,
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	if ((mask & ORCA_QP_ATTR_PORT) && a->port != 1)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	if ((mask & ORCA_QP_ATTR_AV) && av_check(c->eng, &a->av))
+	if ((mask & ORCA_QP_ATTR_AV) && cmd_av_check(c->eng, &a->av))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	if ((mask & ORCA_QP_ATTR_PATH_MTU) &&
 	    (a->path_mtu < 1 || a->path_mtu > EMU_MAX_IB_MTU))
@@ -286,7 +286,7 @@ static int qp_reserve_responder(struct cmd_ctx *c, struct emu_qp *qp,
 	if (st)
 		return st;
 	if (roce_qp_resp_grow(qp, want)) {
-		mem_uncharge(&c->eng->mem, more);
+		engine_mem_uncharge(&c->eng->mem, more);
 		qp->buf.charged -= more;
 		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
 	}
@@ -303,7 +303,7 @@ int cmd_modify_qp(struct cmd_ctx *c)
 	int st;
 
 	memcpy(&a, c->cmd.in, sizeof(a));
-	qp = qp_lookup(c->eng, le32toh(a.qpn));
+	qp = engine_qp_lookup(c->eng, le32toh(a.qpn));
 	if (!qp)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
 	mask = le32toh(a.attr_mask);
@@ -315,7 +315,7 @@ int cmd_modify_qp(struct cmd_ctx *c)
 	next = mask & ORCA_QP_ATTR_STATE ? a.qp_state : qp->state;
 	if (next > ORCA_QPS_ERR)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	st = qp_check_transition(qp->type, qp->state, next, mask);
+	st = engine_qp_check_transition(qp->type, qp->state, next, mask);
 	if (st)
 		return cmd_fail(c, st);
 	st = qp_check_attr_values(c, &a, mask);
@@ -325,13 +325,13 @@ int cmd_modify_qp(struct cmd_ctx *c)
 	if (st)
 		return st;
 	qp_apply_attr(qp, &a, mask);
-	qp_enter_state(c->eng, qp, next);
+	engine_qp_enter_state(c->eng, qp, next);
 	return ORCA_CMD_ST_OK;
 }
 
 int cmd_query_qp(struct cmd_ctx *c)
 {
-	struct emu_qp *qp = qp_lookup(c->eng, cmd_in_handle(c));
+	struct emu_qp *qp = engine_qp_lookup(c->eng, cmd_in_handle(c));
 	uint32_t rq_psn, sq_psn;
 	struct orca_qp_attr a;
 
@@ -357,7 +357,7 @@ int cmd_destroy_qp(struct cmd_ctx *c)
 {
 	struct orca_engine *eng = c->eng;
 	uint32_t qpn = cmd_in_handle(c);
-	struct emu_qp *qp = qp_lookup(eng, qpn);
+	struct emu_qp *qp = engine_qp_lookup(eng, qpn);
 
 	if (!qp)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
@@ -367,6 +367,6 @@ int cmd_destroy_qp(struct cmd_ctx *c)
 		eng->gsi_qp = NULL;
 	else
 		objtab_remove(&eng->qps, qpn);
-	qp_release(qp, NULL);
+	engine_qp_release(qp, NULL);
 	return ORCA_CMD_ST_OK;
 }

@@ -77,7 +77,7 @@ int cmd_create_srq(struct cmd_ctx *c)
 	cmd_set_handle(c, srqn);
 	return ORCA_CMD_ST_OK;
 err:
-	pages_free(&srq->buf);
+	engine_pages_free(&srq->buf);
 	free(srq);
 	return st;
 }
@@ -129,7 +129,7 @@ int cmd_destroy_srq(struct cmd_ctx *c)
 	if (uar)
 		uar->refcnt--;
 	objtab_remove(&eng->srqs, srqn);
-	pages_free(&srq->buf);
+	engine_pages_free(&srq->buf);
 	free(srq);
 	return ORCA_CMD_ST_OK;
 }

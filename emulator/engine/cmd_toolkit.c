@@ -106,7 +106,7 @@ int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 		return st;
 	p->addr = malloc(sizeof(uint64_t) * npages);
 	if (!p->addr) {
-		pages_free(p);
+		engine_pages_free(p);
 		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
 	}
 	p->npages = npages;
@@ -122,8 +122,8 @@ int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 			st = cmd_fail(c, ORCA_CMD_ST_BAD_LENGTH);
 			goto out;
 		}
-		switch (pgl_read(c->eng, c->in_addr, chain, first, npages,
-				 p->addr)) {
+		switch (engine_pgl_read(c->eng, c->in_addr, chain, first,
+					npages, p->addr)) {
 		case PGL_OK:
 			break;
 		case PGL_BAD_CHUNK:
@@ -142,7 +142,7 @@ int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 	}
 out:
 	if (st)
-		pages_free(p);
+		engine_pages_free(p);
 	return st;
 }
 
@@ -163,7 +163,7 @@ int cmd_load_pages(struct cmd_ctx *c, struct emu_pages *p, uint32_t first,
 		return st;
 	for (i = 0; i < npages; i++) {
 		if (!engine_dma(c->eng, p->addr[i], 1ull << page_shift)) {
-			pages_free(p);
+			engine_pages_free(p);
 			return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
 		}
 	}

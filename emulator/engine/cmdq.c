@@ -54,7 +54,7 @@ static void cmdq_dma_fatal(struct orca_engine *eng, const char *what,
 {
 	eng_log_guest("command queue %s DMA failed at index %u", what, ci);
 	engine_set_fatal(eng, ORCA_FATAL_CMDQ_DMA);
-	eq_post_fatal(eng, ORCA_FATAL_CMDQ_DMA);
+	engine_eq_post_fatal(eng, ORCA_FATAL_CMDQ_DMA);
 }
 
 /* Commands that make one object, and those that free one. */
@@ -169,7 +169,7 @@ static int cmd_execute(struct cmd_ctx *c)
 	}
 	st = cmd_handlers[op](c);
 	if ((cmd_creates(op) && st) || (cmd_destroys(op) && !st))
-		mem_uncharge(&c->eng->mem, EMU_OBJ_COST);
+		engine_mem_uncharge(&c->eng->mem, EMU_OBJ_COST);
 	if (!st)
 		cmd_dup_handle(c, op);
 	return st;
@@ -244,7 +244,8 @@ void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
 
 	/* Without an EQ 0 the driver polls; the flag is then ignored. */
 	if (le16toh(c.cmd.flags) & ORCA_CMD_F_EVENT)
-		eq_post(eng, 0, ORCA_EQE_CMD_DONE, le16toh(c.cmd.token), 0);
+		engine_eq_post(eng, 0, ORCA_EQE_CMD_DONE,
+			       le16toh(c.cmd.token), 0);
 out:
 	eng->host.ops->dma_end(eng->host.priv);
 }

@@ -12,7 +12,7 @@
 
 static const struct engine_work_ops orca_work = {
 	.run_command	= cmdq_run_one,
-	.take_dump	= dump_take,
+	.take_dump	= engine_dump_take,
 	.data_path	= &roce_data_path,
 };
 

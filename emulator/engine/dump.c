@@ -135,7 +135,7 @@ static void dump_port(struct orca_engine *eng, struct dump_buf *b,
  * Engine thread, called and returning without eng->lock: the register
  * values are read under it, the objects without (they are this thread's).
  */
-void dump_take(struct orca_engine *eng)
+void engine_dump_take(struct orca_engine *eng)
 {
 	struct dump_buf b = { .len = sizeof(struct orca_dump_hdr) };
 	struct dump_qp_walk w = { .b = &b, .left = ORCA_DUMP_MAX_QPS };
@@ -188,7 +188,7 @@ void dump_take(struct orca_engine *eng)
 	pthread_mutex_unlock(&eng->lock);
 }
 
-uint32_t dump_reg_read_locked(struct orca_engine *eng, uint32_t off)
+uint32_t engine_dump_reg_read_locked(struct orca_engine *eng, uint32_t off)
 {
 	uint32_t val = 0;
 
@@ -209,8 +209,8 @@ uint32_t dump_reg_read_locked(struct orca_engine *eng, uint32_t off)
 	return 0;
 }
 
-void dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
-			   uint32_t val)
+void engine_dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
+				  uint32_t val)
 {
 	switch (off) {
 	case ORCA_REG_DUMP_CTRL:
@@ -227,7 +227,7 @@ void dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
 	}
 }
 
-void dump_free(struct orca_engine *eng)
+void engine_dump_free(struct orca_engine *eng)
 {
 	free(eng->dump);
 	eng->dump = NULL;

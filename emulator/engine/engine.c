@@ -133,7 +133,7 @@ static void cq_release(void *obj, void *arg)
 	struct emu_cq *cq = obj;
 
 	data_path(eng)->cq_forget(eng, cq);
-	pages_free(&cq->buf);
+	engine_pages_free(&cq->buf);
 	free(cq);
 }
 
@@ -141,7 +141,7 @@ static void srq_release(void *obj, void *arg)
 {
 	struct emu_srq *srq = obj;
 
-	pages_free(&srq->buf);
+	engine_pages_free(&srq->buf);
 	free(srq);
 }
 
@@ -149,7 +149,7 @@ static void mr_release(void *obj, void *arg)
 {
 	struct emu_mr *mr = obj;
 
-	pages_free(&mr->pages);
+	engine_pages_free(&mr->pages);
 	free(mr);
 }
 
@@ -184,15 +184,15 @@ void engine_free_objects(struct orca_engine *eng)
 		objtab_count(&eng->ahs), objtab_count(&eng->srqs),
 		eng->gsi_qp != NULL, objtab_count(&eng->eqs),
 		objtab_count(&eng->uars));
-	objtab_fini(&eng->qps, qp_release, NULL);
+	objtab_fini(&eng->qps, engine_qp_release, NULL);
 	if (eng->gsi_qp)
-		qp_release(eng->gsi_qp, NULL);
+		engine_qp_release(eng->gsi_qp, NULL);
 	eng->gsi_qp = NULL;
 	objtab_fini(&eng->ahs, plain_release, NULL);
 	objtab_fini(&eng->srqs, srq_release, NULL);
 	objtab_fini(&eng->mrs, mr_release, NULL);
 	objtab_fini(&eng->cqs, cq_release, eng);
-	objtab_fini(&eng->eqs, eq_release, NULL);
+	objtab_fini(&eng->eqs, engine_eq_release, NULL);
 	objtab_fini(&eng->pds, plain_release, NULL);
 	objtab_fini(&eng->uars, plain_release, NULL);
 	/* Page lists returned theirs; the objects' fixed costs go too. */
@@ -207,7 +207,7 @@ void engine_init_port(struct orca_engine *eng)
 	if (mtu < 576 || mtu > 9000)
 		mtu = 1500;
 	eng->eth_mtu = mtu;
-	eng->active_mtu = ib_mtu_for_eth(mtu);
+	eng->active_mtu = engine_ib_mtu_for_eth(mtu);
 	memset(eng->gids, 0, sizeof(eng->gids));
 }
 
@@ -365,11 +365,11 @@ static void post_async(struct orca_engine *eng, uint64_t db_bits,
 
 	for (eqn = 0; eqn < EMU_MAX_EQ; eqn++)
 		if (db_bits & (1ull << eqn))
-			eq_doorbell(eng, eqn, db_ci[eqn], db_arm[eqn]);
+			engine_eq_doorbell(eng, eqn, db_ci[eqn], db_arm[eqn]);
 	if (fatal)
-		eq_post_fatal(eng, syndrome);
+		engine_eq_post_fatal(eng, syndrome);
 	if (link)
-		eq_post(eng, 0, ORCA_EQE_PORT_CHANGE, 1, 0);
+		engine_eq_post(eng, 0, ORCA_EQE_PORT_CHANGE, 1, 0);
 }
 
 static void *engine_thread(void *arg)
@@ -448,7 +448,7 @@ static void *engine_thread(void *arg)
 		if (g_eqe || g_cqe) {
 			eng->host.ops->dma_begin(eng->host.priv);
 			if (g_eqe)
-				eq_post_garbage(eng);
+				engine_eq_post_garbage(eng);
 			if (g_cqe)
 				data_path(eng)->post_garbage(eng);
 			eng->host.ops->dma_end(eng->host.priv);
@@ -604,7 +604,7 @@ void engine_destroy(struct orca_engine *eng)
 	log_stats(s);
 	log_dma_fence(eng);
 	log_mem(eng);
-	dump_free(eng);
+	engine_dump_free(eng);
 	pthread_cond_destroy(&eng->idle);
 	pthread_cond_destroy(&eng->wake);
 	pthread_mutex_destroy(&eng->lock);
@@ -678,7 +678,7 @@ uint32_t engine_reg_read(struct orca_engine *eng, uint32_t off)
 	case ORCA_REG_DUMP_LEN:
 	case ORCA_REG_DUMP_OFFSET:
 	case ORCA_REG_DUMP_DATA:
-		val = dump_reg_read_locked(eng, off);
+		val = engine_dump_reg_read_locked(eng, off);
 		break;
 	default:
 		/* Write-only and unknown registers read as 0. */
@@ -809,7 +809,7 @@ void engine_reg_write(struct orca_engine *eng, uint32_t off, uint32_t val)
 	}
 	case ORCA_REG_DUMP_CTRL:
 	case ORCA_REG_DUMP_OFFSET:
-		dump_reg_write_locked(eng, off, val);
+		engine_dump_reg_write_locked(eng, off, val);
 		break;
 	default:
 		/* Read-only and unknown registers ignore writes. */

@@ -105,7 +105,7 @@ struct emu_mem {
 
 /*
  * A queue's or MR's pages, copied from the command (never re-read).
- * @charged bytes of @mem's budget go with it and return in pages_free().
+ * @charged bytes of @mem's budget go with it and return in engine_pages_free().
  */
 struct emu_pages {
 	uint32_t npages;
@@ -337,16 +337,16 @@ void engine_free_objects(struct orca_engine *eng);
 void engine_init_port(struct orca_engine *eng);
 
 /*
- * dump.c: the diagnostic dump.  dump_take() runs on the engine thread,
+ * dump.c: the diagnostic dump.  engine_dump_take() runs on the engine thread,
  * without the lock (it reads engine-thread objects), and publishes the
  * snapshot under it; engine_dump_reg_*() are the window's registers, lock
  * held.
  */
-void dump_take(struct orca_engine *eng);
-uint32_t dump_reg_read_locked(struct orca_engine *eng, uint32_t off);
-void dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
-			   uint32_t val);
-void dump_free(struct orca_engine *eng);
+void engine_dump_take(struct orca_engine *eng);
+uint32_t engine_dump_reg_read_locked(struct orca_engine *eng, uint32_t off);
+void engine_dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
+				  uint32_t val);
+void engine_dump_free(struct orca_engine *eng);
 
 /*
  * cmdq.c: the command queue's dispatcher: runs command @ci of the ring
@@ -359,10 +359,10 @@ void cmdq_run_one(struct orca_engine *eng, uint16_t ci, uint64_t base,
  * pages.c: a queue's or MR's pages (loaded by the command handlers'
  * toolkit, cmd_toolkit.h) and the device memory budget they hold.
  */
-void mem_uncharge(struct emu_mem *m, uint64_t bytes);
-void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
-		  uint64_t off, size_t len);
-void pages_free(struct emu_pages *p);
+void engine_mem_uncharge(struct emu_mem *m, uint64_t bytes);
+void *engine_pages_entry(struct orca_engine *eng, const struct emu_pages *p,
+			 uint64_t off, size_t len);
+void engine_pages_free(struct emu_pages *p);
 
 /*
  * pgl.c: entries [first, first + n) of the page list at @addr (a flat array,
@@ -371,22 +371,22 @@ void pages_free(struct emu_pages *p);
  * the commands' page lists and the transport's REG_MR.
  */
 enum { PGL_OK, PGL_UNMAPPED, PGL_BAD_CHUNK };
-int pgl_read(struct orca_engine *eng, uint64_t addr, bool chain,
-	     uint64_t first, uint32_t n, uint64_t *out);
+int engine_pgl_read(struct orca_engine *eng, uint64_t addr, bool chain,
+		    uint64_t first, uint32_t n, uint64_t *out);
 
 /* cmd_device.c */
-uint8_t ib_mtu_for_eth(uint32_t eth_mtu);
+uint8_t engine_ib_mtu_for_eth(uint32_t eth_mtu);
 
 /* cmd_qp.c */
-struct emu_qp *qp_lookup(struct orca_engine *eng, uint32_t qpn);
-void qp_release(void *obj, void *arg);
+struct emu_qp *engine_qp_lookup(struct orca_engine *eng, uint32_t qpn);
+void engine_qp_release(void *obj, void *arg);
 
 /* qp_state.c */
-int qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
-			uint32_t mask);
-void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp,
-		    uint8_t next);
-void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp);
+int engine_qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
+			       uint32_t mask);
+void engine_qp_enter_state(struct orca_engine *eng, struct emu_qp *qp,
+			   uint8_t next);
+void engine_qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp);
 
 /*
  * eq.c: event queues: posting entries to host memory with the phase
@@ -401,20 +401,20 @@ void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp);
  * state or this post made it fatal (EQ full or unmapped).  The data path
  * posts ORCA_EQE_COMP for CQs through this.
  */
-int eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
-	    uint32_t data, uint32_t data2);
+int engine_eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
+		   uint32_t data, uint32_t data2);
 
 /* ORCA_EQE_DEVICE_FATAL on EQ 0, the one event posted after a fatal error. */
-void eq_post_fatal(struct orca_engine *eng, uint32_t syndrome);
+void engine_eq_post_fatal(struct orca_engine *eng, uint32_t syndrome);
 
 /* Applies an EQ_DB write (new consumer index, optional re-arm). */
-void eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,
-		 bool arm);
+void engine_eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,
+			bool arm);
 
 /* "garbage-eqe": malformed entries on every EQ that has room (engine.h). */
-void eq_post_garbage(struct orca_engine *eng);
+void engine_eq_post_garbage(struct orca_engine *eng);
 
-void eq_release(void *obj, void *arg);
+void engine_eq_release(void *obj, void *arg);
 
 /*
  * The work the engine thread runs for the layers above its core: the

@@ -42,8 +42,8 @@ static int eq_write_junk(struct orca_engine *eng, struct emu_eq *eq,
 	uint8_t phase = ((eq->pi >> eq->log_depth) & 1) ? 0 : ORCA_EQE_PHASE;
 	struct orca_eqe *e;
 
-	e = pages_entry(eng, &eq->buf, (uint64_t)slot * sizeof(*e),
-			sizeof(*e));
+	e = engine_pages_entry(eng, &eq->buf, (uint64_t)slot * sizeof(*e),
+			       sizeof(*e));
 	if (!e)
 		return -EIO;
 	e->type = type;
@@ -72,7 +72,7 @@ static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
 		eng_log_guest("EQ %u overflow (pi %u ci %u)", eq->eqn, eq->pi,
 			eq->ci);
 		if (eq->eqn != 0)
-			eq_post_fatal(eng, ORCA_FATAL_EQ_OVERFLOW);
+			engine_eq_post_fatal(eng, ORCA_FATAL_EQ_OVERFLOW);
 		eng->eq_stopped = true;
 		return -EIO;
 	}
@@ -80,7 +80,7 @@ static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
 		engine_set_fatal(eng, ORCA_FATAL_EQ_DMA);
 		eng_log_guest("EQ %u entry not mapped", eq->eqn);
 		if (eq->eqn != 0)
-			eq_post_fatal(eng, ORCA_FATAL_EQ_DMA);
+			engine_eq_post_fatal(eng, ORCA_FATAL_EQ_DMA);
 		eng->eq_stopped = true;
 		return -EIO;
 	}
@@ -92,8 +92,8 @@ static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
 	return 0;
 }
 
-int eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
-	    uint32_t data, uint32_t data2)
+int engine_eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
+		   uint32_t data, uint32_t data2)
 {
 	struct emu_eq *eq;
 
@@ -105,7 +105,7 @@ int eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
 	return eq_post_one(eng, eq, type, data, data2);
 }
 
-void eq_post_fatal(struct orca_engine *eng, uint32_t syndrome)
+void engine_eq_post_fatal(struct orca_engine *eng, uint32_t syndrome)
 {
 	struct emu_eq *eq;
 
@@ -179,13 +179,13 @@ static void eq_garbage_one(uint32_t eqn, void *obj, void *arg)
 		eq_raise(eng, eq);
 }
 
-void eq_post_garbage(struct orca_engine *eng)
+void engine_eq_post_garbage(struct orca_engine *eng)
 {
 	objtab_for_each(&eng->eqs, eq_garbage_one, eng);
 }
 
-void eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,
-		 bool arm)
+void engine_eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,
+			bool arm)
 {
 	struct emu_eq *eq = objtab_get(&eng->eqs, eqn);
 
@@ -208,10 +208,10 @@ void eq_doorbell(struct orca_engine *eng, uint32_t eqn, uint32_t ci,
 		eq_raise(eng, eq);
 }
 
-void eq_release(void *obj, void *arg)
+void engine_eq_release(void *obj, void *arg)
 {
 	struct emu_eq *eq = obj;
 
-	pages_free(&eq->buf);
+	engine_pages_free(&eq->buf);
 	free(eq);
 }

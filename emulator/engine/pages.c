@@ -13,8 +13,8 @@
  * The entry at byte @off of a queue; entries never straddle pages (strides
  * are powers of two no larger than the minimum page).  NULL if unmapped.
  */
-void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
-		  uint64_t off, size_t len)
+void *engine_pages_entry(struct orca_engine *eng, const struct emu_pages *p,
+			 uint64_t off, size_t len)
 {
 	uint64_t page = off >> p->page_shift;
 
@@ -24,18 +24,18 @@ void *pages_entry(struct orca_engine *eng, const struct emu_pages *p,
 			  (off & ((1ull << p->page_shift) - 1)), len);
 }
 
-void pages_free(struct emu_pages *p)
+void engine_pages_free(struct emu_pages *p)
 {
 	free(p->addr);
 	p->addr = NULL;
 	p->npages = 0;
 	if (p->mem)
-		mem_uncharge(p->mem, p->charged);
+		engine_mem_uncharge(p->mem, p->charged);
 	p->mem = NULL;
 	p->charged = 0;
 }
 
-void mem_uncharge(struct emu_mem *m, uint64_t bytes)
+void engine_mem_uncharge(struct emu_mem *m, uint64_t bytes)
 {
 	m->used = bytes > m->used ? 0 : m->used - bytes;
 }

@@ -14,8 +14,8 @@
 
 #include "engine_priv.h"
 
-int pgl_read(struct orca_engine *eng, uint64_t addr, bool chain,
-	     uint64_t first, uint32_t n, uint64_t *out)
+int engine_pgl_read(struct orca_engine *eng, uint64_t addr, bool chain,
+		    uint64_t first, uint32_t n, uint64_t *out)
 {
 	const uint64_t per = ORCA_PGL_CHUNK_ENTRIES;
 	uint64_t chunk = addr, idx = 0, end = first + n;

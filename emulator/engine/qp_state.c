@@ -173,8 +173,8 @@ static int qp_type_index(uint8_t type)
  * or BAD_PARAM when a required attribute is missing or one outside
  * required + optional is present.
  */
-int qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
-			uint32_t mask)
+int engine_qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
+			       uint32_t mask)
 {
 	const struct qp_transition *t;
 	int ti = qp_type_index(type);
@@ -198,7 +198,7 @@ int qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
  * Event indices 0: the driver's first post after creation or RESET (old 0,
  * new >= 1) then rings the UAR.
  */
-void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp)
+void engine_qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp)
 {
 	struct orca_qp_db_rec *rec = engine_dma(eng, qp->db_rec,
 						 sizeof(*rec));
@@ -212,7 +212,8 @@ void qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp)
 }
 
 /* Side effects of entering a state (attributes are already applied). */
-void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp, uint8_t next)
+void engine_qp_enter_state(struct orca_engine *eng, struct emu_qp *qp,
+			   uint8_t next)
 {
 	uint8_t cur = qp->state;
 
@@ -223,7 +224,7 @@ void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp, uint8_t next)
 		qp->sq_ci = 0;
 		qp->rq_ci = 0;
 		qp->flush_pending = false;
-		qp_reset_event_idx(eng, qp);
+		engine_qp_reset_event_idx(eng, qp);
 		break;
 	case ORCA_QPS_ERR:
 		/*
@@ -233,7 +234,8 @@ void qp_enter_state(struct orca_engine *eng, struct emu_qp *qp, uint8_t next)
 		 */
 		qp->flush_pending = true;
 		if (cur != ORCA_QPS_ERR && (qp->flags & ORCA_QP_F_USE_SRQ))
-			eq_post(eng, 0, ORCA_EQE_QP_LAST_WQE, qp->qpn, 0);
+			engine_eq_post(eng, 0, ORCA_EQE_QP_LAST_WQE,
+				       qp->qpn, 0);
 		break;
 	case ORCA_QPS_SQD:
 		/*

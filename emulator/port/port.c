@@ -7,14 +7,14 @@
  * The guest side is an AF_UNIX datagram socket, one frame per datagram, as
  * QEMU wants it.  The kernel bounds a unix datagram receive queue to a few
  * frames, so a sender must either wait for the receiver or drop: we wait,
- * but only as long as link_policy_dgram says (a guest whose driver is not
+ * but only as long as wire_link_policy_dgram says (a guest whose driver is not
  * up yet makes QEMU stop reading for good).
  *
  * The wire side is a shared-memory link to the switch (wire_link.h) when
  * the configuration asks for one and the switch accepts it: frames go
  * through two rings with one copy in and none out, a full ring is
  * backpressure (the sender waits, nothing is dropped) unless the switch
- * stops draining for seconds (link_policy_ring_tx), and a switch that
+ * stops draining for seconds (wire_link_policy_ring_tx), and a switch that
  * exits is seen at once.  Otherwise it is a datagram socket like the guest
  * side.
  *
@@ -132,7 +132,7 @@ static bool frame_is_from_port(const struct emu_port *port, const uint8_t *f)
 
 /*
  * Send one frame on @link, from the port thread.  Returns 0 or -errno.  A
- * full receiver gets link_policy_dgram.wait_ms (the socket's SO_SNDTIMEO)
+ * full receiver gets wire_link_policy_dgram.wait_ms (the socket's SO_SNDTIMEO)
  * to make room unless it is stalled already.  The wait is not under the
  * lock: the engine's link_try_send() takes it and must never wait.
  */
@@ -154,7 +154,8 @@ static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 	pthread_mutex_lock(&link->lock);
 	if (err == EAGAIN || err == EWOULDBLOCK) {
 		if (!(flags & MSG_DONTWAIT))
-			link_timed_out(&link->ls, &link_policy_dgram, now_ms());
+			wire_link_timed_out(&link->ls,
+					    &wire_link_policy_dgram, now_ms());
 	} else if (!err) {
 		link_taken(&link->ls);
 	}
@@ -167,7 +168,7 @@ static int link_send(struct port_link *link, const uint8_t *f, size_t len)
 /*
  * Send one frame on @link without waiting, for the engine.  0: sent;
  * -EBUSY: the receiver is full but may still be waited for (it has been
- * full for less than link_policy_dgram.wait_ms), try again later; any
+ * full for less than wire_link_policy_dgram.wait_ms), try again later; any
  * other -errno: drop the frame (the receiver stayed full, or is stalled).
  * Like a full ring to a switch that stopped draining (shm_try_send()).
  */
@@ -184,7 +185,8 @@ static int link_try_send(struct port_link *link, const uint8_t *f,
 	err = n < 0 ? errno : 0;
 	pthread_mutex_lock(&link->lock);
 	if (err == EAGAIN || err == EWOULDBLOCK) {
-		if (link_full(&link->ls, &link_policy_dgram, now_ms()))
+		if (wire_link_full(&link->ls, &wire_link_policy_dgram,
+				   now_ms()))
 			err = EBUSY;
 	} else if (!err) {
 		link_taken(&link->ls);
@@ -208,7 +210,7 @@ static int shm_try_send(struct port_shm *shm, const uint8_t *f, size_t len,
 	for (;;) {
 		if (shm->dead)
 			return -ENOTCONN;
-		if (frame_ring_push(up, f, len)) {
+		if (wire_frame_ring_push(up, f, len)) {
 			link_taken(&shm->ls);
 			return 0;
 		}
@@ -216,10 +218,11 @@ static int shm_try_send(struct port_shm *shm, const uint8_t *f, size_t len,
 			shm->dead = true;
 			continue;
 		}
-		*left_ms = link_full(&shm->ls, &link_policy_ring_tx, now_ms());
+		*left_ms = wire_link_full(&shm->ls, &wire_link_policy_ring_tx,
+					  now_ms());
 		if (!*left_ms)
 			return -EAGAIN;
-		if (!frame_ring_want_space(up))
+		if (!wire_frame_ring_want_space(up))
 			return -EBUSY;
 	}
 }
@@ -422,14 +425,14 @@ static bool from_ring(struct emu_port *port)
 	int i;
 
 	for (i = 0; i < RX_BATCH; i++) {
-		f = frame_ring_peek(down, &len);
+		f = wire_frame_ring_peek(down, &len);
 		if (!f)
 			return false;
 		if (!len)
 			stat_inc(&port->stats.dropped);
 		else if (!wire_frame(port, f, len))
 			return false;	/* it stays in the ring */
-		frame_ring_pop(down);
+		wire_frame_ring_pop(down);
 	}
 	return true;
 }
@@ -501,7 +504,7 @@ static void *dgram_thread(struct emu_port *port)
 			break;
 		/* The engine found the switch full: ask it again soon. */
 		if (pfd[4].revents) {
-			frame_ring_clear_fd(port->tx_retry_fd);
+			wire_frame_ring_clear_fd(port->tx_retry_fd);
 			if (!retry_ms)
 				retry_ms = now_ms() + DGRAM_TX_RETRY_MS;
 		}
@@ -512,7 +515,7 @@ static void *dgram_thread(struct emu_port *port)
 		}
 		ready = pfd[3].revents;
 		if (ready)
-			frame_ring_clear_fd(port->rx_ready_fd);
+			wire_frame_ring_clear_fd(port->rx_ready_fd);
 		if (pfd[0].revents)
 			from_nic(port, &unused);
 		if (port->rx_blocked && rx_unblock(port, ready))
@@ -554,7 +557,7 @@ static void *shm_thread(struct emu_port *port)
 		if (!gone && rx_unblock(port, ready)) {
 			busy = from_ring(port);
 			if (!busy && !port->rx_blocked &&
-			    frame_ring_want_data(&l->down))
+			    wire_frame_ring_want_data(&l->down))
 				busy = true;
 		}
 		if (busy)
@@ -579,12 +582,12 @@ static void *shm_thread(struct emu_port *port)
 			pfd[PFD_SPACE].fd = -1;
 		}
 		if (pfd[PFD_DATA].revents)
-			frame_ring_clear_fd(l->down.data_fd);
+			wire_frame_ring_clear_fd(l->down.data_fd);
 		ready = pfd[PFD_RX_READY].revents;
 		if (ready)
-			frame_ring_clear_fd(port->rx_ready_fd);
+			wire_frame_ring_clear_fd(port->rx_ready_fd);
 		if (pfd[PFD_SPACE].revents)
-			frame_ring_clear_fd(l->up.space_fd);
+			wire_frame_ring_clear_fd(l->up.space_fd);
 		/* Room, a dead switch, or the wait is over: retry it. */
 		if (port->nic_pending)
 			shm_space(port, &wait_ms);
@@ -632,7 +635,9 @@ static void unlink_stale_socket(const char *path)
 static int link_open(struct port_link *link, const char *path,
 		     const char *peer)
 {
-	struct timeval tv = { .tv_usec = link_policy_dgram.wait_ms * 1000 };
+	struct timeval tv = {
+		.tv_usec = wire_link_policy_dgram.wait_ms * 1000,
+	};
 	struct sockaddr_un sa;
 	socklen_t sa_len;
 	int sndbuf = 1 << 20;

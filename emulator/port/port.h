@@ -85,7 +85,7 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len);
 /*
  * Like port_send_roce(), but never waits: -EBUSY if the wire has no room
  * now (the shared-memory ring is full, or the datagram switch's queue is,
- * for less than link_policy_dgram.wait_ms), and the frame was not taken;
+ * for less than wire_link_policy_dgram.wait_ms), and the frame was not taken;
  * cfg->tx_ready is called when there may be room (on a datagram wire,
  * which tells nothing, a millisecond later).  Other errors, a peer full
  * for longer included: dropped and counted (dropped, drop_to_wire).

@@ -75,7 +75,7 @@ void roce_comp_swqe(struct roce_qp *rq, struct roce_swqe *w, uint8_t status)
 	if (qp->type == ORCA_QPT_RC)
 		roce_qp_to_err(rq, 0);
 	else if (qp->state == ORCA_QPS_RTS)
-		qp_enter_state(rq->dev->eng, qp, ORCA_QPS_SQE);
+		engine_qp_enter_state(rq->dev->eng, qp, ORCA_QPS_SQE);
 }
 
 void roce_comp_retire(struct roce_qp *rq)

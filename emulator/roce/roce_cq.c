@@ -50,7 +50,7 @@ static void cq_fire_seq(struct orca_engine *eng, struct emu_cq *cq,
 	cq->arm_fired = seq;
 	cq->mod_pending = 0;
 	timer_heap_del(&eng->roce->cq_timers, &cq->mod_timer);
-	eq_post(eng, cq->eqn, ORCA_EQE_COMP, cq->cqn, 0);
+	engine_eq_post(eng, cq->eqn, ORCA_EQE_COMP, cq->cqn, 0);
 }
 
 /* Both or neither: with either 0 a CQE could wait forever, or not at all. */
@@ -239,7 +239,7 @@ overrun:
 	cq->overrun = true;
 	cq->overruns++;
 	eng->roce->st.cq_overruns++;
-	eq_post(eng, 0, ORCA_EQE_CQ_ERR, cqn, 0);
+	engine_eq_post(eng, 0, ORCA_EQE_CQ_ERR, cqn, 0);
 	return -ENOSPC;
 }
 

@@ -171,8 +171,9 @@ int roce_mr_fast_reg(struct orca_engine *eng, uint32_t pdn,
 	pages = malloc(8ull * npages);
 	if (!pages)
 		return ORCA_CQE_ST_GENERAL_ERR;
-	switch (pgl_read(eng, w->cmp_add, w->flags & ORCA_WQE_F_PGL_CHAIN, 0,
-			 npages, pages)) {
+	switch (engine_pgl_read(eng, w->cmp_add,
+				w->flags & ORCA_WQE_F_PGL_CHAIN, 0, npages,
+				pages)) {
 	case PGL_OK:
 		break;
 	case PGL_BAD_CHUNK:

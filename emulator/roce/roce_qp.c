@@ -164,7 +164,7 @@ void roce_dev_reset_locked(struct orca_engine *eng)
  * always drains, so the port's wait for it always ends, so the switch's,
  * so the sending port's: no cycle can close.  A dead adapter's engine
  * drains nothing: its frames are dropped instead (rx_dead), and a
- * switch that stopped draining for link_policy_ring_tx is given up on by
+ * switch that stopped draining for wire_link_policy_ring_tx is given up on by
  * the port, which then drops (tx_dropped) rather than wait forever.
  */
 #define TX_RETRY_US	100000	/* the port is asked again this often */
@@ -577,7 +577,7 @@ static void start_requester(struct roce_qp *rq)
 }
 
 /*
- * Called by qp_enter_state() after the state changed, from a command or
+ * Called by engine_qp_enter_state() after the state changed, from a command or
  * from the data path; always on the engine thread inside a DMA section.
  */
 void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
@@ -628,7 +628,7 @@ void roce_qp_check_drained(struct roce_qp *rq)
 	    rq->sq_head != rq->sq_started)
 		return;
 	rq->sqd_notify = false;
-	eq_post(rq->dev->eng, 0, ORCA_EQE_SQ_DRAINED, rq->qp->qpn, 0);
+	engine_eq_post(rq->dev->eng, 0, ORCA_EQE_SQ_DRAINED, rq->qp->qpn, 0);
 }
 
 void roce_qp_to_err(struct roce_qp *rq, uint8_t event)
@@ -639,8 +639,8 @@ void roce_qp_to_err(struct roce_qp *rq, uint8_t event)
 	if (qp->state == ORCA_QPS_ERR || qp->state == ORCA_QPS_RESET)
 		return;
 	if (event)
-		eq_post(eng, 0, event, qp->qpn, 0);
-	qp_enter_state(eng, qp, ORCA_QPS_ERR);
+		engine_eq_post(eng, 0, event, qp->qpn, 0);
+	engine_qp_enter_state(eng, qp, ORCA_QPS_ERR);
 }
 
 /* ---- queue memory ---- */
@@ -758,7 +758,7 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 		dev->st.drop_bad_pkt++;
 		return;
 	}
-	qp = pkt.dest_qpn ? qp_lookup(eng, pkt.dest_qpn) : NULL;
+	qp = pkt.dest_qpn ? engine_qp_lookup(eng, pkt.dest_qpn) : NULL;
 	if (!qp) {
 		dev->st.drop_no_qp++;
 		return;
@@ -799,7 +799,7 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 		}
 		if (qp->state == ORCA_QPS_RTR && !rq->comm_est) {
 			rq->comm_est = true;
-			eq_post(eng, 0, ORCA_EQE_COMM_EST, qp->qpn, 0);
+			engine_eq_post(eng, 0, ORCA_EQE_COMM_EST, qp->qpn, 0);
 		}
 		roce_resp_rx(rq, &pkt);
 	}
@@ -823,7 +823,7 @@ static void doorbell(struct roce_dev *dev, const struct roce_db *db)
 	switch (db->off) {
 	case ORCA_UAR_SQ_DB:
 	case ORCA_UAR_RQ_DB:
-		qp = qp_lookup(eng, db->val & ROCE_QPN_MASK);
+		qp = engine_qp_lookup(eng, db->val & ROCE_QPN_MASK);
 		if (!qp || qp->uar != db->uar || qp->state == ORCA_QPS_RESET)
 			return;
 		rq = roce_qp_get(eng, qp);

@@ -72,7 +72,8 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 		srq->ci++;
 		if (srq->limit && pi - srq->ci < srq->limit) {
 			srq->limit = 0;
-			eq_post(eng, 0, ORCA_EQE_SRQ_LIMIT, srq->srqn, 0);
+			engine_eq_post(eng, 0, ORCA_EQE_SRQ_LIMIT,
+				       srq->srqn, 0);
 		}
 		return rwqe_parse(e, srq->max_sge, srq->ci - 1, out);
 	}

@@ -15,10 +15,10 @@
 #include "dma.h"
 #include "util/log.h"
 
-/* dma_begin() nesting depth of this thread; only depth 0 takes the lock. */
+/* vfio_dma_begin() nesting depth of this thread; depth 0 takes the lock. */
 static __thread unsigned int dma_depth;
 
-int dma_table_init(struct dma_table *t)
+int vfio_dma_table_init(struct dma_table *t)
 {
 	pthread_rwlockattr_t attr;
 	int ret;
@@ -29,8 +29,9 @@ int dma_table_init(struct dma_table *t)
 		return -ENOMEM;
 	/*
 	 * Prefer the writer: the engine takes the read lock over and over,
-	 * and an unmap must not starve behind it.  Nested dma_begin() calls
-	 * do not re-take the lock (dma_depth), so this cannot self-deadlock.
+	 * and an unmap must not starve behind it.  Nested vfio_dma_begin()
+	 * calls do not re-take the lock (dma_depth), so this cannot
+	 * self-deadlock.
 	 */
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr,
@@ -51,11 +52,11 @@ static void region_release(struct dma_region *r)
 		munmap(r->map, r->map_len);
 }
 
-void dma_table_destroy(struct dma_table *t)
+void vfio_dma_table_destroy(struct dma_table *t)
 {
 	if (!t->regions)
 		return;
-	dma_unmap_all(t);
+	vfio_dma_unmap_all(t);
 	pthread_rwlock_destroy(&t->lock);
 	free(t->regions);
 	t->regions = NULL;
@@ -78,8 +79,8 @@ static unsigned int dma_lower_bound(const struct dma_table *t, uint64_t addr)
 	return lo;
 }
 
-int dma_map(struct dma_table *t, uint64_t addr, uint64_t size,
-	    uint64_t offset, uint32_t prot, int fd)
+int vfio_dma_map(struct dma_table *t, uint64_t addr, uint64_t size,
+		 uint64_t offset, uint32_t prot, int fd)
 {
 	struct dma_region r = { .addr = addr, .size = size, .prot = prot };
 	long pg = sysconf(_SC_PAGESIZE);
@@ -138,7 +139,7 @@ int dma_map(struct dma_table *t, uint64_t addr, uint64_t size,
 	return ret;
 }
 
-int dma_unmap(struct dma_table *t, uint64_t addr, uint64_t size)
+int vfio_dma_unmap(struct dma_table *t, uint64_t addr, uint64_t size)
 {
 	struct dma_region r;
 	unsigned int i;
@@ -161,7 +162,7 @@ int dma_unmap(struct dma_table *t, uint64_t addr, uint64_t size)
 	return ret;
 }
 
-void dma_unmap_all(struct dma_table *t)
+void vfio_dma_unmap_all(struct dma_table *t)
 {
 	struct dma_region *old;
 	unsigned int i, nr;
@@ -184,13 +185,13 @@ void dma_unmap_all(struct dma_table *t)
 	}
 }
 
-void dma_begin(struct dma_table *t)
+void vfio_dma_begin(struct dma_table *t)
 {
 	if (dma_depth++ == 0)
 		pthread_rwlock_rdlock(&t->lock);
 }
 
-void dma_end(struct dma_table *t)
+void vfio_dma_end(struct dma_table *t)
 {
 	if (dma_depth == 0)
 		return;
@@ -198,7 +199,7 @@ void dma_end(struct dma_table *t)
 		pthread_rwlock_unlock(&t->lock);
 }
 
-void *dma_translate(struct dma_table *t, uint64_t addr, size_t len)
+void *vfio_dma_translate(struct dma_table *t, uint64_t addr, size_t len)
 {
 	const struct dma_region *r;
 	unsigned int i;

@@ -4,10 +4,10 @@
  * (VFIO_USER_DMA_MAP with a file descriptor, mmapped MAP_SHARED) and the
  * translation of guest DMA addresses to pointers for the engine.
  *
- * Locking: the engine brackets its guest-memory work with dma_begin() and
- * dma_end() (a read lock; nesting on one thread is allowed); maps and unmaps
- * take the write lock, so an unmap completes only after every bracket that
- * could still use the old mapping has ended.
+ * Locking: the engine brackets its guest-memory work with vfio_dma_begin()
+ * and vfio_dma_end() (a read lock; nesting on one thread is allowed); maps
+ * and unmaps take the write lock, so an unmap completes only after every
+ * bracket that could still use the old mapping has ended.
  */
 #ifndef ORCA_EMU_DMA_H
 #define ORCA_EMU_DMA_H
@@ -37,9 +37,9 @@ struct dma_table {
 	unsigned int nr;
 };
 
-int dma_table_init(struct dma_table *t);
+int vfio_dma_table_init(struct dma_table *t);
 /* Unmaps everything and frees the table. */
-void dma_table_destroy(struct dma_table *t);
+void vfio_dma_table_destroy(struct dma_table *t);
 
 /*
  * Add [addr, addr + size) backed by @fd at @offset (fd < 0: a region the
@@ -48,19 +48,20 @@ void dma_table_destroy(struct dma_table *t);
  * Returns 0, -EINVAL (bad range), -EEXIST (overlap), -ENOSPC, or the mmap
  * error.
  */
-int dma_map(struct dma_table *t, uint64_t addr, uint64_t size,
-	    uint64_t offset, uint32_t prot, int fd);
+int vfio_dma_map(struct dma_table *t, uint64_t addr, uint64_t size,
+		 uint64_t offset, uint32_t prot, int fd);
 
 /* Remove the region that exactly matches; -ENOENT if there is none. */
-int dma_unmap(struct dma_table *t, uint64_t addr, uint64_t size);
-void dma_unmap_all(struct dma_table *t);
+int vfio_dma_unmap(struct dma_table *t, uint64_t addr, uint64_t size);
+void vfio_dma_unmap_all(struct dma_table *t);
 
-void dma_begin(struct dma_table *t);
-void dma_end(struct dma_table *t);
+void vfio_dma_begin(struct dma_table *t);
+void vfio_dma_end(struct dma_table *t);
 /*
  * Pointer to guest [addr, addr + len) or NULL if any byte of it is not in
- * one writable mapped region.  Only between dma_begin() and dma_end().
+ * one writable mapped region.  Only between vfio_dma_begin() and
+ * vfio_dma_end().
  */
-void *dma_translate(struct dma_table *t, uint64_t addr, size_t len);
+void *vfio_dma_translate(struct dma_table *t, uint64_t addr, size_t len);
 
 #endif /* ORCA_EMU_DMA_H */

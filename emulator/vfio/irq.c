@@ -12,7 +12,7 @@
 #include "irq.h"
 #include "util/log.h"
 
-int irq_table_init(struct irq_table *t, unsigned int nr_vectors)
+int vfio_irq_table_init(struct irq_table *t, unsigned int nr_vectors)
 {
 	unsigned int i;
 
@@ -31,11 +31,11 @@ int irq_table_init(struct irq_table *t, unsigned int nr_vectors)
 	return 0;
 }
 
-void irq_table_destroy(struct irq_table *t)
+void vfio_irq_table_destroy(struct irq_table *t)
 {
 	if (!t->fds)
 		return;
-	irq_release_all(t);
+	vfio_irq_release_all(t);
 	pthread_mutex_destroy(&t->lock);
 	free(t->fds);
 	free(t->raised);
@@ -43,7 +43,7 @@ void irq_table_destroy(struct irq_table *t)
 	t->raised = NULL;
 }
 
-int irq_assign(struct irq_table *t, unsigned int vector, int fd)
+int vfio_irq_assign(struct irq_table *t, unsigned int vector, int fd)
 {
 	int old;
 
@@ -61,15 +61,15 @@ int irq_assign(struct irq_table *t, unsigned int vector, int fd)
 	return 0;
 }
 
-void irq_release_all(struct irq_table *t)
+void vfio_irq_release_all(struct irq_table *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < t->nr; i++)
-		irq_assign(t, i, -1);
+		vfio_irq_assign(t, i, -1);
 }
 
-void irq_raise(struct irq_table *t, unsigned int vector)
+void vfio_irq_raise(struct irq_table *t, unsigned int vector)
 {
 	uint64_t one = 1;
 

@@ -19,18 +19,18 @@ struct irq_table {
 	uint64_t *raised;	/* per vector, for tests and logs */
 };
 
-int irq_table_init(struct irq_table *t, unsigned int nr_vectors);
-void irq_table_destroy(struct irq_table *t);
+int vfio_irq_table_init(struct irq_table *t, unsigned int nr_vectors);
+void vfio_irq_table_destroy(struct irq_table *t);
 
 /*
  * Take ownership of @fd for vector @vector (fd -1: de-assign).  The previous
  * eventfd is closed.  -EINVAL if @vector is out of range (then @fd is not
  * taken: the caller closes it).
  */
-int irq_assign(struct irq_table *t, unsigned int vector, int fd);
-void irq_release_all(struct irq_table *t);
+int vfio_irq_assign(struct irq_table *t, unsigned int vector, int fd);
+void vfio_irq_release_all(struct irq_table *t);
 
 /* Signal @vector; a no-op if the guest assigned no eventfd. */
-void irq_raise(struct irq_table *t, unsigned int vector);
+void vfio_irq_raise(struct irq_table *t, unsigned int vector);
 
 #endif /* ORCA_EMU_IRQ_H */

@@ -81,8 +81,8 @@ static void set_wmask32(struct pci_func *f, unsigned int off, uint32_t mask)
 	put32(&f->wmask[off], mask);
 }
 
-void pci_func_init(struct pci_func *f, struct orca_engine *eng,
-		   unsigned int num_msix)
+void vfio_pci_func_init(struct pci_func *f, struct orca_engine *eng,
+			unsigned int num_msix)
 {
 	uint8_t *c = f->cfg;
 	unsigned int bar;
@@ -134,8 +134,8 @@ void pci_func_init(struct pci_func *f, struct orca_engine *eng,
 	      MSIX_FLAGS_ENABLE | MSIX_FLAGS_MASKALL);
 }
 
-int pci_region_info(const struct pci_func *f, uint32_t index, uint64_t *size,
-		    uint32_t *flags)
+int vfio_pci_region_info(const struct pci_func *f, uint32_t index,
+			 uint64_t *size, uint32_t *flags)
 {
 	if (index >= PCI_NUM_REGIONS)
 		return -EINVAL;
@@ -150,7 +150,7 @@ int pci_region_info(const struct pci_func *f, uint32_t index, uint64_t *size,
 	return 0;
 }
 
-int pci_msix_enabled(const struct pci_func *f)
+int vfio_pci_msix_enabled(const struct pci_func *f)
 {
 	const uint8_t *p = &f->cfg[PCI_CAP_MSIX_OFF + MSIX_FLAGS];
 
@@ -174,8 +174,8 @@ static uint32_t get32(const uint8_t *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int pci_region_read(struct pci_func *f, uint32_t index, uint64_t off,
-		    void *buf, uint32_t count)
+int vfio_pci_region_read(struct pci_func *f, uint32_t index, uint64_t off,
+			 void *buf, uint32_t count)
 {
 	uint8_t *out = buf;
 	uint32_t i;
@@ -224,8 +224,8 @@ static void config_write(struct pci_func *f, uint64_t off, const uint8_t *in,
 	}
 }
 
-int pci_region_write(struct pci_func *f, uint32_t index, uint64_t off,
-		     const void *buf, uint32_t count)
+int vfio_pci_region_write(struct pci_func *f, uint32_t index, uint64_t off,
+			  const void *buf, uint32_t count)
 {
 	const uint8_t *in = buf;
 	uint32_t i;

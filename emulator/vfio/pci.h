@@ -34,24 +34,24 @@ struct pci_func {
 	unsigned int num_msix;
 };
 
-void pci_func_init(struct pci_func *f, struct orca_engine *eng,
-		   unsigned int num_msix);
+void vfio_pci_func_init(struct pci_func *f, struct orca_engine *eng,
+			unsigned int num_msix);
 
 /* Size and PCI_REGION_F_* flags of a region; -EINVAL for a bad index. */
-int pci_region_info(const struct pci_func *f, uint32_t index, uint64_t *size,
-		    uint32_t *flags);
+int vfio_pci_region_info(const struct pci_func *f, uint32_t index,
+			 uint64_t *size, uint32_t *flags);
 
 /*
  * Region accesses from the client.  Each checks that [off, off + count)
  * lies inside the region and that the access has a width the region
  * supports; -EINVAL otherwise.  Never blocks.
  */
-int pci_region_read(struct pci_func *f, uint32_t index, uint64_t off,
-		    void *buf, uint32_t count);
-int pci_region_write(struct pci_func *f, uint32_t index, uint64_t off,
-		     const void *buf, uint32_t count);
+int vfio_pci_region_read(struct pci_func *f, uint32_t index, uint64_t off,
+			 void *buf, uint32_t count);
+int vfio_pci_region_write(struct pci_func *f, uint32_t index, uint64_t off,
+			  const void *buf, uint32_t count);
 
 /* MSI-X enable bit of the capability (for logs and tests). */
-int pci_msix_enabled(const struct pci_func *f);
+int vfio_pci_msix_enabled(const struct pci_func *f);
 
 #endif /* ORCA_EMU_PCI_H */

@@ -26,28 +26,28 @@ static void host_dma_begin(void *priv)
 {
 	struct vfu_device *d = priv;
 
-	dma_begin(&d->dma);
+	vfio_dma_begin(&d->dma);
 }
 
 static void host_dma_end(void *priv)
 {
 	struct vfu_device *d = priv;
 
-	dma_end(&d->dma);
+	vfio_dma_end(&d->dma);
 }
 
 static void *host_dma_ptr(void *priv, uint64_t addr, size_t len)
 {
 	struct vfu_device *d = priv;
 
-	return dma_translate(&d->dma, addr, len);
+	return vfio_dma_translate(&d->dma, addr, len);
 }
 
 static void host_irq_raise(void *priv, unsigned int vector)
 {
 	struct vfu_device *d = priv;
 
-	irq_raise(&d->irq, vector);
+	vfio_irq_raise(&d->irq, vector);
 }
 
 static const struct emu_host_ops vfu_host_ops = {
@@ -57,7 +57,7 @@ static const struct emu_host_ops vfu_host_ops = {
 	.irq_raise = host_irq_raise,
 };
 
-int vfu_device_init(struct vfu_device *d, const struct emu_config *cfg)
+int vfio_device_init(struct vfu_device *d, const struct emu_config *cfg)
 {
 	int ret;
 
@@ -65,10 +65,10 @@ int vfu_device_init(struct vfu_device *d, const struct emu_config *cfg)
 	d->cfg = *cfg;
 	if (!d->cfg.num_msix || d->cfg.num_msix > ORCA_MAX_MSIX)
 		return -EINVAL;
-	ret = dma_table_init(&d->dma);
+	ret = vfio_dma_table_init(&d->dma);
 	if (ret)
 		return ret;
-	ret = irq_table_init(&d->irq, d->cfg.num_msix);
+	ret = vfio_irq_table_init(&d->irq, d->cfg.num_msix);
 	if (ret)
 		goto err_dma;
 	d->host.ops = &vfu_host_ops;
@@ -78,29 +78,29 @@ int vfu_device_init(struct vfu_device *d, const struct emu_config *cfg)
 		ret = -ENOMEM;
 		goto err_irq;
 	}
-	pci_func_init(&d->pci, d->eng, d->cfg.num_msix);
+	vfio_pci_func_init(&d->pci, d->eng, d->cfg.num_msix);
 	return 0;
 
 err_irq:
-	irq_table_destroy(&d->irq);
+	vfio_irq_table_destroy(&d->irq);
 err_dma:
-	dma_table_destroy(&d->dma);
+	vfio_dma_table_destroy(&d->dma);
 	return ret;
 }
 
-void vfu_device_destroy(struct vfu_device *d)
+void vfio_device_destroy(struct vfu_device *d)
 {
 	/* The engine goes first: it may still hold mappings and vectors. */
 	if (d->eng)
 		engine_destroy(d->eng);
 	d->eng = NULL;
-	irq_table_destroy(&d->irq);
-	dma_table_destroy(&d->dma);
+	vfio_irq_table_destroy(&d->irq);
+	vfio_dma_table_destroy(&d->dma);
 }
 
 /* ---- connection and framing ---- */
 
-int vfu_conn_init(struct vfu_conn *c, struct vfu_device *d, int fd)
+int vfio_conn_init(struct vfu_conn *c, struct vfu_device *d, int fd)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
@@ -116,7 +116,7 @@ int vfu_conn_init(struct vfu_conn *c, struct vfu_device *d, int fd)
 	return 0;
 }
 
-void vfu_conn_destroy(struct vfu_conn *c)
+void vfio_conn_destroy(struct vfu_conn *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
@@ -297,7 +297,7 @@ static int handle_dma_map(struct vfu_conn *c, struct vfu_msg *m)
 		prot |= DMA_PROT_WRITE;
 
 	/* The mapping keeps its own reference; the fd is closed after. */
-	ret = dma_map(&c->dev->dma, dm.addr, dm.size, dm.offset, prot, fd);
+	ret = vfio_dma_map(&c->dev->dma, dm.addr, dm.size, dm.offset, prot, fd);
 	if (ret)
 		emu_log_guest("vfio-user: DMA_MAP [%#llx, +%#llx) failed: %s",
 			(unsigned long long)dm.addr,
@@ -322,9 +322,9 @@ static int handle_dma_unmap(struct vfu_conn *c, struct vfu_msg *m)
 	if (du.flags & VFU_DMA_UNMAP_F_ALL) {
 		if (du.addr || du.size)
 			return -EINVAL;
-		dma_unmap_all(&c->dev->dma);
+		vfio_dma_unmap_all(&c->dev->dma);
 	} else {
-		ret = dma_unmap(&c->dev->dma, du.addr, du.size);
+		ret = vfio_dma_unmap(&c->dev->dma, du.addr, du.size);
 		if (ret)
 			return ret;
 	}
@@ -361,7 +361,7 @@ static int handle_region_info(struct vfu_conn *c, struct vfu_msg *m)
 	memcpy(&ri, m->data, sizeof(ri));
 	if (ri.argsz < sizeof(ri))
 		return -EINVAL;
-	if (pci_region_info(&c->dev->pci, ri.index, &size, &flags))
+	if (vfio_pci_region_info(&c->dev->pci, ri.index, &size, &flags))
 		return -EINVAL;
 	ri.argsz = sizeof(ri);
 	ri.flags = flags;
@@ -411,16 +411,17 @@ static int set_irqs_trigger(struct vfu_conn *c, struct vfu_msg *m,
 	switch (is->flags & VFU_IRQ_SET_DATA_MASK) {
 	case VFU_IRQ_SET_DATA_NONE:
 		if (!is->count) {
-			irq_release_all(irq);	/* disable the index */
+			/* disable the index */
+			vfio_irq_release_all(irq);
 			return 0;
 		}
 		for (i = 0; i < is->count; i++)
-			irq_raise(irq, is->start + i);
+			vfio_irq_raise(irq, is->start + i);
 		return 0;
 	case VFU_IRQ_SET_DATA_BOOL:
 		for (i = 0; i < is->count; i++)
 			if (bools[i])
-				irq_raise(irq, is->start + i);
+				vfio_irq_raise(irq, is->start + i);
 		return 0;
 	default: /* EVENTFD: one fd per vector, or none to de-assign */
 		for (i = 0; i < is->count; i++) {
@@ -430,7 +431,7 @@ static int set_irqs_trigger(struct vfu_conn *c, struct vfu_msg *m,
 				fd = m->fds->fd[i];
 				m->fds->fd[i] = -1;
 			}
-			irq_assign(irq, is->start + i, fd);
+			vfio_irq_assign(irq, is->start + i, fd);
 		}
 		return 0;
 	}
@@ -485,8 +486,8 @@ static int handle_region_read(struct vfu_conn *c, struct vfu_msg *m)
 	memcpy(&ra, m->data, sizeof(ra));
 	if (ra.count > VFU_MAX_DATA_XFER)
 		return -EINVAL;
-	ret = pci_region_read(&c->dev->pci, ra.region, ra.offset,
-			      m->out + sizeof(ra), ra.count);
+	ret = vfio_pci_region_read(&c->dev->pci, ra.region, ra.offset,
+				   m->out + sizeof(ra), ra.count);
 	if (ret)
 		return ret;
 	memcpy(m->out, &ra, sizeof(ra));
@@ -503,8 +504,8 @@ static int handle_region_write(struct vfu_conn *c, struct vfu_msg *m)
 	memcpy(&ra, m->data, sizeof(ra));
 	if (ra.count > VFU_MAX_DATA_XFER || ra.count != m->len - sizeof(ra))
 		return -EINVAL;
-	ret = pci_region_write(&c->dev->pci, ra.region, ra.offset,
-			       m->data + sizeof(ra), ra.count);
+	ret = vfio_pci_region_write(&c->dev->pci, ra.region, ra.offset,
+				    m->data + sizeof(ra), ra.count);
 	if (ret)
 		return ret;
 	memcpy(m->out, &ra, sizeof(ra));
@@ -556,7 +557,7 @@ static int dispatch(struct vfu_conn *c, struct vfu_msg *m)
 	return h(c, m);
 }
 
-int vfu_handle_message(struct vfu_conn *c)
+int vfio_handle_message(struct vfu_conn *c)
 {
 	struct vfu_fds fds = { .nr = 0 };
 	struct vfu_hdr hdr, *reply = (struct vfu_hdr *)c->tx;
@@ -627,7 +628,7 @@ int vfu_handle_message(struct vfu_conn *c)
 	return ret < 0 ? ret : 1;
 }
 
-int vfu_listen(const char *path)
+int vfio_listen(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, ret;

@@ -176,8 +176,8 @@ struct vfu_device {
 };
 
 /* Build the adapter and start its engine; 0 or -errno. */
-int vfu_device_init(struct vfu_device *d, const struct emu_config *cfg);
-void vfu_device_destroy(struct vfu_device *d);
+int vfio_device_init(struct vfu_device *d, const struct emu_config *cfg);
+void vfio_device_destroy(struct vfu_device *d);
 
 /**
  * struct vfu_conn - one client connection
@@ -198,9 +198,9 @@ struct vfu_conn {
 };
 
 /* Takes ownership of @fd; 0 or -ENOMEM. */
-int vfu_conn_init(struct vfu_conn *c, struct vfu_device *d, int fd);
+int vfio_conn_init(struct vfu_conn *c, struct vfu_device *d, int fd);
 /* Closes the socket and frees the buffers. */
-void vfu_conn_destroy(struct vfu_conn *c);
+void vfio_conn_destroy(struct vfu_conn *c);
 
 /*
  * Read one message from the socket (blocking), handle it and reply unless
@@ -209,9 +209,9 @@ void vfu_conn_destroy(struct vfu_conn *c);
  * and -errno when the stream is unusable (a header that lies about its
  * size, EOF inside a message, a socket error): the caller disconnects.
  */
-int vfu_handle_message(struct vfu_conn *c);
+int vfio_handle_message(struct vfu_conn *c);
 
 /* A listening socket at @path (a stale socket file is replaced). */
-int vfu_listen(const char *path);
+int vfio_listen(const char *path);
 
 #endif /* ORCA_EMU_VFIO_USER_H */

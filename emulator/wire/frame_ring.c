@@ -12,8 +12,8 @@
 #define STORE_REL(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define FENCE()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
-void frame_ring_init(struct frame_ring *r, struct frame_ring_mem *mem,
-		     int data_fd, int space_fd)
+void wire_frame_ring_init(struct frame_ring *r, struct frame_ring_mem *mem,
+			  int data_fd, int space_fd)
 {
 	r->mem = mem;
 	r->data_fd = data_fd;
@@ -30,7 +30,7 @@ static void kick(int fd)
 		return;
 }
 
-void frame_ring_clear_fd(int fd)
+void wire_frame_ring_clear_fd(int fd)
 {
 	uint64_t v;
 
@@ -51,7 +51,7 @@ static uint32_t ring_used(struct frame_ring *r, uint32_t prod, uint32_t cons)
 }
 
 /* Producer side: only we write prod, so a plain read of it is ours. */
-bool frame_ring_has_space(struct frame_ring *r)
+bool wire_frame_ring_has_space(struct frame_ring *r)
 {
 	struct frame_ring_shared *sh = &r->mem->sh;
 	uint32_t prod = __atomic_load_n(&sh->prod, __ATOMIC_RELAXED);
@@ -61,13 +61,13 @@ bool frame_ring_has_space(struct frame_ring *r)
 	       ring_used(r, prod, LOAD_ACQ(&sh->cons)) < FRAME_RING_SLOTS;
 }
 
-bool frame_ring_push(struct frame_ring *r, const void *frame, size_t len)
+bool wire_frame_ring_push(struct frame_ring *r, const void *frame, size_t len)
 {
 	struct frame_ring_shared *sh = &r->mem->sh;
 	uint32_t prod = __atomic_load_n(&sh->prod, __ATOMIC_RELAXED);
 	struct frame_slot *s;
 
-	if (len > FRAME_RING_MTU || !frame_ring_has_space(r))
+	if (len > FRAME_RING_MTU || !wire_frame_ring_has_space(r))
 		return false;
 	s = &r->mem->slot[prod % FRAME_RING_SLOTS];
 	memcpy(s->data, frame, len);
@@ -80,16 +80,16 @@ bool frame_ring_push(struct frame_ring *r, const void *frame, size_t len)
 	return true;
 }
 
-bool frame_ring_want_space(struct frame_ring *r)
+bool wire_frame_ring_want_space(struct frame_ring *r)
 {
 	struct frame_ring_shared *sh = &r->mem->sh;
 
 	__atomic_store_n(&sh->prod_waiting, 1, __ATOMIC_RELAXED);
 	FENCE();
-	return frame_ring_has_space(r);
+	return wire_frame_ring_has_space(r);
 }
 
-const uint8_t *frame_ring_peek(struct frame_ring *r, size_t *len)
+const uint8_t *wire_frame_ring_peek(struct frame_ring *r, size_t *len)
 {
 	struct frame_ring_shared *sh = &r->mem->sh;
 	uint32_t cons = __atomic_load_n(&sh->cons, __ATOMIC_RELAXED);
@@ -110,7 +110,7 @@ const uint8_t *frame_ring_peek(struct frame_ring *r, size_t *len)
  * A waiting producer is woken only once half the ring is free again: it
  * then has a batch of room instead of one slot per wake-up.
  */
-void frame_ring_pop(struct frame_ring *r)
+void wire_frame_ring_pop(struct frame_ring *r)
 {
 	struct frame_ring_shared *sh = &r->mem->sh;
 	uint32_t cons = __atomic_load_n(&sh->cons, __ATOMIC_RELAXED) + 1;
@@ -123,7 +123,7 @@ void frame_ring_pop(struct frame_ring *r)
 		kick(r->space_fd);
 }
 
-bool frame_ring_want_data(struct frame_ring *r)
+bool wire_frame_ring_want_data(struct frame_ring *r)
 {
 	struct frame_ring_shared *sh = &r->mem->sh;
 

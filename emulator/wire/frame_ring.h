@@ -58,33 +58,33 @@ struct frame_ring {
 	bool broken;
 };
 
-void frame_ring_init(struct frame_ring *r, struct frame_ring_mem *mem,
-		     int data_fd, int space_fd);
+void wire_frame_ring_init(struct frame_ring *r, struct frame_ring_mem *mem,
+			  int data_fd, int space_fd);
 
 /* Producer.  Copies the frame in; false if the ring is full (or broken). */
-bool frame_ring_push(struct frame_ring *r, const void *frame, size_t len);
+bool wire_frame_ring_push(struct frame_ring *r, const void *frame, size_t len);
 /* True if a push would succeed now. */
-bool frame_ring_has_space(struct frame_ring *r);
+bool wire_frame_ring_has_space(struct frame_ring *r);
 /*
  * The ring was full: ask the consumer for a space_fd kick.  Returns true if
  * there is room after all (the caller must not sleep then).
  */
-bool frame_ring_want_space(struct frame_ring *r);
+bool wire_frame_ring_want_space(struct frame_ring *r);
 
 /*
  * Consumer.  The oldest frame in place and its length, NULL if the ring is
  * empty; a frame with an impossible length comes back with *len = 0 (pop
- * it and count it).  It stays valid until frame_ring_pop().
+ * it and count it).  It stays valid until wire_frame_ring_pop().
  */
-const uint8_t *frame_ring_peek(struct frame_ring *r, size_t *len);
-void frame_ring_pop(struct frame_ring *r);
+const uint8_t *wire_frame_ring_peek(struct frame_ring *r, size_t *len);
+void wire_frame_ring_pop(struct frame_ring *r);
 /*
  * The ring was empty: ask the producer for a data_fd kick.  Returns true if
  * a frame arrived after all (the caller must not sleep then).
  */
-bool frame_ring_want_data(struct frame_ring *r);
+bool wire_frame_ring_want_data(struct frame_ring *r);
 
 /* Reset an eventfd after poll() said it was readable. */
-void frame_ring_clear_fd(int fd);
+void wire_frame_ring_clear_fd(int fd);
 
 #endif /* ORCA_EMU_FRAME_RING_H */

@@ -5,12 +5,12 @@
  */
 #include "link_policy.h"
 
-const struct link_policy link_policy_dgram = {
+const struct link_policy wire_link_policy_dgram = {
 	.wait_ms = 20,
 	.stall_ms = 200,
 };
 
-const struct link_policy link_policy_qemu = {
+const struct link_policy wire_link_policy_qemu = {
 	.wait_ms = 500,
 	.stall_ms = 30000,
 };
@@ -20,18 +20,18 @@ const struct link_policy link_policy_qemu = {
  * frame again (a push into a ring with room succeeds), so it only spares
  * the rest of the wire a new wait for a peer that still drains nothing.
  */
-const struct link_policy link_policy_ring_switch = {
+const struct link_policy wire_link_policy_ring_switch = {
 	.wait_ms = 2000,
 	.stall_ms = 30000,
 };
 
-const struct link_policy link_policy_ring_tx = {
+const struct link_policy wire_link_policy_ring_tx = {
 	.wait_ms = 5000,
 	.stall_ms = 30000,
 };
 
-uint32_t link_full(struct link_state *s, const struct link_policy *p,
-		   uint64_t now)
+uint32_t wire_link_full(struct link_state *s, const struct link_policy *p,
+			uint64_t now)
 {
 	uint64_t waited;
 
@@ -44,12 +44,12 @@ uint32_t link_full(struct link_state *s, const struct link_policy *p,
 	waited = now - s->full_since_ms;
 	if (waited < p->wait_ms)
 		return (uint32_t)(p->wait_ms - waited);
-	link_timed_out(s, p, now);
+	wire_link_timed_out(s, p, now);
 	return 0;
 }
 
-void link_timed_out(struct link_state *s, const struct link_policy *p,
-		    uint64_t now)
+void wire_link_timed_out(struct link_state *s, const struct link_policy *p,
+			 uint64_t now)
 {
 	s->full_since_ms = 0;
 	s->stalled_until_ms = now + p->stall_ms;

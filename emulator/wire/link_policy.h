@@ -25,23 +25,23 @@ struct link_policy {
  * QEMU's datagram socket: its queue holds a few frames, and a guest whose
  * virtio-net driver is not up stops reading it for good.  The port waits
  * for it in sendto(), holding up its other direction meanwhile: briefly
- * (link_policy_dgram).  The switch waits without blocking its other inputs
+ * (wire_link_policy_dgram).  The switch waits without blocking its other inputs
  * (a frame for QEMU stays in its input), so it can give a TCG guest that
- * refills its receive ring slowly more time (link_policy_qemu); its stall
+ * refills its receive ring slowly more time (wire_link_policy_qemu); its stall
  * ends, as any, once the guest reads again.
  */
-extern const struct link_policy link_policy_dgram;
-extern const struct link_policy link_policy_qemu;
+extern const struct link_policy wire_link_policy_dgram;
+extern const struct link_policy wire_link_policy_qemu;
 /*
  * A ring to an adapter (either direction): a live peer drains it within
  * milliseconds, so a full ring is backpressure; only a peer that has not
  * taken a frame for seconds is treated as stalled.  The switch gives up on
- * an adapter before an adapter gives up on the switch (link_policy_ring_tx
+ * an adapter before an adapter gives up on the switch (wire_link_policy_ring_tx
  * waits longer): a sender stuck behind a dead port then sees the switch
  * move again instead of dropping frames itself.
  */
-extern const struct link_policy link_policy_ring_switch;
-extern const struct link_policy link_policy_ring_tx;
+extern const struct link_policy wire_link_policy_ring_switch;
+extern const struct link_policy wire_link_policy_ring_tx;
 
 /**
  * struct link_state - one sender's view of one full-or-not peer
@@ -71,11 +71,11 @@ static inline bool link_may_wait(const struct link_state *s, uint64_t now)
  * it (> 0), or 0 if the frame is to be dropped: the peer has now been full
  * for wait_ms (it becomes stalled) or was stalled already.
  */
-uint32_t link_full(struct link_state *s, const struct link_policy *p,
-		   uint64_t now);
+uint32_t wire_link_full(struct link_state *s, const struct link_policy *p,
+			uint64_t now);
 
 /* A send that waited the whole wait_ms in one go failed: stall the peer. */
-void link_timed_out(struct link_state *s, const struct link_policy *p,
-		    uint64_t now);
+void wire_link_timed_out(struct link_state *s, const struct link_policy *p,
+			 uint64_t now);
 
 #endif /* ORCA_EMU_LINK_POLICY_H */

@@ -30,8 +30,8 @@ static void link_init(struct wire_link *l, void *mem, int ctl)
 {
 	l->mem = mem;
 	l->ctl = ctl;
-	frame_ring_init(&l->up, &l->mem->up, l->efd[0], l->efd[1]);
-	frame_ring_init(&l->down, &l->mem->down, l->efd[2], l->efd[3]);
+	wire_frame_ring_init(&l->up, &l->mem->up, l->efd[0], l->efd[1]);
+	wire_frame_ring_init(&l->down, &l->mem->down, l->efd[2], l->efd[3]);
 }
 
 static void close_fds(const int *fds, int n)

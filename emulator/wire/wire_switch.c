@@ -12,9 +12,9 @@
  * hop, no system call per frame while both sides are busy.  A full ring
  * towards an adapter is backpressure: the frame waits in its input (a
  * ring, or the datagram socket) until there is room, and only an adapter
- * that has not drained its ring for link_policy_ring_switch.wait_ms is
+ * that has not drained its ring for wire_link_policy_ring_switch.wait_ms is
  * dropped to.  A frame for a datagram client (QEMU) waits the same way,
- * for link_policy_qemu: the switch sends to each such client on a socket
+ * for wire_link_policy_qemu: the switch sends to each such client on a socket
  * of its own, connected to it, whose poll() says when the client's queue
  * has room.  A QEMU carries its guest's whole Ethernet, so what one did
  * not take is counted in two: RoCEv2 frames (send_errors, a loss of the
@@ -33,7 +33,7 @@
  *                  [--drop-pct N] [--reorder-pct N] [--faults-rc-only]
  *                  [--seed S] [--qemu-wait-scale N] [--log FILE]
  *
- * --qemu-wait-scale multiplies link_policy_qemu's wait for a QEMU whose
+ * --qemu-wait-scale multiplies wire_link_policy_qemu's wait for a QEMU whose
  * queue is full: guests that run N times slower (a debug kernel under TCG)
  * are given N times as long before the switch gives up on them.
  *
@@ -137,7 +137,8 @@ struct wire {
 	unsigned int drop_pct;
 	unsigned int reorder_pct;
 	bool faults_rc_only;
-	struct link_policy qemu_policy;	/* link_policy_qemu, its wait scaled */
+	/* wire_link_policy_qemu, its wait scaled */
+	struct link_policy qemu_policy;
 	uint64_t rng;
 	struct wire_port ports[MAX_PORTS];
 	struct mac_entry macs[MAX_MACS];
@@ -418,7 +419,7 @@ static void send_to_port(struct wire *w, int port, const struct frame *f)
 		send_to_dgram(w, port, f);
 		return;
 	}
-	if (frame_ring_push(&p->shm->down, f->data, f->len)) {
+	if (wire_frame_ring_push(&p->shm->down, f->data, f->len)) {
 		link_taken(&p->ls);
 		w->st.copies_sent++;
 		return;
@@ -454,7 +455,7 @@ static uint32_t port_wait(struct wire *w, int port, uint64_t now)
 
 		if (dgram_has_room(w, port))
 			return 0;
-		left = link_full(&p->ls, &w->qemu_policy, now);
+		left = wire_link_full(&p->ls, &w->qemu_policy, now);
 		p->want_out = left != 0;
 		if (!left && since && p->stall_logs < STALL_LOG_LINES) {
 			p->stall_logs++;
@@ -465,10 +466,10 @@ static uint32_t port_wait(struct wire *w, int port, uint64_t now)
 		}
 		return left;
 	}
-	if (frame_ring_has_space(&p->shm->down))
+	if (wire_frame_ring_has_space(&p->shm->down))
 		return 0;
-	left = link_full(&p->ls, &link_policy_ring_switch, now);
-	if (left && frame_ring_want_space(&p->shm->down))
+	left = wire_link_full(&p->ls, &wire_link_policy_ring_switch, now);
+	if (left && wire_frame_ring_want_space(&p->shm->down))
 		return 0;	/* room appeared as we asked for a kick */
 	return left;
 }
@@ -681,7 +682,7 @@ static bool receive_ring(struct wire *w, int port, uint32_t *wait)
 
 	p->in_blocked = false;
 	for (n = 0; n < RING_BATCH; n++) {
-		f.data = frame_ring_peek(&p->shm->up, &f.len);
+		f.data = wire_frame_ring_peek(&p->shm->up, &f.len);
 		if (!f.data)
 			return false;
 		if (!f.len) {
@@ -696,7 +697,7 @@ static bool receive_ring(struct wire *w, int port, uint32_t *wait)
 		/* forward() may have removed this very port. */
 		if (!p->shm)
 			return false;
-		frame_ring_pop(&p->shm->up);
+		wire_frame_ring_pop(&p->shm->up);
 	}
 	return true;
 }
@@ -749,7 +750,7 @@ static bool want_data(struct wire *w)
 		struct wire_port *p = &w->ports[i];
 
 		if (p->used && p->shm && !p->in_blocked &&
-		    frame_ring_want_data(&p->shm->up))
+		    wire_frame_ring_want_data(&p->shm->up))
 			busy = true;
 	}
 	return busy;
@@ -800,7 +801,7 @@ static void clear_pollfds(struct wire *w, struct pollfd *pfd, int n,
 		if (!pfd[i].revents)
 			continue;
 		if ((i - 2) % 3)
-			frame_ring_clear_fd(pfd[i].fd);
+			wire_frame_ring_clear_fd(pfd[i].fd);
 		else
 			w->ports[ports[(i - 2) / 3]].hung_up = true;
 	}
@@ -884,7 +885,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 	};
 	int c;
 
-	w->qemu_policy = link_policy_qemu;
+	w->qemu_policy = wire_link_policy_qemu;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -909,8 +910,8 @@ static void parse_args(struct wire *w, int argc, char **argv,
 			w->rng = strtoull(optarg, NULL, 0);
 			break;
 		case 'w':
-			w->qemu_policy.wait_ms =
-				link_policy_qemu.wait_ms * parse_scale(optarg);
+			w->qemu_policy.wait_ms = wire_link_policy_qemu.wait_ms *
+						 parse_scale(optarg);
 			break;
 		case 'l':
 			*logfile = optarg;

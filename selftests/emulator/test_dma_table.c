@@ -2,7 +2,7 @@
 /*
  * Unit tests of the emulator's DMA map table (emulator/dma.c): page-offset
  * mappings, read-only and fd-less regions, the table limit, nested
- * dma_begin() brackets and an unmap that waits for the bracket using it.
+ * vfio_dma_begin() brackets and an unmap that waits for the bracket using it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,24 +33,24 @@ static void test_unaligned_file_offset(void)
 	int fd = ram_fd(0x4000);
 	char c = 0;
 
-	CHECK(dma_table_init(&t) == 0);
+	CHECK(vfio_dma_table_init(&t) == 0);
 	CHECK(fd >= 0);
 	CHECK(pwrite(fd, "X", 1, 0x1234) == 1);
 	/* Offset inside a page: the mapping starts at its page boundary. */
-	CHECK(dma_map(&t, 0x9000, 0x1000, 0x1234, DMA_PROT_READ |
-		      DMA_PROT_WRITE, fd) == 0);
-	dma_begin(&t);
-	p = dma_translate(&t, 0x9000, 1);
+	CHECK(vfio_dma_map(&t, 0x9000, 0x1000, 0x1234, DMA_PROT_READ |
+			   DMA_PROT_WRITE, fd) == 0);
+	vfio_dma_begin(&t);
+	p = vfio_dma_translate(&t, 0x9000, 1);
 	CHECK(p && *p == 'X');
 	if (p)
 		*p = 'Y';
-	CHECK(dma_translate(&t, 0x9fff, 1) != NULL);
-	CHECK(dma_translate(&t, 0x9fff, 2) == NULL);
-	CHECK(dma_translate(&t, 0x9000, 0) == NULL);
-	dma_end(&t);
+	CHECK(vfio_dma_translate(&t, 0x9fff, 1) != NULL);
+	CHECK(vfio_dma_translate(&t, 0x9fff, 2) == NULL);
+	CHECK(vfio_dma_translate(&t, 0x9000, 0) == NULL);
+	vfio_dma_end(&t);
 	CHECK(pread(fd, &c, 1, 0x1234) == 1 && c == 'Y');
 	close(fd);
-	dma_table_destroy(&t);
+	vfio_dma_table_destroy(&t);
 	ktap_case_end("dma_unaligned_file_offset");
 }
 
@@ -59,23 +59,23 @@ static void test_read_only_and_fdless(void)
 	struct dma_table t;
 	int fd = ram_fd(0x1000);
 
-	CHECK(dma_table_init(&t) == 0);
+	CHECK(vfio_dma_table_init(&t) == 0);
 	/* Read-only guest memory is never handed to the engine. */
-	CHECK(dma_map(&t, 0x1000, 0x1000, 0, DMA_PROT_READ, fd) == 0);
-	CHECK(dma_map(&t, 0x2000, 0x1000, 0, DMA_PROT_READ | DMA_PROT_WRITE,
-		      -1) == 0);
-	dma_begin(&t);
-	CHECK(dma_translate(&t, 0x1000, 4) == NULL);
-	CHECK(dma_translate(&t, 0x2000, 4) == NULL);
-	dma_end(&t);
-	CHECK(dma_unmap(&t, 0x1000, 0x1000) == 0);
-	CHECK(dma_unmap(&t, 0x2000, 0x1000) == 0);
-	CHECK(dma_unmap(&t, 0x2000, 0x1000) == -ENOENT);
+	CHECK(vfio_dma_map(&t, 0x1000, 0x1000, 0, DMA_PROT_READ, fd) == 0);
+	CHECK(vfio_dma_map(&t, 0x2000, 0x1000, 0,
+			   DMA_PROT_READ | DMA_PROT_WRITE, -1) == 0);
+	vfio_dma_begin(&t);
+	CHECK(vfio_dma_translate(&t, 0x1000, 4) == NULL);
+	CHECK(vfio_dma_translate(&t, 0x2000, 4) == NULL);
+	vfio_dma_end(&t);
+	CHECK(vfio_dma_unmap(&t, 0x1000, 0x1000) == 0);
+	CHECK(vfio_dma_unmap(&t, 0x2000, 0x1000) == 0);
+	CHECK(vfio_dma_unmap(&t, 0x2000, 0x1000) == -ENOENT);
 	/* A descriptor that cannot be mapped fails the map. */
-	CHECK(dma_map(&t, 0x3000, 0x1000, 0, DMA_PROT_READ | DMA_PROT_WRITE,
-		      1000) < 0);
+	CHECK(vfio_dma_map(&t, 0x3000, 0x1000, 0,
+			   DMA_PROT_READ | DMA_PROT_WRITE, 1000) < 0);
 	close(fd);
-	dma_table_destroy(&t);
+	vfio_dma_table_destroy(&t);
 	ktap_case_end("dma_read_only_and_fdless_not_translated");
 }
 
@@ -85,20 +85,20 @@ static void test_table_limit(void)
 	unsigned int i;
 	int ret = 0;
 
-	CHECK(dma_table_init(&t) == 0);
+	CHECK(vfio_dma_table_init(&t) == 0);
 	/* Fill in descending order to exercise the sorted insert. */
 	for (i = DMA_MAX_REGIONS; i > 0 && !ret; i--)
-		ret = dma_map(&t, (uint64_t)i << 12, 0x1000, 0, DMA_PROT_READ,
-			      -1);
+		ret = vfio_dma_map(&t, (uint64_t)i << 12, 0x1000, 0,
+				   DMA_PROT_READ, -1);
 	CHECK(ret == 0);
 	CHECK(t.nr == DMA_MAX_REGIONS);
 	for (i = 1; i < t.nr; i++)
 		CHECK(t.regions[i - 1].addr < t.regions[i].addr);
-	CHECK(dma_map(&t, 1ULL << 40, 0x1000, 0, DMA_PROT_READ, -1) ==
+	CHECK(vfio_dma_map(&t, 1ULL << 40, 0x1000, 0, DMA_PROT_READ, -1) ==
 	      -ENOSPC);
-	dma_unmap_all(&t);
+	vfio_dma_unmap_all(&t);
 	CHECK(t.nr == 0);
-	dma_table_destroy(&t);
+	vfio_dma_table_destroy(&t);
 	ktap_case_end("dma_table_limit_and_order");
 }
 
@@ -111,7 +111,7 @@ static void *unmap_thread(void *arg)
 {
 	struct unmapper *u = arg;
 
-	dma_unmap(u->t, 0x10000, 0x1000);
+	vfio_dma_unmap(u->t, 0x10000, 0x1000);
 	atomic_store(&u->done, 1);
 	return NULL;
 }
@@ -124,28 +124,28 @@ static void test_unmap_waits_for_bracket(void)
 	pthread_t th;
 	int fd = ram_fd(0x1000);
 
-	CHECK(dma_table_init(&t) == 0);
+	CHECK(vfio_dma_table_init(&t) == 0);
 	u.t = &t;
-	CHECK(dma_map(&t, 0x10000, 0x1000, 0, DMA_PROT_READ | DMA_PROT_WRITE,
-		      fd) == 0);
+	CHECK(vfio_dma_map(&t, 0x10000, 0x1000, 0,
+			   DMA_PROT_READ | DMA_PROT_WRITE, fd) == 0);
 	close(fd);
-	dma_begin(&t);
-	dma_begin(&t);		/* nesting on one thread is allowed */
-	CHECK(dma_translate(&t, 0x10000, 8) != NULL);
+	vfio_dma_begin(&t);
+	vfio_dma_begin(&t);	/* nesting on one thread is allowed */
+	CHECK(vfio_dma_translate(&t, 0x10000, 8) != NULL);
 	CHECK(pthread_create(&th, NULL, unmap_thread, &u) == 0);
 	nanosleep(&ms50, NULL);
-	dma_end(&t);
+	vfio_dma_end(&t);
 	nanosleep(&ms50, NULL);
 	CHECK(atomic_load(&u.done) == 0);	/* still inside the bracket */
-	CHECK(dma_translate(&t, 0x10000, 8) != NULL);
-	dma_end(&t);
+	CHECK(vfio_dma_translate(&t, 0x10000, 8) != NULL);
+	vfio_dma_end(&t);
 	pthread_join(th, NULL);
 	CHECK(atomic_load(&u.done) == 1);
-	dma_begin(&t);
-	CHECK(dma_translate(&t, 0x10000, 8) == NULL);
-	dma_end(&t);
-	dma_end(&t);		/* an unbalanced end is ignored */
-	dma_table_destroy(&t);
+	vfio_dma_begin(&t);
+	CHECK(vfio_dma_translate(&t, 0x10000, 8) == NULL);
+	vfio_dma_end(&t);
+	vfio_dma_end(&t);		/* an unbalanced end is ignored */
+	vfio_dma_table_destroy(&t);
 	ktap_case_end("dma_unmap_waits_for_bracket");
 }
 

@@ -2,7 +2,7 @@
 /*
  * The engine's sends on a datagram wire never wait (emulator/port.c).  The
  * engine sends under the DMA lock, so a send that sleeps in sendto() until
- * the switch makes room (it once did, up to link_policy_dgram.wait_ms)
+ * the switch makes room (it once did, up to wire_link_policy_dgram.wait_ms)
  * holds up a guest's memory map change and the engine's own receive path.
  * Here the switch is a datagram socket that never reads, and the test is
  * the engine: it calls port_send_roce_nowait() as the engine's backlog
@@ -40,7 +40,7 @@
  * wait the old sendto() slept, which is far more than a sendto() that
  * does not wait takes even on a loaded machine; preemption is not sleep.
  */
-#define SLEPT_NS	(link_policy_dgram.wait_ms * 1000000ull / 2)
+#define SLEPT_NS	(wire_link_policy_dgram.wait_ms * 1000000ull / 2)
 
 static const uint8_t port_mac[6] = { 0x52, 0x54, 0x00, 0x0d, 0xca, 0x01 };
 static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0x0d, 0xca, 0x02 };
@@ -205,8 +205,8 @@ static void test_full_switch(void)
 	       busy, ret, (unsigned long long)waited_ms, callbacks_seen());
 	/* Dropped: not taken, not kept, and the wait was the policy's. */
 	CHECK(ret != 0 && ret != -EBUSY);
-	CHECK(waited_ms >= link_policy_dgram.wait_ms);
-	CHECK(waited_ms < 10ull * link_policy_dgram.wait_ms + CALLBACK_MS);
+	CHECK(waited_ms >= wire_link_policy_dgram.wait_ms);
+	CHECK(waited_ms < 10ull * wire_link_policy_dgram.wait_ms + CALLBACK_MS);
 	port_get_stats(port, &after);
 	CHECK(after.roce_tx == before.roce_tx + sent);
 	CHECK(after.dropped == before.dropped + 1);

@@ -56,8 +56,8 @@ static int count_open_fds(void)
 
 static void tconn_close(struct tconn *t)
 {
-	vfu_conn_destroy(&t->conn);
-	vfu_device_destroy(&t->dev);
+	vfio_conn_destroy(&t->conn);
+	vfio_device_destroy(&t->dev);
 	if (t->cfd >= 0)
 		close(t->cfd);
 }
@@ -143,7 +143,7 @@ static int rpc_fds(struct tconn *t, uint16_t cmd, const void *payload,
 		r = &scratch;
 	if (send_cmd(t, cmd, 0, payload, len, fds, nfds))
 		return -1;
-	if (vfu_handle_message(&t->conn) != 1)
+	if (vfio_handle_message(&t->conn) != 1)
 		return -1;
 	if (read_reply(t, r))
 		return -1;
@@ -186,11 +186,11 @@ static int tconn_open(struct tconn *t, bool negotiate)
 
 	memset(t, 0, sizeof(*t));
 	t->cfd = -1;
-	if (vfu_device_init(&t->dev, &cfg))
+	if (vfio_device_init(&t->dev, &cfg))
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -1;
-	if (vfu_conn_init(&t->conn, &t->dev, sv[0]))
+	if (vfio_conn_init(&t->conn, &t->dev, sv[0]))
 		return -1;
 	t->cfd = sv[1];
 	if (negotiate &&
@@ -553,7 +553,7 @@ static void test_config_space(void)
 		v = 0x87ff;
 		region_write(&t, PCI_REGION_CONFIG, cap + 2, &v, 2);
 		CHECK(cfg_read16(&t, cap + 2) == (0x8000 | (NUM_MSIX - 1)));
-		CHECK(pci_msix_enabled(&t.dev.pci));
+		CHECK(vfio_pci_msix_enabled(&t.dev.pci));
 	}
 
 	/* Command register: memory + bus master stick, IDs do not change. */
@@ -663,14 +663,14 @@ static void test_posted_write(void)
 	memcpy(msg + sizeof(ra), &v, 4);
 	CHECK(send_cmd(&t, VFU_CMD_REGION_WRITE, VFU_F_NO_REPLY, msg,
 		       sizeof(msg), NULL, 0) == 0);
-	CHECK(vfu_handle_message(&t.conn) == 1);
+	CHECK(vfio_handle_message(&t.conn) == 1);
 	CHECK(!reply_pending(&t));
 	/* A failing posted write is not answered either. */
 	ra.offset = 0x2000;
 	memcpy(msg, &ra, sizeof(ra));
 	CHECK(send_cmd(&t, VFU_CMD_REGION_WRITE, VFU_F_NO_REPLY, msg,
 		       sizeof(msg), NULL, 0) == 0);
-	CHECK(vfu_handle_message(&t.conn) == 1);
+	CHECK(vfio_handle_message(&t.conn) == 1);
 	CHECK(!reply_pending(&t));
 	/* The next request's reply is the next thing on the socket. */
 	engine_flush(t.dev.eng);
@@ -834,7 +834,7 @@ static int lying_header(uint32_t size)
 		return 99;
 	if (send_raw(t.cfd, &h, sizeof(h), NULL, 0) != sizeof(h))
 		return 99;
-	ret = vfu_handle_message(&t.conn);
+	ret = vfio_handle_message(&t.conn);
 	tconn_close(&t);
 	return ret;
 }
@@ -854,20 +854,20 @@ static void test_header_lies(void)
 	CHECK(tconn_open(&t, true) == 0);
 	CHECK(send_raw(t.cfd, &h, sizeof(h), NULL, 0) == sizeof(h));
 	shutdown(t.cfd, SHUT_WR);
-	CHECK(vfu_handle_message(&t.conn) < 0);
+	CHECK(vfio_handle_message(&t.conn) < 0);
 	tconn_close(&t);
 
 	/* EOF inside a header. */
 	CHECK(tconn_open(&t, true) == 0);
 	CHECK(send_raw(t.cfd, &h, 7, NULL, 0) == 7);
 	shutdown(t.cfd, SHUT_WR);
-	CHECK(vfu_handle_message(&t.conn) < 0);
+	CHECK(vfio_handle_message(&t.conn) < 0);
 	tconn_close(&t);
 
 	/* A clean close between messages. */
 	CHECK(tconn_open(&t, true) == 0);
 	shutdown(t.cfd, SHUT_WR);
-	CHECK(vfu_handle_message(&t.conn) == 0);
+	CHECK(vfio_handle_message(&t.conn) == 0);
 	tconn_close(&t);
 	ktap_case_end("header_size_lies_disconnect");
 }
@@ -934,7 +934,7 @@ static void test_unknown_command(void)
 				     .flags = VFU_F_TYPE_REPLY };
 
 		CHECK(send_raw(t.cfd, &h, sizeof(h), NULL, 0) == sizeof(h));
-		CHECK(vfu_handle_message(&t.conn) == 1);
+		CHECK(vfio_handle_message(&t.conn) == 1);
 		CHECK(!reply_pending(&t));
 	}
 	tconn_close(&t);
