@@ -26,8 +26,8 @@ static int cq_load_buf(struct cmd_ctx *c, struct emu_pages *buf,
 	    page_shift < ORCA_MIN_PAGE_SHIFT ||
 	    page_shift > ORCA_MAX_PAGE_SHIFT)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	if (npages != queue_npages((uint64_t)sizeof(struct orca_cqe) <<
-				   log_depth, page_shift))
+	if (npages != orca_queue_npages((uint64_t)sizeof(struct orca_cqe) <<
+					log_depth, page_shift))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	return cmd_load_pages(c, buf, 0, npages, page_shift, page_addr, true);
 }

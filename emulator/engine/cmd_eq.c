@@ -26,8 +26,8 @@ int cmd_create_eq(struct cmd_ctx *c)
 	    in.page_shift > ORCA_MAX_PAGE_SHIFT ||
 	    le16toh(in.msix_vector) >= eng->cfg.num_msix)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	npages = queue_npages((uint64_t)sizeof(struct orca_eqe) << in.log_depth,
-			      in.page_shift);
+	npages = orca_queue_npages((uint64_t)sizeof(struct orca_eqe) <<
+				   in.log_depth, in.page_shift);
 	if (le32toh(in.npages) != npages)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	if (objtab_count(&eng->eqs) >= EMU_MAX_EQ)

@@ -42,7 +42,7 @@ static int mr_load_pages(struct cmd_ctx *c, struct emu_mr *mr,
 	psz = 1ull << shift;
 	span = (mr->iova & (psz - 1)) + mr->length;
 	if (span < mr->length ||
-	    le32toh(in->npages) != queue_npages(span, shift) ||
+	    le32toh(in->npages) != orca_queue_npages(span, shift) ||
 	    le32toh(in->npages) > EMU_MAX_MR_PAGES)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	/* An MR has no inline page address: the list is always at in_addr. */

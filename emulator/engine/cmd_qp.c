@@ -105,12 +105,13 @@ static int qp_check_geometry(struct cmd_ctx *c,
 	    in->log_rq_depth < ORCA_MIN_LOG_DEPTH ||
 	    in->log_rq_depth > EMU_LOG_MAX_WQ)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	sq_np = queue_npages((uint64_t)orca_send_wqe_stride(in->max_send_sge)
-			     << in->log_sq_depth, ps);
+	sq_np = orca_queue_npages((uint64_t)
+				  orca_send_wqe_stride(in->max_send_sge) <<
+				  in->log_sq_depth, ps);
 	if (!srq)
-		rq_np = queue_npages((uint64_t)
-				     orca_recv_wqe_stride(in->max_recv_sge)
-				     << in->log_rq_depth, ps);
+		rq_np = orca_queue_npages((uint64_t)
+					  orca_recv_wqe_stride(in->max_recv_sge)
+					  << in->log_rq_depth, ps);
 	if (le32toh(in->sq_npages) != sq_np ||
 	    le32toh(in->rq_npages) != rq_np)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);

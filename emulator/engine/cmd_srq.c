@@ -34,8 +34,8 @@ int cmd_create_srq(struct cmd_ctx *c)
 	    in.page_shift > ORCA_MAX_PAGE_SHIFT ||
 	    le32toh(in.limit) >= (1u << in.log_depth))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	npages = queue_npages((uint64_t)orca_recv_wqe_stride(in.max_sge) <<
-			      in.log_depth, in.page_shift);
+	npages = orca_queue_npages((uint64_t)orca_recv_wqe_stride(in.max_sge)
+				   << in.log_depth, in.page_shift);
 	if (le32toh(in.npages) != npages)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 

@@ -44,11 +44,6 @@ void cmd_set_handle(struct cmd_ctx *c, uint32_t handle)
 	memcpy(c->out, &out, sizeof(out));
 }
 
-uint32_t queue_npages(uint64_t bytes, uint8_t page_shift)
-{
-	return (uint32_t)((bytes + (1ull << page_shift) - 1) >> page_shift);
-}
-
 /*
  * Takes @bytes of the device memory budget for what this command creates;
  * NO_RESOURCES if they are not there.

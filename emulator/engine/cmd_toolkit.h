@@ -46,8 +46,6 @@ int cmd_load_pages(struct cmd_ctx *c, struct emu_pages *p, uint32_t first,
 int cmd_check_db_rec(struct cmd_ctx *c, uint64_t addr, size_t len);
 int cmd_mem_charge(struct cmd_ctx *c, uint64_t bytes);
 int cmd_pages_reserve(struct cmd_ctx *c, struct emu_pages *p, uint64_t bytes);
-/* Pages of (1 << @page_shift) bytes that a queue of @bytes takes. */
-uint32_t queue_npages(uint64_t bytes, uint8_t page_shift);
 
 /* The first __le32 of the inline input: the handle of most commands. */
 static inline uint32_t cmd_in_handle(const struct cmd_ctx *c)

@@ -194,6 +194,16 @@ static inline u32 orca_recv_wqe_stride(u32 max_recv_sge)
 }
 
 /*
+ * Pages of (1 << @page_shift) bytes that @bytes of a queue (or an MR's
+ * span) take: the page count CREATE_EQ/CQ/QP/SRQ/MR carry, which the
+ * device requires to be exactly this.
+ */
+static inline u32 orca_queue_npages(u64 bytes, u8 page_shift)
+{
+	return (u32)((bytes + (1ULL << page_shift) - 1) >> page_shift);
+}
+
+/*
  * RoCEv2 overhead subtracted from the Ethernet MTU before choosing the IB
  * MTU, as rxe does: 1500 -> 1024, 9000 -> 4096.
  */

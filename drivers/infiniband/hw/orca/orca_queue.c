@@ -81,7 +81,7 @@ int orca_qbuf_alloc(struct orca_dev *odev, struct orca_qbuf *q, size_t size)
 		return -EINVAL;
 	q->size = PAGE_ALIGN(size);
 	q->page_shift = shift;
-	q->npages = DIV_ROUND_UP(size, 1UL << shift);
+	q->npages = orca_queue_npages(size, shift);
 	q->nalloc = q->size >> PAGE_SHIFT;
 	q->pages = kvcalloc(q->nalloc, sizeof(*q->pages), GFP_KERNEL);
 	q->dma = kvcalloc(q->nalloc, sizeof(*q->dma), GFP_KERNEL);
