@@ -36,6 +36,7 @@
 
 #include "ktap.h"
 #include "roce_node.h"
+#include "wire_harness.h"
 #include "port/port.h"
 
 #define IOVA_A		0x7f0000000000ull
@@ -186,7 +187,7 @@ static bool connect_pair(void)
 
 int main(int argc, char **argv)
 {
-	char wire_bin[PATH_MAX], exe[PATH_MAX], dir[64], sw[128] = "";
+	char wire_bin[PATH_MAX], dir[64], sw[128] = "";
 	char nic[2][128] = { "" }, peer[2][128], wire[2][128] = { "" };
 	char pct_arg[16] = "0";
 	const char *pfx = "";
@@ -196,14 +197,10 @@ int main(int argc, char **argv)
 	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
 	uint64_t dropped = 0;
 	double secs = 3, big, small, copy;
-	struct stat st;
 	int opt, rc = 1;
 	pid_t pid;
-	ssize_t n;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n < 0 ? 0 : n] = 0;
-	snprintf(wire_bin, sizeof(wire_bin), "%s/orca-wire", dirname(exe));
+	wire_bin_beside_self(wire_bin, sizeof(wire_bin), "orca-wire");
 	while ((opt = getopt(argc, argv, "d:l:s:w:")) != -1) {
 		switch (opt) {
 		case 'd':
@@ -233,20 +230,16 @@ int main(int argc, char **argv)
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(sw, sizeof(sw), "%s/switch", dir);
-	pid = fork();
-	if (pid == 0) {
-		if (loss_pct)
-			execl(wire_bin, wire_bin, "--socket", sw, "--log",
-			      "/dev/null", "--drop-pct", pct_arg,
-			      "--reorder-pct", pct_arg, "--seed", "11",
-			      (char *)NULL);
-		else
-			execl(wire_bin, wire_bin, "--socket", sw, "--log",
-			      "/dev/null", (char *)NULL);
-		_exit(127);
+	{
+		const char *sw_argv[] = {
+			wire_bin, "--socket", sw, "--log", "/dev/null",
+			loss_pct ? "--drop-pct" : NULL, pct_arg,
+			"--reorder-pct", pct_arg, "--seed", "11", NULL,
+		};
+
+		/* No socket: the ports fail to attach, and say so. */
+		wire_start(&pid, sw, 5000, sw_argv);
 	}
-	for (int i = 0; i < 500 && stat(sw, &st); i++)
-		usleep(10000);
 	for (int i = 0; i < 2; i++) {
 		struct emu_port_config pc = {
 			.nic_path = nic[i], .nic_peer = peer[i],
@@ -346,8 +339,7 @@ out:
 	}
 	for (unsigned int i = 0; i < up; i++)
 		node_fini(nodes[i]);
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
+	wire_stop(pid);
 	for (int i = 0; i < 2; i++) {
 		if (nic[i][0])
 			unlink(nic[i]);

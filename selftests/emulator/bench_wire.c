@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "wire_harness.h"
 #include "port/port.h"
 
 static const uint8_t mac[2][6] = {
@@ -115,21 +116,17 @@ int main(int argc, char **argv)
 		{ "one-by-one", no_argument, NULL, '1' },
 		{ 0 }
 	};
-	char wire_bin[PATH_MAX], exe[PATH_MAX], dir[64], sw[128];
+	char wire_bin[PATH_MAX], dir[64], sw[128];
 	char nic[2][128], peer[2][128], wire[2][128];
 	unsigned long frames = 200000, size = 1100, sent = 0, i;
 	struct emu_port *p[2] = { NULL, NULL };
 	bool shm = true, one = false;
 	uint64_t t0, t1;
-	struct stat st;
 	uint8_t *f;
 	pid_t pid;
-	ssize_t n;
 	int c;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n < 0 ? 0 : n] = 0;
-	snprintf(wire_bin, sizeof(wire_bin), "%s/orca-wire", dirname(exe));
+	wire_bin_beside_self(wire_bin, sizeof(wire_bin), "orca-wire");
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': shm = false; break;
@@ -147,14 +144,14 @@ int main(int argc, char **argv)
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(sw, sizeof(sw), "%s/switch", dir);
-	pid = fork();
-	if (pid == 0) {
-		execl(wire_bin, wire_bin, "--socket", sw, "--log", "/dev/null",
-		      (char *)NULL);
-		_exit(127);
+	{
+		const char *sw_argv[] = {
+			wire_bin, "--socket", sw, "--log", "/dev/null", NULL,
+		};
+
+		/* No socket: the ports fail to attach, and say so. */
+		wire_start(&pid, sw, 5000, sw_argv);
 	}
-	for (i = 0; i < 500 && stat(sw, &st); i++)
-		usleep(10000);
 	for (i = 0; i < 2; i++) {
 		struct emu_port_config pc = {
 			.nic_path = nic[i], .nic_peer = peer[i],
@@ -204,8 +201,7 @@ int main(int argc, char **argv)
 out:
 	for (i = 0; i < 2; i++)
 		port_stop(p[i]);
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
+	wire_stop(pid);
 	free(f);
 	rmdir(dir);
 	return 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "wire_harness.h"
 #include "port/port.h"
 
 #define MAX_FRAME	9018
@@ -81,19 +82,6 @@ static bool wait_rx(int n)
 	ok = rx_count >= n;
 	pthread_mutex_unlock(&rx_lock);
 	return ok;
-}
-
-static int bind_dgram(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror(path);
-		exit(2);
-	}
-	return fd;
 }
 
 static int send_to(int fd, const char *path, const void *buf, size_t len)
@@ -598,8 +586,8 @@ int main(void)
 	snprintf(qemu_path, sizeof(qemu_path), "%s/qemu", dir);
 	snprintf(wire_path, sizeof(wire_path), "%s/wire", dir);
 	snprintf(switch_path, sizeof(switch_path), "%s/switch", dir);
-	qemu_fd = bind_dgram(qemu_path);
-	switch_fd = bind_dgram(switch_path);
+	qemu_fd = wire_bind_dgram(qemu_path, 0);
+	switch_fd = wire_bind_dgram(switch_path, 0);
 
 	cfg.nic_path = nic_path;
 	cfg.nic_peer = qemu_path;

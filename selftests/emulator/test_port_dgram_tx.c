@@ -28,6 +28,7 @@
 
 #include "util/clock.h"
 #include "ktap.h"
+#include "wire_harness.h"
 #include "wire/link_policy.h"
 #include "port/port.h"
 
@@ -120,19 +121,6 @@ static int send_one(void)
 		slept++;
 	}
 	return ret;
-}
-
-static int bind_dgram(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror(path);
-		exit(2);
-	}
-	return fd;
 }
 
 static void put_be16(uint8_t *p, uint16_t v)
@@ -257,8 +245,8 @@ int main(void)
 	snprintf(qemu_path, sizeof(qemu_path), "%s/qemu", dir);
 	snprintf(wire_path, sizeof(wire_path), "%s/wire", dir);
 	snprintf(switch_path, sizeof(switch_path), "%s/switch", dir);
-	qemu_fd = bind_dgram(qemu_path);
-	switch_fd = bind_dgram(switch_path);
+	qemu_fd = wire_bind_dgram(qemu_path, 0);
+	switch_fd = wire_bind_dgram(switch_path, 0);
 	build_frame();
 
 	cfg.nic_path = nic_path;

@@ -39,7 +39,7 @@
 #include "ktap.h"
 #include "port/port.h"
 #include "roce_node.h"
-#include "wire_log.h"
+#include "wire_harness.h"
 
 #define WAIT_MS		10000
 #define IOVA		0x10000000ull
@@ -48,21 +48,6 @@
 static char wire_bin[PATH_MAX];
 static char dir[64], sw_path[128], pcap_path[128], log_path[128];
 static pid_t sw_pid;
-
-static void find_binary(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (getenv("ORCA_WIRE_BIN")) {
-		snprintf(wire_bin, sizeof(wire_bin), "%s",
-			 getenv("ORCA_WIRE_BIN"));
-		return;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n < 0 ? 0 : n] = 0;
-	snprintf(wire_bin, sizeof(wire_bin), "%s/../orca-wire", dirname(exe));
-}
 
 /* A case that could not run: a failure, with why and the switch's log. */
 static void case_cannot_run(const char *name, const char *why)
@@ -92,40 +77,17 @@ static void case_cannot_run(const char *name, const char *why)
  */
 static bool start_switch(void)
 {
-	struct stat st;
-	int status;
+	const char *argv[] = {
+		wire_bin, "--socket", sw_path, "--pcap", pcap_path,
+		"--log", log_path, NULL,
+	};
 
-	sw_pid = fork();
-	if (sw_pid < 0)
-		return false;
-	if (sw_pid == 0) {
-		execl(wire_bin, wire_bin, "--socket", sw_path, "--pcap",
-		      pcap_path, "--log", log_path, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < WAIT_MS / 10; i++) {
-		if (stat(sw_path, &st) == 0)
-			return true;
-		if (waitpid(sw_pid, &status, WNOHANG) == sw_pid) {
-			printf("# orca-wire exited (status %d) before making %s\n",
-			       WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-			       sw_path);
-			return false;
-		}
-		usleep(10000);
-	}
-	printf("# orca-wire made no socket %s in %d ms\n", sw_path, WAIT_MS);
-	kill(sw_pid, SIGKILL);
-	waitpid(sw_pid, &status, 0);
-	return false;
+	return wire_start(&sw_pid, sw_path, WAIT_MS, argv);
 }
 
 static void stop_switch(void)
 {
-	int status;
-
-	kill(sw_pid, SIGTERM);
-	waitpid(sw_pid, &status, 0);
+	wire_stop(sw_pid);
 }
 
 /* main.c's hooks, as orca-emu has them. */
@@ -648,7 +610,7 @@ static void two_way_flood(void)
 int main(void)
 {
 	ktap_plan(3);
-	find_binary();
+	wire_find_binary(wire_bin, sizeof(wire_bin));
 	snprintf(dir, sizeof(dir), "/tmp/orca-roce-port.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		const char *why = access(wire_bin, X_OK) ?

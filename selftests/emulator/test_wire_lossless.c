@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "wire_harness.h"
 #include "port/port.h"
 
 #define NPORTS		3
@@ -69,46 +70,19 @@ struct sink {
 static struct sink sinks[NPORTS];
 static struct emu_port *ports[NPORTS];
 
-static void find_binary(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (getenv("ORCA_WIRE_BIN")) {
-		snprintf(wire_bin, sizeof(wire_bin), "%s",
-			 getenv("ORCA_WIRE_BIN"));
-		return;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n < 0 ? 0 : n] = 0;
-	snprintf(wire_bin, sizeof(wire_bin), "%s/../orca-wire", dirname(exe));
-}
-
 static bool start_switch(void)
 {
-	struct stat st;
+	const char *argv[] = {
+		wire_bin, "--socket", sw_path, "--log", log_path, NULL,
+	};
 
 	unlink(log_path);
-	sw_pid = fork();
-	if (sw_pid == 0) {
-		execl(wire_bin, wire_bin, "--socket", sw_path, "--log",
-		      log_path, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 1000; i++) {
-		if (stat(sw_path, &st) == 0)
-			return true;
-		usleep(10000);
-	}
-	return false;
+	return wire_start(&sw_pid, sw_path, 10000, argv);
 }
 
 static void stop_switch(void)
 {
-	int status;
-
-	kill(sw_pid, SIGTERM);
-	waitpid(sw_pid, &status, 0);
+	wire_stop(sw_pid);
 }
 
 static bool log_contains(const char *what)
@@ -235,19 +209,6 @@ static void reset_sink(int i, int src, unsigned int slow_every)
 	s->src = src;
 	s->slow_every = slow_every;
 	pthread_mutex_unlock(&s->lock);
-}
-
-static int bind_dgram(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror(path);
-		exit(2);
-	}
-	return fd;
 }
 
 /* The switch knows a port once it has sent something: say hello. */
@@ -409,7 +370,7 @@ int main(void)
 	int i;
 
 	ktap_plan(2);
-	find_binary();
+	wire_find_binary(wire_bin, sizeof(wire_bin));
 	if (getenv("ORCA_TEST_WIRE_DGRAM"))
 		use_shm = false;
 	snprintf(dir, sizeof(dir), "/tmp/orca-wire-lossless.XXXXXX");
@@ -425,7 +386,7 @@ int main(void)
 		pthread_cond_init(&sinks[i].cond, NULL);
 		snprintf(qemu_path[i], sizeof(qemu_path[i]), "%s/qemu%d",
 			 dir, i);
-		qemu_fd[i] = bind_dgram(qemu_path[i]);
+		qemu_fd[i] = wire_bind_dgram(qemu_path[i], 0);
 	}
 
 	test_slow_receiver();

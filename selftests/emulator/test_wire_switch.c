@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "wire_log.h"
+#include "wire_harness.h"
 
 #define WAIT_MS		2000
 #define QUIET_MS	150
@@ -57,24 +57,6 @@ static size_t sent_len[MAX_LOG];
 static int nr_sent;
 static int seq;
 
-static void find_binary(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (getenv("ORCA_WIRE_BIN")) {
-		snprintf(wire_bin, sizeof(wire_bin), "%s",
-			 getenv("ORCA_WIRE_BIN"));
-		return;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		n = 0;
-	exe[n] = 0;
-	snprintf(wire_bin, sizeof(wire_bin), "%s/../orca-wire",
-		 dirname(exe));
-}
-
 /*
  * A client's socket.  Close-on-exec: the switch, forked from here, must not
  * keep a client's socket alive after the client closed it (as no QEMU's
@@ -84,37 +66,19 @@ static void find_binary(void)
  */
 static int bind_dgram(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror(path);
-		exit(2);
-	}
-	return fd;
+	return wire_bind_dgram(path, SOCK_CLOEXEC);
 }
 
 /* Start the switch with extra options; wait for its socket to appear. */
 static bool start_switch3(const char *opt1, const char *opt2,
 			  const char *opt3)
 {
-	struct stat st;
-	int i;
+	const char *argv[] = {
+		wire_bin, "--socket", sw_path, "--pcap", pcap_path,
+		"--log", log_path, "--seed", "7", opt1, opt2, opt3, NULL,
+	};
 
-	sw_pid = fork();
-	if (sw_pid == 0) {
-		execl(wire_bin, wire_bin, "--socket", sw_path, "--pcap",
-		      pcap_path, "--log", log_path, "--seed", "7",
-		      opt1, opt2, opt3, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 200; i++) {
-		if (stat(sw_path, &st) == 0)
-			return true;
-		usleep(10000);
-	}
-	return false;
+	return wire_start(&sw_pid, sw_path, WAIT_MS, argv);
 }
 
 static bool start_switch(const char *opt1, const char *opt2)
@@ -126,13 +90,8 @@ static bool start_switch(const char *opt1, const char *opt2)
 static bool stop_switch(void)
 {
 	struct stat st;
-	int status;
 
-	kill(sw_pid, SIGTERM);
-	if (waitpid(sw_pid, &status, 0) != sw_pid)
-		return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	       stat(sw_path, &st) < 0;
+	return wire_stop(sw_pid) && stat(sw_path, &st) < 0;
 }
 
 /* Send a small frame from client @c to @dst; remembered for the pcap. */
@@ -655,7 +614,7 @@ int main(void)
 {
 	int c;
 
-	find_binary();
+	wire_find_binary(wire_bin, sizeof(wire_bin));
 	ktap_plan(NCASES);
 	if (access(wire_bin, X_OK)) {
 		printf("# %s: not built\n", wire_bin);

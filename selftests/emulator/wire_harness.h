@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the emulator's tests and benchmarks of the port and the wire share:
+ * the orca-wire switch as a child process (finding its binary, starting
+ * it and waiting for its socket, stopping it, reading the counters of its
+ * exit line: "exit: received N forwarded N ... not_roce_dropped N"), and
+ * the datagram sockets that stand in for QEMU's -netdev dgram ends.
+ */
+#ifndef ORCA_TEST_WIRE_HARNESS_H
+#define ORCA_TEST_WIRE_HARNESS_H
+
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* @rel (e.g. "../orca-wire") relative to the directory of this program. */
+static inline void wire_bin_beside_self(char *bin, size_t size,
+					const char *rel)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n < 0 ? 0 : n] = 0;
+	snprintf(bin, size, "%s/%s", dirname(exe), rel);
+}
+
+/*
+ * The switch a unit test runs: $ORCA_WIRE_BIN, else the one the Makefile
+ * built next to the tests' folder (build/orca-wire for build/tests/).
+ */
+static inline void wire_find_binary(char *bin, size_t size)
+{
+	if (getenv("ORCA_WIRE_BIN")) {
+		snprintf(bin, size, "%s", getenv("ORCA_WIRE_BIN"));
+		return;
+	}
+	wire_bin_beside_self(bin, size, "../orca-wire");
+}
+
+/*
+ * Starts the switch, argv[0] its binary (argv NULL-terminated, options
+ * included), and waits up to @wait_ms for it to make its socket @sock.
+ * True once it has; false if it could not start, exited first, or made
+ * no socket in time (then it is killed): why is said on stdout, as a KTAP
+ * diagnostic.  *pid is the child's, or -1.
+ */
+static inline bool wire_start(pid_t *pid, const char *sock,
+			      unsigned int wait_ms, const char *const argv[])
+{
+	struct stat st;
+	int status;
+
+	*pid = fork();
+	if (*pid < 0)
+		return false;
+	if (*pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (unsigned int i = 0; i < wait_ms / 10; i++) {
+		if (stat(sock, &st) == 0)
+			return true;
+		if (waitpid(*pid, &status, WNOHANG) == *pid) {
+			printf("# orca-wire exited (status %d) before making %s\n",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+			       sock);
+			*pid = -1;
+			return false;
+		}
+		usleep(10000);
+	}
+	printf("# orca-wire made no socket %s in %u ms\n", sock, wait_ms);
+	kill(*pid, SIGKILL);
+	waitpid(*pid, &status, 0);
+	*pid = -1;
+	return false;
+}
+
+/* SIGTERM, and waits for it to exit; true if it exited with status 0. */
+static inline bool wire_stop(pid_t pid)
+{
+	int status;
+
+	if (pid <= 0)
+		return false;
+	kill(pid, SIGTERM);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+/*
+ * A datagram socket bound at @path (@flags: for socket(2)'s type, such as
+ * SOCK_CLOEXEC); the test exits if it cannot have it.
+ */
+static inline int wire_bind_dgram(const char *path, int flags)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | flags, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror(path);
+		exit(2);
+	}
+	return fd;
+}
+
+/* Counter @what of the last exit line in @log, or ~0 if there is none. */
+static inline unsigned long long wire_exit_count(const char *log,
+						 const char *what)
+{
+	char line[1024], key[64];
+	unsigned long long v = ~0ull;
+	FILE *f = fopen(log, "r");
+	char *p;
+
+	snprintf(key, sizeof(key), " %s ", what);
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "exit: ") && (p = strstr(line, key)))
+			v = strtoull(p + strlen(key), NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+#endif /* ORCA_TEST_WIRE_HARNESS_H */
