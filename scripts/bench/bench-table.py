@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make bench's one table: scripts/bench.sh records every figure of a run
+"""make bench's one table: scripts/bench/bench.sh records every figure of a run
 in a results file; this prints them as one table with the ratios within
 the run, and writes it as text, CSV and JSON, and draws it as a PNG.
 
-Usage: bench-report.py RESULTS [--out DIR] [--no-png]
+Usage: bench-table.py RESULTS [--out DIR] [--no-png]
 
 RESULTS has one figure a line, tab-separated:
     GROUP  PAIRING  VARIANT  METRIC  VALUE  UNIT  NOTE

@@ -31,14 +31,14 @@
 #   exit logs).
 # Ratios: each pairing against rxe-rxe, NVMe-oF against the ceiling, the
 # native WRITEs against memcpy, 64K QPs against 1 QP
-# (scripts/bench-report.py, which prints the table and writes it to
+# (scripts/bench/bench-table.py, which prints the table and writes it to
 # out/bench/bench.{txt,csv,json} and draws out/bench/bench.png).
 # Each pairing boots its own two guests; one that does not work gets a
 # row saying what failed instead of numbers.
 #
-# Usage: scripts/bench.sh [TARGET-HOST...]   default: rxe-rxe siw-siw
+# Usage: scripts/bench/bench.sh [TARGET-HOST...]   default: rxe-rxe siw-siw
 #                                            orca-orca rxe-orca orca-rxe
-# (siw is Soft-iWARP, built from the kernel source by scripts/siw-build.sh
+# (siw is Soft-iWARP, built from the kernel source by scripts/out-of-tree/siw-build.sh
 # since Debian's kernel lacks it; it only pairs with itself.)
 # ORCA_BENCH="nvmeof ceiling perftest ulp native" picks the workloads
 # (default all); ORCA_BENCH_MTUS="1500 9000" the NVMe-oF MTUs.
@@ -48,7 +48,7 @@
 # Logs stay in out/bench/<run>/.  ORCA_NO_BUILD=1 skips the build.
 # Runs inside the toolroot (make bench puts it there).
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=$top/out/bench
 pairs=("$@")
@@ -81,7 +81,7 @@ fi
 case " ${pairs[*]} " in
 *" siw-siw "*)
 	if has nvmeof || has perftest; then
-		scripts/siw-build.sh >"$out/siw-build.log" 2>&1 ||
+		scripts/out-of-tree/siw-build.sh >"$out/siw-build.log" 2>&1 ||
 			{ tail -n 20 "$out/siw-build.log"; exit 1; }
 	fi
 	;;
@@ -104,7 +104,7 @@ why_failed() {
 # again on the loss-free wire, from the emulators' exit logs (read by the
 # same parser as make check's loss-free wire check).
 record_resent() {
-	local lossfree=$top/selftests/guest/lib/wire_lossfree.py n tx again early to
+	local lossfree=$top/selftests/lib/host/wire_lossfree.py n tx again early to
 	read -r n tx again early to < <(python3 "$lossfree" "$3/run" --totals)
 	[ "${n:-0}" -gt 0 ] || return 0
 	record retransmissions "$1" "$2" "packets sent again" "$again" packets \
@@ -119,7 +119,7 @@ run_pair() {
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "== NVMe-oF: $t target, $h host, MTU $mtu"
 	start=$SECONDS
-	ORCA_NO_BUILD=1 scripts/run-guests.sh -n 2 -t 360 --out "$dir/run" \
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 360 --out "$dir/run" \
 		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
 		ORCA_ETH_MTU="$mtu" \
 		selftests/guest/in-guest/nvmeof-fio.sh "$t" "$h" bench \
@@ -149,7 +149,7 @@ run_ceiling() {
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "== ceiling: fio on a ramdisk inside one guest"
 	start=$SECONDS
-	ORCA_NO_BUILD=1 scripts/run-guests.sh -n 1 -t 240 --no-orca \
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 1 -t 240 --no-orca \
 		--out "$dir/run" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
 		selftests/guest/in-guest/ramdisk-fio.sh >"$dir/run.log" 2>&1
 	rc=$?
@@ -178,7 +178,7 @@ run_perftest() {
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "== perftest: $s server, $c client"
 	start=$SECONDS
-	ORCA_NO_BUILD=1 scripts/run-guests.sh -n 2 -t 600 --out "$dir/run" \
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 600 --out "$dir/run" \
 		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
 		selftests/guest/in-guest/perftest.sh "$s" "$c" bench \
 		>"$dir/run.log" 2>&1
@@ -215,7 +215,7 @@ run_ulp() {
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "== kernel ULPs: $s server, $c client"
 	start=$SECONDS
-	ORCA_NO_BUILD=1 scripts/run-guests.sh -n 2 -t 1200 --out "$dir/run" \
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 1200 --out "$dir/run" \
 		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
 		selftests/guest/in-guest/ulp.sh "$s" "$c" bench "${ulp_protos[@]}" \
 		>"$dir/run.log" 2>&1
@@ -321,5 +321,5 @@ for p in "${pairs[@]}"; do
 done
 
 echo
-python3 scripts/bench-report.py "$results" --out "$out"
+python3 scripts/bench/bench-table.py "$results" --out "$out"
 echo "logs: $out"

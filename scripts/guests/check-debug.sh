@@ -8,10 +8,10 @@
 # selftests/kmod are built against its tree in /var/tmp/orca-check-debug/; each
 # guest boots that kernel with make check's allocator debugging and fails on
 # any report in its kernel log, a kmemleak scan at its end included
-# (lib/host.sh).  Never part of make check.  KTAP per program and the summary line, as
+# (selftests/lib/host/host.sh).  Never part of make check.  KTAP per program and the summary line, as
 # selftests/run.sh prints them.
 #
-# Usage: scripts/check-debug.sh [all | NN-name ...]   (inside the toolroot;
+# Usage: scripts/guests/check-debug.sh [all | NN-name ...]   (inside the toolroot;
 #        from outside: make check-debug [TESTS="all" | TESTS="NN-name ..."])
 #   (none)   the default suite: the guest tests that drive ORCA's own code
 #            (driver, uverbs, the adapter's fault and removal paths) and
@@ -25,7 +25,7 @@
 # ORCA_DEBUG_KERNEL_DIR=DIR uses the kernel in DIR, laid out as
 # debug-kernel.sh lays out its result, instead of building one.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 
 # Not on the debug kernel: 29 loads the patch series' module, built for the

@@ -5,7 +5,7 @@
 # overlay.  Sets up a minimal system (no udev, no systemd), the wire
 # interface and the repo share, runs the test command and powers off.
 #
-# Parameters come from the kernel command line (set by scripts/run-guests.sh):
+# Parameters come from the kernel command line (set by scripts/guests/run-guests.sh):
 #   orca.index=I orca.count=N   guest number and count
 #   orca.mac=MAC                the virtio-net MAC (= the adapter's port MAC)
 #   orca.work=DIR               repo path: the 9p share "work" is mounted there
@@ -23,7 +23,7 @@
 #
 # The virtio-net interface is renamed "eth0" and gets 10.0.0.<I+1>/24 and
 # fd00::<I+1>/64.  The command's exit status is printed on the console as
-# "ORCA-GUEST-EXIT: <status>", the line scripts/run-guests.sh looks for.
+# "ORCA-GUEST-EXIT: <status>", the line scripts/guests/run-guests.sh looks for.
 
 mark() { echo "orca-guest-init: $*" >/dev/kmsg; }
 mark "started"

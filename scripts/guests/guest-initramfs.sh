@@ -6,22 +6,22 @@
 # 9p/overlay modules of the toolroot's kernel, and our guest init.  The guest
 # root is the toolroot itself, shared read-only over virtio-9p (tag "root")
 # and made writable with an overlayfs on tmpfs; /init then switch_roots into
-# it and runs scripts/guest-init.sh (copied in here, see below).
+# it and runs scripts/guests/guest-init.sh (copied in here, see below).
 #
 # The image is cached under $ORCA_CACHE (default: <repo>/out/cache) and
 # rebuilt when any input changes: this script, guest-init.sh, busybox, the
 # kernel version or its modules.  With ORCA_GUEST_KERNEL (a cache directory
 # of scripts/debug-kernel.sh), the modules are that kernel's.
 #
-# Usage: scripts/guest-initramfs.sh     (inside or outside the toolroot)
+# Usage: scripts/guests/guest-initramfs.sh     (inside or outside the toolroot)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+repo=$(cd "$here/../.." && pwd)
 if [ "${ORCA_IN_TOOLROOT:-}" = 1 ]; then
 	troot=
 else
-	troot=$("$here/toolroot.sh" --path)
+	troot=$("$repo/scripts/toolroot.sh" --path)
 fi
 cache=${ORCA_CACHE:-$repo/out/cache}
 [ -n "$cache" ] || cache=$repo/out/cache
@@ -91,7 +91,7 @@ cp "$here/guest-init.sh" "$stage/guest-init.sh"
 cat >"$stage/init" <<'INIT'
 #!/bin/busybox sh
 # Stage 1: mount the toolroot (9p, read-only) under a tmpfs overlay and
-# switch_root into it; scripts/guest-init.sh does the rest.
+# switch_root into it; scripts/guests/guest-init.sh does the rest.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc

@@ -6,7 +6,7 @@
 # Ethernet port sits between the guest's virtio-net and the wire switch.
 # See Documentation/orca/topology.rst.
 #
-# Usage: scripts/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
+# Usage: scripts/guests/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
 #            [--wire-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
 #            [--kernel-checks] -- CMD...
@@ -25,7 +25,7 @@
 #                   (slub_debug=FZPU init_on_free=1 page_poison=1, KFENCE
 #                   sampling every 100 ms) and save their kernel log in
 #                   g<I>/dmesg when CMD ends, for the caller to check (make
-#                   check does, selftests/guest/lib/host.sh; make bench does
+#                   check does, selftests/lib/host/host.sh; make bench does
 #                   not: the options cost time)
 #
 # Every guest runs CMD (from the repo directory, by /bin/sh) with
@@ -45,7 +45,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+repo=$(cd "$here/../.." && pwd)
 
 # The toolroot's own root carries its recipe hash: we may already be inside.
 [ -f /.orca-recipe ] && ORCA_IN_TOOLROOT=1
@@ -55,12 +55,12 @@ if [ "${ORCA_IN_TOOLROOT:-}" != 1 ]; then
 	# killing this script by PID then still stops every guest.
 	caller=$PWD
 	cd "$repo" || exit 1
-	setsid "$here/toolroot.sh" --run env ORCA_IN_TOOLROOT=1 \
+	setsid "$repo/scripts/toolroot.sh" --run env ORCA_IN_TOOLROOT=1 \
 		ORCA_NO_BUILD="${ORCA_NO_BUILD:-}" ORCA_CACHE="${ORCA_CACHE:-}" \
 		ORCA_GUEST_KERNEL="${ORCA_GUEST_KERNEL:-}" \
 		ORCA_TIMEOUT_SCALE="${ORCA_TIMEOUT_SCALE:-}" \
 		ORCA_CALLER_PWD="$caller" \
-		"scripts/run-guests.sh" "$@" &
+		"scripts/guests/run-guests.sh" "$@" &
 	child=$!
 	# An async command starts with SIGINT ignored, and bash cannot trap a
 	# signal ignored at entry: the group always gets SIGTERM.

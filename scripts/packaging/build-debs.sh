@@ -9,7 +9,7 @@
 #                          its /etc/libibverbs.d/orca.driver
 #   orca-emulator          the adapter (orca-emu) and the wire (orca-wire)
 set -Eeuo pipefail
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
 
 version=1.0.0
@@ -119,7 +119,7 @@ mkdir -p "$p/usr/lib/$multiarch/libibverbs" "$p/etc/libibverbs.d"
 install -m 0644 "$provider" "$p/usr/lib/$multiarch/libibverbs/"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
 	"$p/usr/lib/$multiarch/libibverbs/liborca-rdmav34.so"
-scripts/elf-drop-runpath.py "$p/usr/lib/$multiarch/libibverbs/liborca-rdmav34.so"
+scripts/packaging/elf-drop-runpath.py "$p/usr/lib/$multiarch/libibverbs/liborca-rdmav34.so"
 printf 'driver orca\n' >"$p/etc/libibverbs.d/orca.driver"
 chmod 0644 "$p/etc/libibverbs.d/orca.driver"
 docs ibverbs-provider-orca

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Generate a patch series from the tree (make patches).
 
-A series description (scripts/patches/*.series) says, patch by patch, which
+A series description (scripts/series/patches/*.series) says, patch by patch, which
 tree files go in (each whole, at its upstream path), which upstream files
 get a line inserted (Kconfig/Makefile/CMake hooks, MAINTAINERS entries) and
 the commit message.  The upstream files are read from a pristine extraction
-(scripts/pristine-tree.sh), so every hunk applies to it.  The output is
+(scripts/series/pristine-tree.sh), so every hunk applies to it.  The output is
 git format-patch style: NNNN-subject.patch plus a 0000 cover letter.
 
 Series file syntax, one directive a line ('#' starts a comment line):
@@ -32,7 +32,7 @@ import re
 import sys
 
 AUTHOR = 'ORCA developers <orca@example.invalid>'
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Patch:

@@ -6,10 +6,10 @@
 # SHA-256 of its tarball (inside the toolroot):
 #   linux      the toolroot's /usr/src/linux-source-7.3.tar.xz
 #              -> /opt/orca-linux/<sha>/linux-source-7.3
-#   rdma-core  rdma-core's .orig tarball that scripts/provider-build.sh
+#   rdma-core  rdma-core's .orig tarball that scripts/out-of-tree/provider-build.sh
 #              fetched and checked -> /opt/orca-rdma-core-series/<sha>/rdma-core-<ver>
 #
-# Usage (inside the toolroot): scripts/pristine-tree.sh linux|rdma-core
+# Usage (inside the toolroot): scripts/series/pristine-tree.sh linux|rdma-core
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,7 +24,7 @@ rdma-core)
 	upstream=${upstream#*:}
 	upstream=${upstream%-*}
 	tarball=${ORCA_RDMA_CORE_CACHE:-/opt/orca-rdma-core}/rdma-core_$upstream.orig.tar.gz
-	[ -f "$tarball" ] || "$here/provider-build.sh" >&2
+	[ -f "$tarball" ] || "$here/../out-of-tree/provider-build.sh" >&2
 	cache=/opt/orca-rdma-core-series
 	;;
 *)

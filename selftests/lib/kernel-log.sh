@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The kernel log reports a guest test fails on, in one place: sourced by
-# lib/host.sh (one case per guest for its whole log, kernel_log_case) and
-# lib/guest.sh (dmesg_quiet, a step's own check), and fed sample lines by
-# selftests/kernel-log-check.sh, which proves that each kind below fails
+# lib/host/host.sh (one case per guest for its whole log, kernel_log_case) and
+# lib/guest/guest.sh (dmesg_quiet, a step's own check), and fed sample lines by
+# selftests/tree/kernel-log-check.sh, which proves that each kind below fails
 # and that harmless lines pass.
 #
 #   kernel_reports [EXTRA-ERE]  the report lines of a kernel log (stdin to

@@ -1,33 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench's table generator (scripts/bench-report.py) on a fixed sample
-# run (selftests/bench/sample.tsv), as KTAP, so that it cannot rot between
+# make bench's table generator (scripts/bench/bench-table.py) on a fixed sample
+# run (selftests/tree/bench-sample/sample.tsv), as KTAP, so that it cannot rot between
 # the rare full bench runs: the text table is exactly
-# selftests/bench/sample.txt (the ratios within the run included); the CSV
+# selftests/tree/bench-sample/sample.txt (the ratios within the run included); the CSV
 # and JSON carry the same rows and ratios; the PNG is a real image of a
 # sensible size; a malformed results line is refused.  No guests: make
 # check runs it with the other host-side tests.  Runs inside the toolroot
 # (python3-matplotlib).
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 out=$top/out/bench-report-test
 rm -rf "$out"
 mkdir -p "$out"
-sample=selftests/bench/sample.tsv
+sample=selftests/tree/bench-sample/sample.tsv
 
-. "$top/selftests/lib/ktap-result.sh"
+. "$top/selftests/lib/host/ktap-result.sh"
 
 echo "TAP version 13"
 echo "1..7"
-python3 scripts/bench-report.py "$sample" --out "$out" >"$out/stdout" 2>"$out/stderr"
+python3 scripts/bench/bench-table.py "$sample" --out "$out" >"$out/stdout" 2>"$out/stderr"
 rc=$?
 cat "$out/stdout" "$out/stderr" >"$out/run.log"
-result $rc "bench-report.py renders the sample run" "$out/run.log"
+result $rc "bench-table.py renders the sample run" "$out/run.log"
 
-diff -u selftests/bench/sample.txt "$out/bench.txt" >"$out/diff.log" 2>&1 &&
-	grep -qxFf selftests/bench/sample.txt "$out/stdout"
+diff -u selftests/tree/bench-sample/sample.txt "$out/bench.txt" >"$out/diff.log" 2>&1 &&
+	grep -qxFf selftests/tree/bench-sample/sample.txt "$out/stdout"
 result $? "text table is the expected one, also on stdout" "$out/diff.log"
 
 python3 - "$out" >"$out/data.log" 2>&1 <<'EOF'
@@ -78,16 +78,16 @@ EOF
 result $? "bench.png is a drawn PNG image" "$out/png.log"
 
 printf 'nvmeof\torca-orca\tMTU 1500\n' >"$out/bad.tsv"
-python3 scripts/bench-report.py "$out/bad.tsv" --out "$out/bad" --no-png \
+python3 scripts/bench/bench-table.py "$out/bad.tsv" --out "$out/bad" --no-png \
 	>"$out/bad.log" 2>&1
 [ $? != 0 ] && grep -q 'line 1: 3 fields' "$out/bad.log"
 result $? "a malformed results line is refused, with its line number" "$out/bad.log"
 
 # make bench feeds the generator: bench.sh writes the results file the
 # generator reads and calls it (a rename on either side breaks this).
-grep -q 'scripts/bench-report.py "\$results"' scripts/bench.sh &&
-	grep -q "printf '%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\n'" scripts/bench.sh
-result $? "scripts/bench.sh writes results and calls the generator"
+grep -q 'scripts/bench/bench-table.py "\$results"' scripts/bench/bench.sh &&
+	grep -q "printf '%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\t%s\\\\n'" scripts/bench/bench.sh
+result $? "scripts/bench/bench.sh writes results and calls the generator"
 
 # The retransmission rows: bench.sh sums the emulators' exit counters with
 # the parser of make check's loss-free wire check (whose guest tests fail
@@ -101,10 +101,10 @@ roce_line() {
 { roce_line 1 1 1 1; roce_line 1000 7 1 2; } >"$run/g0/emu.log"
 roce_line 500 3 0 4 >"$run/g1/emu.log"
 echo "2026-12-03 15:37:37.276 orca-emu: exit" >"$run/g2/emu.log"
-python3 selftests/guest/lib/wire_lossfree.py "$run" --totals >"$out/totals.log" 2>&1 &&
+python3 selftests/lib/host/wire_lossfree.py "$run" --totals >"$out/totals.log" 2>&1 &&
 	[ "$(cat "$out/totals.log")" = "2 1500 10 6 1" ] &&
-	grep -q '^	local lossfree=$top/selftests/guest/lib/wire_lossfree.py ' scripts/bench.sh &&
-	grep -q 'python3 "$lossfree" "$3/run" --totals' scripts/bench.sh
-result $? "scripts/bench.sh counts retransmissions with wire_lossfree.py --totals" "$out/totals.log"
+	grep -q '^	local lossfree=$top/selftests/lib/host/wire_lossfree.py ' scripts/bench/bench.sh &&
+	grep -q 'python3 "$lossfree" "$3/run" --totals' scripts/bench/bench.sh
+result $? "scripts/bench/bench.sh counts retransmissions with wire_lossfree.py --totals" "$out/totals.log"
 
 [ "$failed" = 0 ]

@@ -9,17 +9,17 @@
 # installed provider is where libibverbs loads it from.  Runs inside the
 # toolroot, as root.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 out=$top/out/deb-test
 rm -rf "$out"
 mkdir -p "$out"
 
-. "$top/selftests/lib/ktap-result.sh"
+. "$top/selftests/lib/host/ktap-result.sh"
 
 echo "TAP version 13"
 echo "1..9"
-scripts/deb.sh >"$out/build.log" 2>&1
+scripts/packaging/build-debs.sh >"$out/build.log" 2>&1
 result $? "make deb" "$out/build.log"
 
 # lintian takes seconds of CPU per package: the three at once.

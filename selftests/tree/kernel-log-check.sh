@@ -1,26 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kernel log check of every guest test (selftests/guest/lib/
-# kernel-log.sh) on fixed sample logs (selftests/kernel-log-samples.txt),
+# The kernel log check of every guest test (selftests/lib/guest/
+# kernel-log.sh) on fixed sample logs (selftests/tree/kernel-log-samples.txt),
 # as KTAP: each kind of report fails both the host's case for a guest's
-# whole log (kernel_log_case, lib/host.sh) and a guest's own dmesg_quiet
-# (lib/guest.sh), and the host's case names it by the line that says what
+# whole log (kernel_log_case, lib/host/host.sh) and a guest's own dmesg_quiet
+# (lib/guest/guest.sh), and the host's case names it by the line that says what
 # happened; harmless lines pass both; no log at all fails.  Then the
 # case's name: it promises only what the guests' kernel can report, and
 # each detector it names for make check's kernel is in Debian's config,
 # each it names for check-debug's in scripts/debug-kernel.config.  No
 # guests: make check runs it with the other host-side tests.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 work=$top/out/kernel-log-check-test
 rm -rf "$work"
 mkdir -p "$work"
-samples=selftests/kernel-log-samples.txt
+samples=selftests/tree/kernel-log-samples.txt
 
-. "$top/selftests/lib/ktap-result.sh"
-. selftests/guest/lib/kernel-log.sh
+. "$top/selftests/lib/host/ktap-result.sh"
+. selftests/lib/kernel-log.sh
 
 # The samples' blocks, numbered: $work/N.head holds "report|clean", the
 # name and the report's TEXT on three lines, $work/N.log its log lines.
@@ -56,7 +56,7 @@ host_case() {
 		[ -n "${3:-}" ] && export ORCA_GUEST_KERNEL=$3
 		export ORCA_GUEST_OUT=$1
 		# host.sh names its output directory after the script.
-		. selftests/guest/lib/host.sh
+		. selftests/lib/host/host.sh
 		[ -z "${broken:-}" ] || kernel_reports() { return 2; }
 		kernel_log_case 0
 	)
@@ -69,7 +69,7 @@ guest_case() {
 	(
 		unset ORCA_RESULT_DIR
 		export ORCA_TOP=$top
-		. selftests/guest/lib/guest.sh
+		. selftests/lib/guest/guest.sh
 		[ -z "${broken:-}" ] || kernel_reports() { return 2; }
 		dmesg() { cat "$sample_log"; }
 		sample_log=$1

@@ -4,7 +4,7 @@
 # Lint gates for the driver, as KTAP: checkpatch --strict, sparse (C=2) and a
 # W=1 build.  Any finding fails its test.  Runs inside the toolroot.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | head -n1)
 drv=drivers/infiniband/hw/orca

@@ -25,19 +25,19 @@
 set -u
 guest_module=0
 [ "${1:-}" = --guest-module ] && guest_module=1
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 out=$top/out/patches-test
 mkdir -p "$out"
 
-. "$top/selftests/lib/ktap-result.sh"
+. "$top/selftests/lib/host/ktap-result.sh"
 # The series' objects are compiled anew in every run (the work tree is
 # reset), with the same flags as in the last one: ccache answers them.
 # Sparse (C=1) still checks each file.
 . "$top/scripts/ccache-env.sh"
 
 echo "TAP version 13"
-scripts/make-patches.sh >"$out/make-patches.log" 2>&1
+scripts/series/make-patches.sh >"$out/make-patches.log" 2>&1
 rc=$?
 kpatches=$(ls out/patches/kernel/[0-9]*.patch 2>/dev/null | grep -v /0000-)
 upatches=$(ls out/patches/rdma-core/[0-9]*.patch 2>/dev/null | grep -v /0000-)
@@ -67,7 +67,7 @@ reset_tree() {
 # The driver's sources (the Makefile is the series' own, generated per patch).
 drv_files=$(cd "$top" && ls drivers/infiniband/hw/orca/*.[ch] drivers/infiniband/hw/orca/Kconfig |
 	grep -v '\.mod\.c$')
-pristine=$(scripts/pristine-tree.sh linux)
+pristine=$(scripts/series/pristine-tree.sh linux)
 work=/opt/orca-linux/work-$(basename "$(dirname "$pristine")")
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n1)
 if [ ! -f "$work/.orca-prepared" ]; then
@@ -163,7 +163,7 @@ if [ "$guest_module" = 1 ]; then
 fi
 
 # ---- rdma-core
-pristine=$(scripts/pristine-tree.sh rdma-core)
+pristine=$(scripts/series/pristine-tree.sh rdma-core)
 work=/opt/orca-rdma-core-series/work-$(basename "$(dirname "$pristine")")
 if [ ! -d "$work" ]; then
 	cp -a "$pristine" "$work"

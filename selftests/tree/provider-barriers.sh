@@ -11,7 +11,7 @@
 # sends in about one run in three with send queue polling on (spec:
 # "Doorbell records and event indices").
 #
-# Usage: selftests/provider-barriers.sh [LIBORCA.so]   (default: the
+# Usage: selftests/tree/provider-barriers.sh [LIBORCA.so]   (default: the
 # installed provider, as guests load it).  Runs inside the toolroot.
 set -u
 lib=${1:-/usr/lib/$(gcc -print-multiarch)/libibverbs/liborca-rdmav34.so}

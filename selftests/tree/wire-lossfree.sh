@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The loss-free wire check of every guest test (selftests/guest/lib/
+# The loss-free wire check of every guest test (selftests/lib/guest/
 # wire_lossfree.py) on fixed sample logs, as KTAP: what the switch could not
 # give a QEMU counts as lost when it was RoCE (send_errors) and is only
 # reported when it was the guest's other Ethernet traffic
@@ -12,13 +12,13 @@
 # sequence NAK of ours and the datagrams ours dropped still fail.  No
 # guests: make check runs it with the other host-side tests.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 out=$top/out/wire-lossfree-test
 rm -rf "$out"
-check=selftests/guest/lib/wire_lossfree.py
+check=selftests/lib/host/wire_lossfree.py
 
-. "$top/selftests/lib/ktap-result.sh"
+. "$top/selftests/lib/host/ktap-result.sh"
 
 # sample NAME SEND_ERRORS [NOT_ROCE]: a run of one guest whose adapter
 # moved no RoCE frame; its switch gave up on a QEMU once.

@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced, after lib/guest.sh, by in-guest scripts that check a block device
+# Sourced, after lib/guest/guest.sh, by in-guest scripts that check a block device
 # or a file with fio.
 #
 #   fio_file              what fio_job runs on (set by the caller)
 #   fio_tag               "key=value " words for the result line
-#   fio_result_name       the result line's name (scripts/bench.sh greps it)
+#   fio_result_name       the result line's name (scripts/bench/bench.sh greps it)
 #   fio_job NAME ARGS...  one short fio run on $fio_file (JSON), checked:
 #                         no error, and for a verify job every block written
 #                         read back; adds a "# $fio_result_name" line
 #   dmesg_clean           no kernel warning or splat since boot
 
-fio_result_py=$top/selftests/guest/lib/fio_result.py
+fio_result_py=$top/selftests/lib/guest/fio_result.py
 fio_file=${fio_file:-}
 fio_tag=${fio_tag:-}
 fio_result_name=${fio_result_name:-fio-result}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Reduce one fio --output-format=json result file to shell assignments, for
-# lib/nvmeof.sh: the job's error (a verify mismatch is EILSEQ there), and per direction the I/O count, IOPS and
+# lib/guest/nvmeof.sh: the job's error (a verify mismatch is EILSEQ there), and per direction the I/O count, IOPS and
 # bandwidth in MiB/s (fio reports KiB/s).  fio may print warnings before the
 # JSON object, so parsing starts at the first '{'.  A file that is missing or
 # not fio JSON gives fio_ok=0 and a reason, never a traceback.

@@ -2,7 +2,7 @@
 #
 # Sourced by test scripts that run inside an ORCA guest.  Results are KTAP
 # lines appended to $ORCA_RESULT_DIR/g$ORCA_GUEST_INDEX.tap (the host side,
-# lib/host.sh, merges them); without ORCA_RESULT_DIR they go to stdout.
+# lib/host/host.sh, merges them); without ORCA_RESULT_DIR they go to stdout.
 #
 #   ok_if NAME CMD...     one test case: ok iff CMD succeeds; its output is
 #                         kept as "# " comments when it fails
@@ -17,7 +17,7 @@
 #                         one guest tells the others that it reached a point
 #   rdma_up KIND          orca: load the repo's driver (orca_0);
 #                         rxe: rdma_rxe on eth0 (rxe0); siw: Soft-iWARP
-#                         (scripts/siw-build.sh) on eth0 (siw0), for
+#                         (scripts/out-of-tree/siw-build.sh) on eth0 (siw0), for
 #                         benchmarks.  Sets $rdma_dev.
 #   rdma_down KIND        the reverse; the device must disappear
 
@@ -53,7 +53,7 @@ ok_if() {
 # kernel_reports [EXTRA-ERE]: the kernel log lines that are reports, the
 # same kinds the host fails a guest's whole log on (lib/kernel-log.sh), and
 # those EXTRA-ERE adds.
-. "$(dirname "${BASH_SOURCE[0]}")/kernel-log.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../kernel-log.sh"
 
 # True if the kernel log has no report (kernel_reports [EXTRA-ERE]).
 # The reports are its output: ok_if keeps them when the case fails.  A

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # LIO (the kernel's SCSI target) for the SRP and iSER targets in
-# lib/ulp-srp.sh and lib/ulp-iser.sh.
+# lib/guest/ulp-srp.sh and lib/guest/ulp-iser.sh.
 #
 #   lio_load              target_core_mod loaded, configfs
 #                         mounted (it is a module: guest-init's mount at boot

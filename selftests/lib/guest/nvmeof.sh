@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced, after lib/guest.sh, by in-guest scripts that run NVMe over
+# Sourced, after lib/guest/guest.sh, by in-guest scripts that run NVMe over
 # Fabrics on RDMA between guests: one guest is the nvmet target (a brd
 # ramdisk namespace, since null_blk would discard the data fio verifies),
 # another the nvme-rdma host.  Each step is a KTAP case; so is each step of
@@ -12,7 +12,7 @@
 #   host_connect ADDR     nvme connect -t rdma to $nvmeof_subnqn, with
 #                         retries; sets $nvme_blk
 #   host_disconnect
-# fio_job and dmesg_clean come from lib/fio.sh (fio runs on $nvme_blk).
+# fio_job and dmesg_clean come from lib/guest/fio.sh (fio runs on $nvme_blk).
 #
 # nvmeof_hosts=N (set before sourcing; default 1): how many hosts the target
 # serves, guests 1..N.  One host: a single subsystem $nvmeof_nqn on
@@ -50,7 +50,7 @@ nvme_blk=
 nvmeof_tag=${nvmeof_tag:-}
 fio_tag=$nvmeof_tag
 fio_result_name=nvmeof-result
-. "$top/selftests/guest/lib/fio.sh"
+. "$top/selftests/lib/guest/fio.sh"
 
 # --- target ------------------------------------------------------------
 

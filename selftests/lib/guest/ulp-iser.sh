@@ -8,7 +8,7 @@
 # one root file system, so the initiator's name is generated into /run.
 
 iser_iqn=iqn.2026-12.org.orca:iser-test
-. "$top/selftests/guest/lib/lio.sh"
+. "$top/selftests/lib/guest/lio.sh"
 iser_cfg=$lio_cfg
 
 iser_configure() {

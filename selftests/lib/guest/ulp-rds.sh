@@ -57,7 +57,7 @@ rds_client_test() {
 }
 
 # rds_bench SERVER_ADDR: 4 KiB and 128 KiB messages, 10 s each, every
-# reply checked; "# rds-bench" lines for scripts/bench.sh.
+# reply checked; "# rds-bench" lines for scripts/bench/bench.sh.
 rds_bench() {
 	local size line
 	for size in 4096 131072; do

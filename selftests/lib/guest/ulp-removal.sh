@@ -9,7 +9,7 @@
 # loss (I/O errors, or recovery once the device is back), and after orca
 # is loaded again a fresh connection must carry verified data.
 #
-# A protocol's lib/ulp-PROTO.sh provides, besides its verify steps:
+# A protocol's lib/guest/ulp-PROTO.sh provides, besides its verify steps:
 #   PROTO_client_connect ADDR   connect (mount, login, add_target)
 #   PROTO_client_busy           start I/O that stays in flight (ulp_busy_fio)
 #   PROTO_client_loss SIDE      after SIDE's (client|server) device went

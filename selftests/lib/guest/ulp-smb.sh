@@ -3,7 +3,7 @@
 # SMB Direct, sourced by in-guest/ulp.sh: ksmbd on the server guest, a cifs
 # mount with -o rdma on the client, fio verifying a file.  Debian's kernel
 # is built without SMB Direct, so both sides load the ksmbd, cifs and
-# smbdirect modules scripts/smb-build.sh builds from the same kernel source
+# smbdirect modules scripts/out-of-tree/smb-build.sh builds from the same kernel source
 # (under /opt/orca-smb, a module root of its own: modprobe -d picks our
 # modules there and the stock ones they depend on).  The RDMA listener is
 # ksmbd's wildcard one on port 445 (IB and RoCE; 5445 is iWARP's).  A

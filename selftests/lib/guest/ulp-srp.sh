@@ -12,7 +12,7 @@
 
 srp_guid=0x0011223344556677
 srp_port=5555
-. "$top/selftests/guest/lib/lio.sh"
+. "$top/selftests/lib/guest/lio.sh"
 srp_cfg=$lio_cfg
 
 # The port's configfs name: GID 0's interface ID, "xxxx:xxxx:xxxx:xxxx".

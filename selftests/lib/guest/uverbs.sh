@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced, after lib/guest.sh, by in-guest scripts that run userspace verbs
+# Sourced, after lib/guest/guest.sh, by in-guest scripts that run userspace verbs
 # tools (libibverbs/librdmacm examples, perftest, UCX) between two guests:
 # guest 0 runs each tool's server, guest 1 its client.  The server side
 # starts the tool, waits until it listens, then raises a flag that the

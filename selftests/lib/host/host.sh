@@ -4,8 +4,8 @@
 #
 #   run_guests N TIMEOUT [RUNNER-OPTS...] -- SCRIPT [ARGS...]
 #
-# boots N guests with scripts/run-guests.sh, runs SCRIPT in each (it sources
-# lib/guest.sh and writes KTAP lines to a per-guest file in the shared work
+# boots N guests with scripts/guests/run-guests.sh, runs SCRIPT in each (it sources
+# lib/guest/guest.sh and writes KTAP lines to a per-guest file in the shared work
 # tree), then prints the merged KTAP, each case prefixed with its guest, and
 # returns the runner's status.  Logs stay in out/guest/<test>/ (or
 # $ORCA_GUEST_OUT/<test>/: make check-debug keeps its own).
@@ -67,7 +67,7 @@ run_guests() {
 	done
 	shift
 	rm -rf "$out" && mkdir -p "$out"
-	scripts/run-guests.sh -n "$n" -t "$timeout" --out "$out/run" \
+	scripts/guests/run-guests.sh -n "$n" -t "$timeout" --out "$out/run" \
 		--kernel-checks "${opts[@]}" -- \
 		env ORCA_TOP="$top" ORCA_RESULT_DIR="$out" \
 		${ORCA_KMOD_DIR:+ORCA_KMOD_DIR="$ORCA_KMOD_DIR"} "$@"
@@ -98,7 +98,7 @@ run_guests() {
 # wire without injected faults nothing is lost: the switch, the adapters'
 # ports and their engines push back instead of dropping (backpressure,
 # Documentation/orca/topology.rst), so an ORCA adapter has nothing to
-# retransmit.  lib/wire_lossfree.py reads the switch's and every emulator's
+# retransmit.  lib/host/wire_lossfree.py reads the switch's and every emulator's
 # exit log and fails the case on any retransmission, retry timeout, early
 # retransmission, duplicate request, sequence gap, or frame dropped by an
 # engine, a port (towards the wire) or the switch.  With an rxe guest
@@ -135,7 +135,7 @@ wire_lossfree_case() {
 
 # kernel_reports and what the guests' kernel can report (kernel_log_kinds):
 # one list for this case and the guests' own checks (dmesg_quiet).
-. "$(dirname "${BASH_SOURCE[0]}")/kernel-log.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../kernel-log.sh"
 
 # kernel_log_case I: one case for guest I's kernel log (g<I>/dmesg, saved by
 # guest-init at the end, else the console, which has only errors): ok iff

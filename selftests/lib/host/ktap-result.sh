@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by host-side KTAP tests (selftests/patches.sh, selftests/deb.sh):
+# Sourced by host-side KTAP tests (selftests/tree/patches.sh, selftests/tree/deb.sh):
 #   result RC NAME [LOG]   "ok N NAME", or "not ok N NAME" after the last 30
 #                          lines of LOG as comments; counts $n and $failed
 n=0 failed=0

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced, after lib/host.sh, by the NVMe-oF guest tests (5N-nvmeof-*.sh).
+# Sourced, after lib/host/host.sh, by the NVMe-oF guest tests (5N-nvmeof-*.sh).
 #
 #   nvmeof_guest_test TARGET_KIND HOST_KIND [RUNNER-OPTS...]
 #
-# RUNNER-OPTS go to scripts/run-guests.sh (e.g. --wire-opts "--drop-pct 5").
+# RUNNER-OPTS go to scripts/guests/run-guests.sh (e.g. --wire-opts "--drop-pct 5").
 # Set before the call:
 #   nvmeof_lossy=1     a lossy wire: every ORCA adapter must also have
 #                      retransmitted (its emulator logs its RoCE counters at

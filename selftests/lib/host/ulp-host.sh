@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced, after lib/host.sh, by the kernel ULP guest tests (8N-ulp-*.sh).
+# Sourced, after lib/host/host.sh, by the kernel ULP guest tests (8N-ulp-*.sh).
 #
 #   ulp_guest_test SERVER_KIND CLIENT_KIND TIMEOUT [removal] PROTO...
 #
 # boots two guests (guest 0 the server on SERVER_KIND, guest 1 the client on
 # CLIENT_KIND; an rxe guest gets no ORCA adapter) with the wire captured,
 # runs in-guest/ulp.sh for the protocols, then checks the capture
-# (lib/ulp_pcap.py): tshark read it and it holds RoCE packets, and each
+# (lib/host/ulp_pcap.py): tshark read it and it holds RoCE packets, and each
 # protocol's connection was made over RoCE (an rdma_cm REQ to its port on
 # QP1) and carried that protocol's traffic on the QPs the CM exchange
 # named, so a silent fallback to TCP cannot pass.  Exits through host_done.

@@ -13,7 +13,7 @@ and found RoCE packets in it (a tshark error, a missing or empty capture
 fail it), then each protocol's cases, failed too when there is nothing to
 read.  Exits 1 if a case failed, 2 on wrong usage, 0 otherwise: a caller
 that got no verdict, or a non-zero exit without a "fail" line (a crash),
-must fail on its own (lib/ulp-host.sh does).
+must fail on its own (lib/host/ulp-host.sh does).
 
 Usage: ulp_pcap.py PCAP PROTO...     (PROTO: rds nfs srp iser smb)
 """

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced, after lib/host.sh, by the userspace verbs guest tests.
+# Sourced, after lib/host/host.sh, by the userspace verbs guest tests.
 #
 #   uverbs_guest_test SERVER_KIND CLIENT_KIND TIMEOUT SCRIPT [ARGS...]
 #

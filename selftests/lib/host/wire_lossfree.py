@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The loss-free wire check of a guest test run (lib/host.sh).
+"""The loss-free wire check of a guest test run (lib/host/host.sh).
 
 Usage: wire_lossfree.py RUN_DIR [--rxe-peer] [--slow-guests] [--mac-changes]
        wire_lossfree.py RUN_DIR --totals
@@ -50,7 +50,7 @@ retransmissions are counted with it.
 A missing exit line (an emulator or the switch killed) fails the check: it
 cannot be known to be loss-free.
 
---totals prints one line for make bench (scripts/bench.sh) instead, the
+--totals prints one line for make bench (scripts/bench/bench.sh) instead, the
 sums over the run's adapters that logged RoCE counters: "ADAPTERS TX
 RESENT EARLY TIMEOUTS" (frames sent, packets sent again, early
 retransmissions, retry timeouts); "0 0 0 0 0" if none did.

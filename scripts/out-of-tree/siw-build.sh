@@ -10,7 +10,7 @@
 # prints the module's path.
 set -euo pipefail
 # shellcheck source=scripts/ccache-env.sh
-. "$(dirname "$0")/ccache-env.sh"
+. "$(dirname "$0")/../ccache-env.sh"
 dest=/opt/orca-siw
 tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n 1)

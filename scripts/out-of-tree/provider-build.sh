@@ -19,17 +19,17 @@
 # run: it would put a second libibverbs.so.1 into /usr/local.
 #
 # Usage (inside the toolroot; from the host it re-enters it):
-#   scripts/provider-build.sh
+#   scripts/out-of-tree/provider-build.sh
 # Environment: ORCA_RDMA_CORE_CACHE (default /opt/orca-rdma-core)
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+repo=$(cd "$here/../.." && pwd)
 self=$here/$(basename "${BASH_SOURCE[0]}")
 
 if [ -z "${ORCA_IN_TOOLROOT:-}" ]; then
 	cd "$repo"
-	exec "$here/toolroot.sh" --run env ORCA_IN_TOOLROOT=1 "$self" "$@"
+	exec "$repo/scripts/toolroot.sh" --run env ORCA_IN_TOOLROOT=1 "$self" "$@"
 fi
 
 cache=${ORCA_RDMA_CORE_CACHE:-/opt/orca-rdma-core}

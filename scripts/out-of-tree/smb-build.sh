@@ -50,12 +50,12 @@
 # mount when no cifs is loaded yet.
 set -euo pipefail
 # shellcheck source=scripts/ccache-env.sh
-. "$(dirname "$0")/ccache-env.sh"
+. "$(dirname "$0")/../ccache-env.sh"
 dest=/opt/orca-smb
 tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n 1)
 mods="smbdirect/smbdirect.ko client/cifs.ko server/ksmbd.ko"
-fixes=$(ls "$(dirname "$0")"/kernel-fixes/smb-*.patch 2>/dev/null || true)
+fixes=$(ls "$(dirname "$0")"/../kernel-fixes/smb-*.patch 2>/dev/null || true)
 stamp=$( { sha256sum "$tarball" "$0" "$kdir/Module.symvers" "$kdir/.config" $fixes
 	echo "$kdir"; } | sha256sum | cut -d' ' -f1)
 
