@@ -23,7 +23,7 @@ Series file syntax, one directive a line ('#' starts a comment line):
                            insert FILE's text (a MAINTAINERS entry) before
                            the first entry header that sorts after it
 
-Usage: patches.py SERIES UPSTREAM-TREE OUTDIR
+Usage: generate.py SERIES UPSTREAM-TREE OUTDIR
 """
 import difflib
 import email.utils
