@@ -21,7 +21,7 @@
 #                   leaves out (guest tests marked "# tier: long")
 #   make check-debug  ORCA's guest tests on a debug kernel (KASAN, lockdep,
 #                   kmemleak, UBSAN), built once and cached; the first run
-#                   takes about half an hour longer (scripts/check-debug.sh;
+#                   takes about half an hour longer (scripts/guests/check-debug.sh;
 #                   TESTS=all for every guest test, TESTS="NN-name ..." for some)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #   make patches    the kernel and rdma-core patch series (out/patches/)
@@ -50,13 +50,13 @@ check-long: toolroot
 
 check-debug: toolroot
 	@$(IN_TOOLROOT) ORCA_TIMEOUT_SCALE=$(ORCA_TIMEOUT_SCALE) \
-		ORCA_DEBUG_KERNEL_DIR=$(ORCA_DEBUG_KERNEL_DIR) scripts/check-debug.sh $(TESTS)
+		ORCA_DEBUG_KERNEL_DIR=$(ORCA_DEBUG_KERNEL_DIR) scripts/guests/check-debug.sh $(TESTS)
 
 demo: toolroot
-	@$(IN_TOOLROOT) scripts/demo.sh
+	@$(IN_TOOLROOT) scripts/demo/demo.sh
 
 bench: toolroot
-	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) ORCA_BENCH="$(ORCA_BENCH)" scripts/bench.sh $(PAIRS)
+	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) ORCA_BENCH="$(ORCA_BENCH)" scripts/bench/bench.sh $(PAIRS)
 
 toolroot:
 	@$(TOOLROOT) >/dev/null
@@ -86,27 +86,27 @@ emulator:
 # providers/orca, built inside rdma-core's source tree (cached in the
 # toolroot) and installed where the distribution's libibverbs finds it.
 provider:
-	scripts/provider-build.sh
+	scripts/out-of-tree/provider-build.sh
 
 # SMB Direct's ksmbd, cifs and smbdirect modules for the guests (Debian's
 # kernel is built without it), in the toolroot under /opt/orca-smb.
 smb:
-	scripts/smb-build.sh >/dev/null
+	scripts/out-of-tree/smb-build.sh >/dev/null
 
 # Userspace test programs the guest tests run (selftests/user).
 usertests:
 	$(MAKE) -C selftests/user
 
 lint:
-	selftests/lint.sh
+	selftests/tree/lint.sh
 
 # The driver and the provider as patch series, generated from the tree.
 patches:
-	scripts/make-patches.sh
+	scripts/series/make-patches.sh
 
 # Debian packages of the driver (DKMS), the provider and the emulator.
 deb: emulator provider
-	scripts/deb.sh
+	scripts/packaging/build-debs.sh
 
 .PHONY: all module emulator provider usertests smb lint patches deb
 

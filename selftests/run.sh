@@ -138,15 +138,15 @@ for t in emulator/build/tests/test_*; do
 done
 
 # 2. Lint, and the provider's StoreLoad barriers (MFENCE on x86-64).
-run_program lint selftests/lint.sh
-run_program provider-barriers selftests/provider-barriers.sh
+run_program lint selftests/tree/lint.sh
+run_program provider-barriers selftests/tree/provider-barriers.sh
 
 # 2b. Upstreaming and packaging: the patch series build in pristine trees,
 # the packages install in a copy of the toolroot; make bench's table
 # generator renders a fixed sample run; the guest tests' loss-free wire
 # check and kernel-log check read fixed sample logs.
-for t in selftests/patches.sh selftests/deb.sh selftests/bench-report.sh \
-	selftests/wire-lossfree.sh selftests/kernel-log-check.sh; do
+for t in selftests/tree/patches.sh selftests/tree/deb.sh selftests/tree/bench-report.sh \
+	selftests/tree/wire-lossfree.sh selftests/tree/kernel-log-check.sh; do
 	[ -x "$t" ] || continue
 	run_program "$(basename "$t" .sh)" "$t"
 done

@@ -3,5 +3,5 @@
 # Two guests: the orca_kverbs "remote" suite, data moved between the two
 # adapters over the wire (RC send, write with immediate, read, atomics, UD),
 # sizes from 0 to 1 MiB across the path MTU, every byte checked.
-. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
 run_guests 2 400 -- selftests/guest/in-guest/kverbs.sh remote

@@ -7,7 +7,7 @@
 # with the ULP seeing errors, rmmod completing, a clean dmesg and a reload
 # with verified I/O (in-guest/fault-nvmeof.sh).  ORCA_FAULTS picks
 # scenarios (default: fatal heartbeat hang garbage).
-. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
 wire_lossy "the host adapter is made fatal, hung and reset under NVMe-oF traffic: its peer retransmits to it and frames to it are dropped"
 # shellcheck disable=SC2086
 run_guests 2 1200 -- selftests/guest/in-guest/fault-nvmeof.sh \

@@ -6,6 +6,6 @@
 # ORCA in it, and rxe<->rxe alone needs 3-6 minutes under TCG (its 5 s
 # NVMe keep-alive expires on a loaded host), so make check-long runs it.
 # tier: long
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/nvmeof-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/nvmeof-host.sh"
 nvmeof_guest_test rxe rxe

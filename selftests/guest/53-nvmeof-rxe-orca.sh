@@ -7,6 +7,6 @@
 # The reverse of 52: make check keeps one direction of each protocol's
 # interop with rxe, make check-long both.
 # tier: long
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/nvmeof-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/nvmeof-host.sh"
 nvmeof_guest_test orca rxe

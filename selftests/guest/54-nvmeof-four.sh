@@ -9,7 +9,7 @@
 # loss-free wire no adapter may count a retransmission, timeout, sequence
 # error or drop, nor the switch a drop; plus 51-nvmeof-orca's checks of the
 # wire capture.
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/nvmeof-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/nvmeof-host.sh"
 nvmeof_guests=4 nvmeof_lossless=1 nvmeof_timeout=600
 nvmeof_guest_test orca orca

@@ -6,7 +6,7 @@
 # rdma_hw_stats show retransmissions.  The wire switch's own counters prove
 # it dropped.  Datagrams (the suite's UD case, ARP) are spared: nothing
 # retransmits a lost datagram, so dropping them tests the wire, not ORCA.
-. "$(dirname "$0")/lib/host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
 wire_lossy "the switch drops and reorders 5% of the RC packets on purpose (--drop-pct 5 --reorder-pct 5)"
 run_guests 2 500 --wire-opts "--drop-pct 5 --reorder-pct 5 --faults-rc-only --seed 7" -- \
 	env KVERBS_EXPECT_RETRANSMITS=1 selftests/guest/in-guest/kverbs.sh remote

@@ -5,8 +5,8 @@
 # adapters recovered by retransmitting.
 # The verify jobs are 1 MiB each (lossy mode): go-back-N repeats a lot of
 # data at 5% loss under TCG.
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/nvmeof-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/nvmeof-host.sh"
 wire_lossy "the switch drops and reorders 5% of the frames on purpose (--drop-pct 5 --reorder-pct 5)"
 nvmeof_lossy=1
 nvmeof_guest_test orca orca --wire-opts "--drop-pct 5 --reorder-pct 5 --seed 11"

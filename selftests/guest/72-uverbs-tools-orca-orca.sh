@@ -3,6 +3,6 @@
 # Two guests, servers on orca, clients on orca: the libibverbs pingpongs, rping
 # (IPv4 and IPv6), ucmatose and udaddy through the userspace verbs
 # (in-guest/uverbs-tools.sh).
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/uverbs-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/uverbs-host.sh"
 uverbs_guest_test orca orca 420 uverbs-tools.sh

@@ -6,6 +6,6 @@
 # The reverse of 73: make check keeps one direction of each protocol's
 # interop with rxe, make check-long both.
 # tier: long
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/uverbs-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/uverbs-host.sh"
 uverbs_guest_test rxe orca 420 uverbs-tools.sh

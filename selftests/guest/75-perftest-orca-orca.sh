@@ -3,6 +3,6 @@
 # Two guests, perftest servers on orca, clients on orca: RC send/write/read/
 # atomic bandwidth and latency, UD send, and rdma_cm (-R) runs
 # (in-guest/perftest.sh).
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/uverbs-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/uverbs-host.sh"
 uverbs_guest_test orca orca 600 perftest.sh

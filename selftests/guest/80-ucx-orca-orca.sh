@@ -2,6 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Two ORCA guests: ucx_perftest over UCX's rc_verbs and ud_verbs
 # transports through the ORCA provider (in-guest/ucx.sh).
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/uverbs-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/uverbs-host.sh"
 uverbs_guest_test orca orca 600 ucx.sh

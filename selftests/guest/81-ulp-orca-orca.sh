@@ -3,6 +3,6 @@
 # Two guests with ORCA adapters: RDS, NFS over RDMA (v3 and v4.2), SRP,
 # iSER and SMB Direct from client to server, data checked byte for byte,
 # each connection seen on the wire as RoCE (in-guest/ulp.sh).
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/ulp-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/ulp-host.sh"
 ulp_guest_test orca orca 900 ${ORCA_ULPS:-rds nfs srp iser smb}

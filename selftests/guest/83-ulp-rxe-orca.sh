@@ -5,6 +5,6 @@
 # The reverse of 82: make check keeps one direction of each protocol's
 # interop with rxe, make check-long both.
 # tier: long
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/ulp-host.sh"
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/ulp-host.sh"
 ulp_guest_test rxe orca 900 ${ORCA_ULPS:-rds nfs srp iser smb}

@@ -4,8 +4,8 @@
 # flight: rmmod orca on the client, then on the server; each rmmod ends
 # within 60 s without a kernel warning, the protocol reports the loss, and
 # a fresh connection after reloading orca verifies its data
-# (lib/ulp-removal.sh).
-. "$(dirname "$0")/lib/host.sh"
-. "$(dirname "$0")/lib/ulp-host.sh"
+# (lib/guest/ulp-removal.sh).
+. "$(dirname "$0")/../lib/host/host.sh"
+. "$(dirname "$0")/../lib/host/ulp-host.sh"
 wire_lossy "orca is unloaded (the adapter reset) under ULP I/O in flight: the peer retransmits to QPs that are gone"
 ulp_guest_test orca orca 1200 removal ${ORCA_ULPS:-rds nfs srp iser smb}

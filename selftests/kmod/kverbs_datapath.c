@@ -751,8 +751,58 @@ static int kv_post_atomic(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode op,
 	return ib_post_send(qp, &wr.wr, NULL);
 }
 
-static void kv_rc_atomic_cmp_swap(struct kv_test *t)
+/*
+ * One remote atomic of an atomics case: posted as @wr_id, its completion
+ * awaited as @what, then the returned value and the target memory checked
+ * (@check prefixes the message).
+ */
+struct kv_atomic_step {
+	const char *post, *what, *check;
+	u64 wr_id;
+	enum ib_wr_opcode op;
+	enum ib_wc_opcode wc_op;
+	u64 compare_add, swap;
+	u64 want_res, want_val;
+};
+
+/* An atomics case: the target's first value, then its steps in order. */
+struct kv_atomic_case {
+	u64 init;
+	int steps;
+	struct kv_atomic_step step[2];
+};
+
+/* CAS on an equal value swaps; on a different one it only returns. */
+static const struct kv_atomic_case kv_cas_case = {
+	.init = 0x1111222233334444ULL,
+	.steps = 2,
+	.step = {
+		{ "post CAS 1", "CAS equal", "equal: ", 1,
+		  IB_WR_ATOMIC_CMP_AND_SWP, IB_WC_COMP_SWAP,
+		  0x1111222233334444ULL, 0x5555666677778888ULL,
+		  0x1111222233334444ULL, 0x5555666677778888ULL },
+		{ "post CAS 2", "CAS different", "different: ", 2,
+		  IB_WR_ATOMIC_CMP_AND_SWP, IB_WC_COMP_SWAP,
+		  1, 2,
+		  0x5555666677778888ULL, 0x5555666677778888ULL },
+	},
+};
+
+/* FAA carries across the 32-bit halves. */
+static const struct kv_atomic_case kv_faa_case = {
+	.init = 0xffffffffULL,
+	.steps = 1,
+	.step = {
+		{ "post FAA", "FAA", "", 1,
+		  IB_WR_ATOMIC_FETCH_AND_ADD, IB_WC_FETCH_ADD,
+		  0x100000001ULL, 0,
+		  0xffffffffULL, 0x200000000ULL },
+	},
+};
+
+static void kv_rc_atomic(struct kv_test *t, const struct kv_atomic_case *c)
 {
+	const struct kv_atomic_step *s;
 	struct kv_buf *result, *target;
 	struct kv_pair p;
 	struct ib_mr *mr;
@@ -767,60 +817,31 @@ static void kv_rc_atomic_cmp_swap(struct kv_test *t)
 		return;
 	res = result->va;
 	val = target->va;
-	*val = 0x1111222233334444ULL;
+	*val = c->init;
 	kv_to_dev(t, target);
-	KV_EXPECT(t, !kv_post_atomic(p.a, 1, IB_WR_ATOMIC_CMP_AND_SWP, result,
-				     mr->iova, mr->rkey, 0x1111222233334444ULL,
-				     0x5555666677778888ULL), "post CAS 1");
-	if (!kv_expect_wc(t, p.acq, "CAS equal", 1, IB_WC_SUCCESS,
-			  IB_WC_COMP_SWAP, NULL))
-		return;
-	kv_to_cpu(t, result);
-	kv_to_cpu(t, target);
-	KV_EXPECT(t, *res == 0x1111222233334444ULL &&
-		  *val == 0x5555666677778888ULL,
-		  "equal: returned 0x%llx, memory 0x%llx", *res, *val);
+	for (s = c->step; s < c->step + c->steps; s++) {
+		KV_EXPECT(t, !kv_post_atomic(p.a, s->wr_id, s->op, result,
+					     mr->iova, mr->rkey, s->compare_add,
+					     s->swap), "%s", s->post);
+		if (!kv_expect_wc(t, p.acq, s->what, s->wr_id, IB_WC_SUCCESS,
+				  s->wc_op, NULL))
+			return;
+		kv_to_cpu(t, result);
+		kv_to_cpu(t, target);
+		KV_EXPECT(t, *res == s->want_res && *val == s->want_val,
+			  "%sreturned 0x%llx, memory 0x%llx", s->check, *res,
+			  *val);
+	}
+}
 
-	KV_EXPECT(t, !kv_post_atomic(p.a, 2, IB_WR_ATOMIC_CMP_AND_SWP, result,
-				     mr->iova, mr->rkey, 1, 2), "post CAS 2");
-	if (!kv_expect_wc(t, p.acq, "CAS different", 2, IB_WC_SUCCESS,
-			  IB_WC_COMP_SWAP, NULL))
-		return;
-	kv_to_cpu(t, result);
-	kv_to_cpu(t, target);
-	KV_EXPECT(t, *res == 0x5555666677778888ULL &&
-		  *val == 0x5555666677778888ULL,
-		  "different: returned 0x%llx, memory 0x%llx", *res, *val);
+static void kv_rc_atomic_cmp_swap(struct kv_test *t)
+{
+	kv_rc_atomic(t, &kv_cas_case);
 }
 
 static void kv_rc_atomic_fetch_add(struct kv_test *t)
 {
-	struct kv_buf *result, *target;
-	struct kv_pair p;
-	struct ib_mr *mr;
-	u64 *res, *val;
-
-	if (t->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
-		kv_skip(t, "no atomics");
-		return;
-	}
-	mr = kv_atomic_target(t, &p, &result, &target);
-	if (!mr)
-		return;
-	res = result->va;
-	val = target->va;
-	*val = 0xffffffffULL;
-	kv_to_dev(t, target);
-	KV_EXPECT(t, !kv_post_atomic(p.a, 1, IB_WR_ATOMIC_FETCH_AND_ADD, result,
-				     mr->iova, mr->rkey, 0x100000001ULL, 0),
-		  "post FAA");
-	if (!kv_expect_wc(t, p.acq, "FAA", 1, IB_WC_SUCCESS, IB_WC_FETCH_ADD,
-			  NULL))
-		return;
-	kv_to_cpu(t, result);
-	kv_to_cpu(t, target);
-	KV_EXPECT(t, *res == 0xffffffffULL && *val == 0x200000000ULL,
-		  "returned 0x%llx, memory 0x%llx", *res, *val);
+	kv_rc_atomic(t, &kv_faa_case);
 }
 
 /* Write through a fast-registered MR; after LOCAL_INV its rkey is dead. */

@@ -33,7 +33,8 @@
 
 #include <infiniband/verbs.h>
 
-#define PORT		1
+#include "verbs_helpers.h"
+
 #define CHUNK		(1UL << 20)
 #define MAX_MIB		1024UL
 #define MIN_MIB		64UL
@@ -54,12 +55,6 @@ struct big {
 	int gid_index;
 	enum ibv_mtu mtu;
 };
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "big_user_mr: %s: %s\n", what, strerror(err));
-	exit(1);
-}
 
 static uint64_t now_ms(void)
 {
@@ -117,89 +112,13 @@ static size_t default_mib(void)
 	char line[128];
 
 	if (!f)
-		die("/proc/meminfo", errno);
+		die("/proc/meminfo");
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "MemAvailable: %lu kB", &kb) == 1)
 			break;
 	fclose(f);
 	kb = kb / 2 / 1024;
 	return kb > MAX_MIB ? MAX_MIB : kb;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		die("ibv_get_device_list", errno);
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die(name, ENODEV);
-	return ctx;
-}
-
-static struct ibv_qp *create_qp(struct big *m)
-{
-	struct ibv_qp_init_attr qa = {
-		.send_cq = m->cq,
-		.recv_cq = m->cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = 4, .max_recv_wr = 1,
-			.max_send_sge = 1, .max_recv_sge = 1,
-		},
-	};
-	struct ibv_qp *qp = ibv_create_qp(m->pd, &qa);
-
-	if (!qp)
-		die("ibv_create_qp", errno);
-	return qp;
-}
-
-/* RESET -> RTS, talking to @dest through the device's own GID. */
-static void connect_qp(struct big *m, struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr a = {};
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = PORT;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("to INIT", errno);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = m->mtu;
-	a.dest_qp_num = dest;
-	a.rq_psn = 200;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = m->gid;
-	a.ah_attr.grh.sgid_index = m->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = PORT;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("to RTR", errno);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 200;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("to RTS", errno);
 }
 
 /* An RDMA WRITE (or READ) of chunk @k between @buf and the region. */
@@ -221,7 +140,7 @@ static void post_chunk(struct big *m, enum ibv_wr_opcode op, uint64_t *buf,
 	}, *bad;
 
 	if (ibv_post_send(m->a, &wr, &bad))
-		die("ibv_post_send", errno);
+		die("ibv_post_send");
 }
 
 static void wait_chunk(struct big *m, size_t k, const char *what)
@@ -237,7 +156,7 @@ static void wait_chunk(struct big *m, size_t k, const char *what)
 			exit(1);
 		}
 	if (r < 0)
-		die("ibv_poll_cq", EIO);
+		die_err("ibv_poll_cq", EIO);
 	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != k) {
 		fprintf(stderr, "big_user_mr: %s of chunk %zu: wr_id %" PRIu64 " %s\n",
 			what, k, wc.wr_id, ibv_wc_status_str(wc.status));
@@ -269,6 +188,7 @@ int main(int argc, char **argv)
 	size_t mib, n, k, bad = 0;
 	struct ibv_port_attr port;
 	static struct big m;
+	struct rc_conn conn;
 	uint64_t t0;
 
 	if (argc < 3 || argc > 5) {
@@ -287,10 +207,9 @@ int main(int argc, char **argv)
 	n = mib;
 	m.ctx = open_dev(argv[1]);
 	m.gid_index = atoi(argv[2]);
-	if (ibv_query_gid(m.ctx, PORT, m.gid_index, &m.gid))
-		die("ibv_query_gid", errno);
+	query_gid(m.ctx, m.gid_index, &m.gid);
 	if (ibv_query_port(m.ctx, PORT, &port))
-		die("ibv_query_port", errno);
+		die("ibv_query_port");
 	m.mtu = port.active_mtu;
 
 	m.region = mmap(NULL, m.len, PROT_READ | PROT_WRITE,
@@ -298,28 +217,37 @@ int main(int argc, char **argv)
 	m.src = mmap(NULL, 2 * CHUNK, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m.region == MAP_FAILED || m.src == MAP_FAILED)
-		die("mmap", errno);
+		die("mmap");
 	/*
 	 * One page list entry per 4 KiB page, none for a huge page.  A
 	 * kernel without transparent huge pages (the debug kernel's) answers
 	 * EINVAL: it has none to turn off.
 	 */
 	if (madvise(m.region, m.len, MADV_NOHUGEPAGE) && errno != EINVAL)
-		die("madvise(MADV_NOHUGEPAGE)", errno);
+		die("madvise(MADV_NOHUGEPAGE)");
 
 	m.pd = ibv_alloc_pd(m.ctx);
 	if (!m.pd)
-		die("ibv_alloc_pd", errno);
+		die("ibv_alloc_pd");
 	m.cq = ibv_create_cq(m.ctx, 16, NULL, NULL, 0);
 	if (!m.cq)
-		die("ibv_create_cq", errno);
-	m.a = create_qp(&m);
-	m.b = create_qp(&m);
-	connect_qp(&m, m.a, m.b->qp_num);
-	connect_qp(&m, m.b, m.a->qp_num);
+		die("ibv_create_cq");
+	m.a = create_rc_qp(m.pd, m.cq, 4, 1);
+	m.b = create_rc_qp(m.pd, m.cq, 4, 1);
+	/* Through the device's own GID. */
+	conn = (struct rc_conn){
+		.gid = m.gid, .gid_index = m.gid_index, .sq_psn = 200,
+		.rq_psn = 200, .mtu = m.mtu, .timeout = 18,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
+	};
+	conn.dest_qpn = m.b->qp_num;
+	connect_rc(m.a, &conn);
+	conn.dest_qpn = m.a->qp_num;
+	connect_rc(m.b, &conn);
 	m.src_mr = ibv_reg_mr(m.pd, m.src, 2 * CHUNK, IBV_ACCESS_LOCAL_WRITE);
 	if (!m.src_mr)
-		die("ibv_reg_mr of the source", errno);
+		die("ibv_reg_mr of the source");
 
 	t0 = now_ms();
 	m.mr = ibv_reg_mr(m.pd, m.region, m.len, IBV_ACCESS_LOCAL_WRITE |
@@ -358,7 +286,7 @@ int main(int argc, char **argv)
 	if (argc > 4)
 		hold(argv[4], m.len);
 	if (ibv_dereg_mr(m.mr) || ibv_dereg_mr(m.src_mr))
-		die("ibv_dereg_mr", errno);
+		die("ibv_dereg_mr");
 	ibv_destroy_qp(m.a);
 	ibv_destroy_qp(m.b);
 	ibv_destroy_cq(m.cq);

@@ -28,7 +28,8 @@
 
 #include <infiniband/verbs.h>
 
-#define PORT		1
+#include "verbs_helpers.h"
+
 #define MSGS		64
 #define LEN		64
 #define COUNT		16
@@ -48,89 +49,9 @@ struct mod {
 	int polled, events;
 };
 
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "cq_moderation: %s: %s\n", what, strerror(err));
-	exit(1);
-}
-
 static unsigned char fill(int msg, int i)
 {
 	return (unsigned char)(msg * 31 + i * 7 + 1);
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		die("ibv_get_device_list", errno);
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die(name, ENODEV);
-	return ctx;
-}
-
-static struct ibv_qp *create_qp(struct mod *m, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr qa = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = MSGS, .max_recv_wr = MSGS,
-			.max_send_sge = 1, .max_recv_sge = 1,
-		},
-	};
-	struct ibv_qp *qp = ibv_create_qp(m->pd, &qa);
-
-	if (!qp)
-		die("ibv_create_qp", errno);
-	return qp;
-}
-
-/* RESET -> RTS, talking to @dest through the device's own GID. */
-static void connect_qp(struct mod *m, struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr a = {};
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = PORT;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("to INIT", errno);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = m->gid;
-	a.ah_attr.grh.sgid_index = m->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = PORT;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("to RTR", errno);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 100;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("to RTS", errno);
 }
 
 static int modify(struct ibv_cq *cq, unsigned int count, unsigned int period)
@@ -166,7 +87,7 @@ static void drain(struct mod *m)
 		m->polled++;
 	}
 	if (r < 0)
-		die("ibv_poll_cq B", EIO);
+		die_err("ibv_poll_cq B", EIO);
 }
 
 /* The consumer's answer to an event: poll, re-arm, poll what raced. */
@@ -174,7 +95,7 @@ static void consume(struct mod *m)
 {
 	drain(m);
 	if (ibv_req_notify_cq(m->cqb, 0))
-		die("ibv_req_notify_cq", errno);
+		die("ibv_req_notify_cq");
 	drain(m);
 }
 
@@ -213,14 +134,14 @@ static void send_batch(struct mod *m, int first)
 		}, *bad;
 
 		if (ibv_post_send(m->a, &wr, &bad))
-			die("ibv_post_send", errno);
+			die("ibv_post_send");
 	}
 	while (done < BATCH) {
 		r = ibv_poll_cq(m->cqa, 1, &wc);
 		if (r < 0)
-			die("ibv_poll_cq A", EIO);
+			die_err("ibv_poll_cq A", EIO);
 		if (r && wc.status != IBV_WC_SUCCESS)
-			die("send completion", EIO);
+			die_err("send completion", EIO);
 		done += r;
 	}
 }
@@ -230,6 +151,7 @@ int main(int argc, char **argv)
 	struct ibv_device_attr_ex ax = {};
 	struct ibv_cq_moderation_caps caps;
 	static struct mod m;
+	struct rc_conn conn;
 	int i, err, flags;
 
 	if (argc != 3) {
@@ -238,32 +160,38 @@ int main(int argc, char **argv)
 	}
 	m.ctx = open_dev(argv[1]);
 	m.gid_index = atoi(argv[2]);
-	if (ibv_query_gid(m.ctx, PORT, m.gid_index, &m.gid))
-		die("ibv_query_gid", errno);
+	query_gid(m.ctx, m.gid_index, &m.gid);
 	err = ibv_query_device_ex(m.ctx, NULL, &ax);
 	if (err)
-		die("ibv_query_device_ex", err);
+		die_err("ibv_query_device_ex", err);
 	caps = ax.cq_mod_caps;
 	printf("cq_moderation: caps count %u period %u us\n",
 	       caps.max_cq_count, caps.max_cq_period);
 	if (caps.max_cq_count < COUNT || !caps.max_cq_period)
-		die("no CQ moderation caps", EOPNOTSUPP);
+		die_err("no CQ moderation caps", EOPNOTSUPP);
 
 	m.pd = ibv_alloc_pd(m.ctx);
 	m.ch = ibv_create_comp_channel(m.ctx);
 	if (!m.pd || !m.ch)
-		die("ibv_alloc_pd/ibv_create_comp_channel", errno);
+		die("ibv_alloc_pd/ibv_create_comp_channel");
 	flags = fcntl(m.ch->fd, F_GETFL);
 	if (fcntl(m.ch->fd, F_SETFL, flags | O_NONBLOCK))
-		die("O_NONBLOCK", errno);
+		die("O_NONBLOCK");
 	m.cqa = ibv_create_cq(m.ctx, 2 * MSGS, NULL, NULL, 0);
 	m.cqb = ibv_create_cq(m.ctx, 2 * MSGS, NULL, m.ch, 0);
 	if (!m.cqa || !m.cqb)
-		die("ibv_create_cq", errno);
-	m.a = create_qp(&m, m.cqa);
-	m.b = create_qp(&m, m.cqb);
-	connect_qp(&m, m.a, m.b->qp_num);
-	connect_qp(&m, m.b, m.a->qp_num);
+		die("ibv_create_cq");
+	m.a = create_rc_qp(m.pd, m.cqa, MSGS, MSGS);
+	m.b = create_rc_qp(m.pd, m.cqb, MSGS, MSGS);
+	/* Through the device's own GID. */
+	conn = (struct rc_conn){
+		.gid = m.gid, .gid_index = m.gid_index, .sq_psn = 100,
+		.rq_psn = 100, .mtu = IBV_MTU_1024, .timeout = 18,
+	};
+	conn.dest_qpn = m.b->qp_num;
+	connect_rc(m.a, &conn);
+	conn.dest_qpn = m.a->qp_num;
+	connect_rc(m.b, &conn);
 	for (i = 0; i < MSGS * LEN; i++)
 		m.src[i] = fill(i / LEN, i % LEN);
 	memset(m.dst, 0xa5, sizeof(m.dst));
@@ -271,18 +199,18 @@ int main(int argc, char **argv)
 	m.dst_mr = ibv_reg_mr(m.pd, m.dst, sizeof(m.dst),
 			      IBV_ACCESS_LOCAL_WRITE);
 	if (!m.src_mr || !m.dst_mr)
-		die("ibv_reg_mr", errno);
+		die("ibv_reg_mr");
 
 	/* The limits hold; then count 16 with the longest period. */
 	err = modify(m.cqb, caps.max_cq_count + 1, 1);
 	if (err != EINVAL)
-		die("count above the limit not refused", err ? err : EPERM);
+		die_err("count above the limit not refused", err ? err : EPERM);
 	err = modify(m.cqb, 1, caps.max_cq_period + 1);
 	if (err != EINVAL)
-		die("period above the limit not refused", err ? err : EPERM);
+		die_err("period above the limit not refused", err ? err : EPERM);
 	err = modify(m.cqb, COUNT, caps.max_cq_period);
 	if (err)
-		die("ibv_modify_cq", err);
+		die_err("ibv_modify_cq", err);
 
 	for (i = 0; i < MSGS; i++) {
 		struct ibv_sge sge = {
@@ -295,10 +223,10 @@ int main(int argc, char **argv)
 		}, *bad;
 
 		if (ibv_post_recv(m.b, &wr, &bad))
-			die("ibv_post_recv", errno);
+			die("ibv_post_recv");
 	}
 	if (ibv_req_notify_cq(m.cqb, 0))
-		die("ibv_req_notify_cq", errno);
+		die("ibv_req_notify_cq");
 	for (i = 0; i < MSGS; i += BATCH) {
 		send_batch(&m, i);
 		if (take_events(&m, 1))
@@ -317,7 +245,7 @@ int main(int argc, char **argv)
 
 	err = modify(m.cqb, 0, 0);
 	if (err)
-		die("moderation off", err);
+		die_err("moderation off", err);
 	ibv_destroy_qp(m.a);
 	ibv_destroy_qp(m.b);
 	ibv_destroy_cq(m.cqa);

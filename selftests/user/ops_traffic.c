@@ -28,7 +28,8 @@
 
 #include <infiniband/verbs.h>
 
-#define PORT		1
+#include "verbs_helpers.h"
+
 #define MSG_SIZE	256
 #define SRC_SIZE	8192
 #define DST_SIZE	12288
@@ -55,97 +56,12 @@ struct ops {
 
 static volatile sig_atomic_t usr1, term;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "ops_traffic: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		usr1++;
 	else
 		term = 1;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx) {
-		errno = ENODEV;
-		die(name);
-	}
-	return ctx;
-}
-
-static struct ibv_qp *create_qp(struct ops *o, struct ibv_cq *cq,
-				unsigned int sq, unsigned int rq)
-{
-	struct ibv_qp_init_attr qa = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = sq, .max_recv_wr = rq,
-			.max_send_sge = 1, .max_recv_sge = 1,
-		},
-	};
-	struct ibv_qp *qp = ibv_create_qp(o->pd, &qa);
-
-	if (!qp)
-		die("ibv_create_qp");
-	return qp;
-}
-
-/* RESET -> RTS, talking to @dest through the device's own GID. */
-static void connect_qp(struct ops *o, struct ibv_qp *qp, uint32_t dest,
-		       uint32_t sq_psn, uint32_t rq_psn)
-{
-	struct ibv_qp_attr a = {};
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = PORT;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = o->gid;
-	a.ah_attr.grh.sgid_index = o->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = PORT;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = sq_psn;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("to RTS");
 }
 
 static void post_recv(struct ops *o, uint64_t id)
@@ -252,12 +168,12 @@ static void setup_srq(struct ops *o)
 static void setup(struct ops *o, const char *dev, int gid_index)
 {
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct rc_conn conn;
 	int i;
 
 	o->ctx = open_dev(dev);
 	o->gid_index = gid_index;
-	if (ibv_query_gid(o->ctx, PORT, gid_index, &o->gid))
-		die("ibv_query_gid");
+	query_gid(o->ctx, gid_index, &o->gid);
 	o->pd = ibv_alloc_pd(o->ctx);
 	if (!o->pd)
 		die("ibv_alloc_pd");
@@ -278,10 +194,22 @@ static void setup(struct ops *o, const char *dev, int gid_index)
 	o->cqb = ibv_create_cq(o->ctx, B_SQ + B_RQ + 128, NULL, NULL, 0);
 	if (!o->cqa || !o->cqb)
 		die("ibv_create_cq");
-	o->a = create_qp(o, o->cqa, A_SQ, A_RQ);
-	o->b = create_qp(o, o->cqb, B_SQ, B_RQ);
-	connect_qp(o, o->a, o->b->qp_num, 1000, 3000);
-	connect_qp(o, o->b, o->a->qp_num, 2000, 1000);
+	o->a = create_rc_qp(o->pd, o->cqa, A_SQ, A_RQ);
+	o->b = create_rc_qp(o->pd, o->cqb, B_SQ, B_RQ);
+	/* Through the device's own GID. */
+	conn = (struct rc_conn){
+		.gid = o->gid, .gid_index = o->gid_index,
+		.mtu = IBV_MTU_1024, .timeout = 18,
+		.access = IBV_ACCESS_REMOTE_WRITE,
+	};
+	conn.dest_qpn = o->b->qp_num;
+	conn.sq_psn = 1000;
+	conn.rq_psn = 3000;
+	connect_rc(o->a, &conn);
+	conn.dest_qpn = o->a->qp_num;
+	conn.sq_psn = 2000;
+	conn.rq_psn = 1000;
+	connect_rc(o->b, &conn);
 	for (i = 0; i < B_RQ; i++)
 		post_recv(o, i);
 	setup_srq(o);

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,13 +436,6 @@ static int read_gid(int index, uint8_t *gid)
 /* Zero bytes for a request's tail, and the same with one set. */
 static unsigned char zero_tail[64], bad_tail[64];
 
-/* A request struct followed by 8 more bytes, zero or not. */
-#define LONG_REQ(buf, req, tail)					\
-	do {								\
-		memcpy(buf, &(req), sizeof(req));			\
-		memcpy((char *)(buf) + sizeof(req), tail, 8);		\
-	} while (0)
-
 #define IB_EVENT_DEVICE_FATAL	8	/* enum ib_event_type */
 
 /* Hold objects and a UAR mapping until the device is removed. */
@@ -511,421 +505,627 @@ static int hold(void)
 	return err ? 0 : 1;
 }
 
+/*
+ * The cases, as tables run in order by run_all().  A section is one command
+ * (enum cmd, call()): its request bundle (the core arguments its helper
+ * above takes, then the driver data), built correct in run_all().  A case
+ * is that bundle with up to three fields patched, the driver data cut or
+ * extended, on the first file or the second, and the errno it must fail
+ * with (or NO_ERR).  A case that keeps what it creates puts the handle in a
+ * slot that later bundles use.
+ */
+enum slot { S_NONE, S_PD, S_PD2, S_CQ, S_CQ2, S_SRQ, S_QP_RC, S_QP_UD, S_AH,
+	    S_MAX };
+
+/* Where a patched address points: a fixed value or into a buffer. */
+enum base { B_VAL, B_DB, B_CQBUF, B_SQBUF, B_RQBUF, B_SRQBUF, B_UNMAPPED,
+	    B_UNMAPPED2 };
+
+struct patch {
+	uint16_t off;
+	uint8_t size;			/* 0: no patch */
+	uint8_t base;			/* enum base */
+	uint64_t val;			/* the value, or an offset from the base */
+};
+
+/* Driver data length: all of it, none, a number of bytes, or 8 more. */
+#define LEN_FULL	0
+#define LEN_NONE	(-1)
+#define LEN_BAD_TAIL	(-2)
+#define LEN_ZERO_TAIL	(-3)
+
+struct hcase {
+	const char *name;
+	int want;			/* errno, or NO_ERR */
+	int len;			/* LEN_*, or the bytes of driver data */
+	uint8_t on_b;			/* on the second file */
+	uint8_t keep;			/* enum slot of the new handle */
+	uint8_t stop;			/* no later case runs if this fails */
+	struct patch p[3];
+};
+
+/* Patch FIELD of bundle TYPE to BASE + VAL. */
+#define SET(type, field, base, v)					\
+	{ offsetof(type, field), sizeof(((type *)0)->field), base, v }
+
+struct hostile {
+	int fd[2];			/* the two files, A and B */
+	void *db, *cqbuf, *sqbuf, *rqbuf, *srqbuf;
+	uint32_t handle[S_MAX];
+	struct orca_alloc_ucontext_resp uresp, uresp_b;
+	int ctx_a;			/* file A has its context */
+	int last_err;			/* of the last case run */
+};
+
+/* Each section's request bundle, after its core arguments. */
+struct cq_bundle {
+	uint32_t cqe;
+	struct orca_create_cq r;
+};
+
+struct rs_bundle {
+	uint32_t cqe;
+	struct orca_resize_cq r;
+};
+
+struct srq_bundle {
+	uint32_t pd, max_wr;
+	struct orca_create_srq r;
+};
+
+struct qp_bundle {
+	struct qp_args a;
+	struct orca_create_qp r;
+};
+
+enum cmd { C_CTX, C_PD, C_CQ, C_RS, C_SRQ, C_QP, C_MQ };
+
+/* A bundle's size, and where in it the driver data is and how long. */
+struct section {
+	size_t size, drv_off, drv_size;
+};
+
+#define SECTION(type, field)						\
+	{ sizeof(type), offsetof(type, field), sizeof(((type *)0)->field) }
+
+static const struct section sections[] = {
+	[C_CTX] = { sizeof(struct orca_alloc_ucontext_req), 0,
+		    sizeof(struct orca_alloc_ucontext_req) },
+	[C_PD] = { 0, 0, 0 },			/* driver data only */
+	[C_CQ] = SECTION(struct cq_bundle, r),
+	[C_RS] = SECTION(struct rs_bundle, r),
+	[C_SRQ] = SECTION(struct srq_bundle, r),
+	[C_QP] = SECTION(struct qp_bundle, r),
+	[C_MQ] = { 1, 0, 0 },			/* the state; driver data only */
+};
+
+/* The command of @cmd with @bundle and driver data @drv of @len bytes. */
+static int call(struct hostile *h, enum cmd cmd, int fd, const void *bundle,
+		const void *drv, size_t len, uint32_t *handle)
+{
+	const struct cq_bundle *cq = bundle;
+	const struct rs_bundle *rs = bundle;
+	const struct srq_bundle *srq = bundle;
+	const struct qp_bundle *qp = bundle;
+	int first, err;
+
+	switch (cmd) {
+	case C_CTX:
+		/* The response is kept until file A has its context. */
+		first = fd == h->fd[0] && !h->ctx_a;
+		err = get_context(fd, drv, len,
+				  first ? &h->uresp : &h->uresp_b);
+		if (!err && first)
+			h->ctx_a = 1;
+		return err;
+	case C_PD:
+		return alloc_pd(fd, drv, len, handle);
+	case C_CQ:
+		return create_cq(fd, cq->cqe, drv, len, handle);
+	case C_RS:
+		/* Of the second CQ. */
+		return resize_cq(fd, h->handle[S_CQ2], rs->cqe, drv, len);
+	case C_SRQ:
+		return create_srq(fd, srq->pd, srq->max_wr, drv, len, handle);
+	case C_QP:
+		return create_qp(fd, &qp->a, drv, len, handle);
+	case C_MQ:
+		/* Of the RC QP. */
+		return modify_qp(fd, h->handle[S_QP_RC],
+				 *(const uint8_t *)bundle, drv, len);
+	}
+	return -EINVAL;
+}
+
+static uint64_t resolve(const struct hostile *h, const struct patch *p)
+{
+	switch (p->base) {
+	case B_DB:
+		return va(h->db, p->val);
+	case B_CQBUF:
+		return va(h->cqbuf, p->val);
+	case B_SQBUF:
+		return va(h->sqbuf, p->val);
+	case B_RQBUF:
+		return va(h->rqbuf, p->val);
+	case B_SRQBUF:
+		return va(h->srqbuf, p->val);
+	case B_UNMAPPED:
+		return unmapped_va(1) + p->val;
+	case B_UNMAPPED2:
+		return unmapped_va(2) + p->val;
+	}
+	return p->val;
+}
+
+/* Run @n cases of command @cmd on bundle @good; 0 once a stop case failed. */
+static int run_cases(struct hostile *h, enum cmd cmd, const void *good,
+		     const struct hcase *c, size_t n)
+{
+	const struct section *s = &sections[cmd];
+	union {
+		uint64_t align;
+		unsigned char b[256];
+	} u;
+	unsigned char drv[256], *bundle = u.b;
+	uint32_t scratch;
+	const struct patch *p;
+	const void *d;
+	size_t len;
+	uint64_t v;
+	uint32_t v32;
+
+	for (; n--; c++) {
+		memcpy(bundle, good, s->size);
+		for (p = c->p; p < c->p + 3 && p->size; p++) {
+			v = resolve(h, p);
+			v32 = v;
+			if (p->size == 8)
+				memcpy(bundle + p->off, &v, 8);
+			else if (p->size == 4)
+				memcpy(bundle + p->off, &v32, 4);
+			else
+				bundle[p->off] = v;
+		}
+		d = bundle + s->drv_off;
+		len = s->drv_size;
+		if (c->len == LEN_NONE) {
+			d = NULL;
+			len = 0;
+		} else if (c->len == LEN_BAD_TAIL || c->len == LEN_ZERO_TAIL) {
+			memcpy(drv, d, len);
+			memcpy(drv + len,
+			       c->len == LEN_BAD_TAIL ? bad_tail : zero_tail, 8);
+			d = drv;
+			len += 8;
+		} else if (c->len != LEN_FULL) {
+			len = c->len;
+		}
+		h->last_err = call(h, cmd, h->fd[c->on_b], bundle, d, len,
+				   c->keep ? &h->handle[c->keep] : &scratch);
+		if (!expect(h->last_err, c->want, "%s", c->name) && c->stop)
+			return 0;
+	}
+	return 1;
+}
+
+#define RUN(h, cmd, good, cases) \
+	run_cases(h, cmd, good, cases, sizeof(cases) / sizeof((cases)[0]))
+
+/* ---- GET_CONTEXT ---- */
+#define CTX(field, v) SET(struct orca_alloc_ucontext_req, field, B_VAL, v)
+static const struct hcase ctx_cases[] = {
+	{ "GET_CONTEXT: request shorter than its v1 struct", EINVAL, .len = 4 },
+	{ "GET_CONTEXT: unknown comp_mask bit", EOPNOTSUPP,
+	  .p = { CTX(comp_mask, 1) } },
+	{ "GET_CONTEXT: non-zero reserved", EINVAL,
+	  .p = { CTX(reserved, 1) } },
+	{ "GET_CONTEXT: longer request with a non-zero tail", EOPNOTSUPP,
+	  .len = LEN_BAD_TAIL },
+	{ "GET_CONTEXT: longer request with a zero tail", NO_ERR,
+	  .len = LEN_ZERO_TAIL },
+};
+
+/* Once file A has its context. */
+static const struct hcase ctx_more_cases[] = {
+	{ "GET_CONTEXT: a second context on one file", EINVAL, .len = LEN_NONE },
+	{ "GET_CONTEXT: without driver data (second file)", NO_ERR, .len = LEN_NONE,
+	  .on_b = 1 },
+};
+
+/* ---- mmap of the UAR page ---- */
+static const struct {
+	const char *name;
+	int want, flags;
+	size_t pages, off_pages;
+} uar_cases[] = {
+	{ "mmap UAR: MAP_PRIVATE", EINVAL, MAP_PRIVATE, 1, 0 },
+	{ "mmap UAR: two pages", EINVAL, MAP_SHARED, 2, 0 },
+	{ "mmap UAR: unknown offset", EINVAL, MAP_SHARED, 1, 64 },
+	{ "mmap UAR: one shared page", NO_ERR, MAP_SHARED, 1, 0 },
+};
+
+/* Runs uar_cases; returns the mapping of the last (or MAP_FAILED). */
+static void *run_uar_cases(struct hostile *h)
+{
+	size_t i, n = sizeof(uar_cases) / sizeof(uar_cases[0]);
+	void *uar = MAP_FAILED;
+
+	for (i = 0; i < n; i++) {
+		uar = mmap(NULL, uar_cases[i].pages * PG, PROT_WRITE,
+			   uar_cases[i].flags, h->fd[0],
+			   h->uresp.uar_mmap_key + uar_cases[i].off_pages * PG);
+		expect(uar == MAP_FAILED ? -errno : 0, uar_cases[i].want, "%s",
+		       uar_cases[i].name);
+		if (i + 1 < n && uar != MAP_FAILED)
+			munmap(uar, uar_cases[i].pages * PG);
+	}
+	return uar;
+}
+
+/* ---- ALLOC_PD: driver data only ---- */
+static const struct hcase pd_cases[] = {
+	{ "ALLOC_PD: non-zero driver data", EOPNOTSUPP, .len = LEN_BAD_TAIL },
+	{ "ALLOC_PD", NO_ERR, .len = LEN_NONE, .keep = S_PD },
+	{ "ALLOC_PD: zero driver data", NO_ERR, .len = LEN_ZERO_TAIL,
+	  .keep = S_PD2 },
+};
+
+/* ---- CREATE_CQ ---- */
+#define CQ(field, base, v) SET(struct cq_bundle, field, base, v)
+static const struct hcase cq_cases[] = {
+	{ "CREATE_CQ: request shorter than its v1 struct", EINVAL, .len = 16 },
+	{ "CREATE_CQ: no driver data", EINVAL, .len = LEN_NONE },
+	{ "CREATE_CQ: unknown comp_mask bit", EOPNOTSUPP,
+	  .p = { CQ(r.comp_mask, B_VAL, 4) } },
+	{ "CREATE_CQ: non-zero reserved", EINVAL,
+	  .p = { CQ(r.reserved, B_VAL, 7) } },
+	{ "CREATE_CQ: longer request with a non-zero tail", EOPNOTSUPP,
+	  .len = LEN_BAD_TAIL },
+	{ "CREATE_CQ: 2^30 CQEs", EINVAL, .p = { CQ(cqe, B_VAL, 1u << 30) } },
+	{ "CREATE_CQ: 2^31-1 CQEs", EINVAL,
+	  .p = { CQ(cqe, B_VAL, 0x7fffffff) } },
+	{ "CREATE_CQ: ring not 4 KiB aligned", EINVAL,
+	  .p = { CQ(r.buf_va, B_CQBUF, 64) } },
+	{ "CREATE_CQ: ring length not a multiple of 4 KiB", EINVAL,
+	  .p = { CQ(r.buf_len, B_VAL, 2048) } },
+	{ "CREATE_CQ: ring shorter than 256 CQEs", EINVAL,
+	  .p = { CQ(cqe, B_VAL, 256) } },
+	{ "CREATE_CQ: ring not mapped", EFAULT,
+	  .p = { CQ(r.buf_va, B_UNMAPPED2, 0) } },
+	{ "CREATE_CQ: ring length 0", EINVAL,
+	  .p = { CQ(r.buf_len, B_VAL, 0) } },
+	{ "CREATE_CQ: huge ring length (only what the CQEs need is pinned)",
+	  NO_ERR, .p = { CQ(r.buf_len, B_VAL, ~0ULL & ~(PG - 1)),
+			 CQ(r.db_rec_va, B_DB, 24) } },
+	{ "CREATE_CQ: doorbell record not 8-byte aligned", EINVAL,
+	  .p = { CQ(r.db_rec_va, B_DB, 4) } },
+	{ "CREATE_CQ: doorbell record at address 0", EINVAL,
+	  .p = { CQ(r.db_rec_va, B_VAL, 0) } },
+	{ "CREATE_CQ: doorbell record not mapped", EFAULT,
+	  .p = { CQ(r.db_rec_va, B_UNMAPPED, 8) } },
+	{ "CREATE_CQ: on the second context, sharing the ring page", NO_ERR,
+	  .on_b = 1, .p = { CQ(r.db_rec_va, B_DB, 8) } },
+	{ "CREATE_CQ: 64 CQEs", NO_ERR, .keep = S_CQ, .stop = 1 },
+	{ "CREATE_CQ: a second CQ, record in the same page", NO_ERR,
+	  .keep = S_CQ2, .stop = 1,
+	  .p = { CQ(r.buf_va, B_CQBUF, 2 * PG), CQ(r.db_rec_va, B_DB, 48),
+		 CQ(cqe, B_VAL, 100) } },
+};
+
+/* ---- RESIZE_CQ, of the second CQ ---- */
+#define RS(field, base, v) SET(struct rs_bundle, field, base, v)
+static const struct hcase rs_cases[] = {
+	{ "RESIZE_CQ: unknown comp_mask bit", EOPNOTSUPP,
+	  .p = { RS(r.comp_mask, B_VAL, 1) } },
+	{ "RESIZE_CQ: request shorter than its v1 struct", EINVAL, .len = 8 },
+	{ "RESIZE_CQ: ring not 4 KiB aligned", EINVAL,
+	  .p = { RS(r.buf_va, B_CQBUF, PG + 8) } },
+	{ "RESIZE_CQ: 2^30 CQEs", EINVAL, .p = { RS(cqe, B_VAL, 1u << 30) } },
+	{ "RESIZE_CQ: ring shorter than 1024 CQEs", EINVAL,
+	  .p = { RS(cqe, B_VAL, 1000) } },
+	{ "RESIZE_CQ: ring not mapped", EFAULT,
+	  .p = { RS(r.buf_va, B_UNMAPPED, 0) } },
+	{ "RESIZE_CQ: to 128 CQEs", .want = NO_ERR },
+};
+
+/* ---- CREATE_SRQ ---- */
+#define SRQ(field, base, v) SET(struct srq_bundle, field, base, v)
+static const struct hcase srq_cases[] = {
+	{ "CREATE_SRQ: request shorter than its v1 struct", EINVAL, .len = 20 },
+	{ "CREATE_SRQ: unknown comp_mask bit", EOPNOTSUPP,
+	  .p = { SRQ(r.comp_mask, B_VAL, 0x80000000u) } },
+	{ "CREATE_SRQ: non-zero reserved", EINVAL,
+	  .p = { SRQ(r.reserved, B_VAL, 1) } },
+	{ "CREATE_SRQ: 2^31 WQEs", EINVAL,
+	  .p = { SRQ(max_wr, B_VAL, 1u << 31) } },
+	{ "CREATE_SRQ: ring shorter than 128 WQEs", EINVAL,
+	  .p = { SRQ(max_wr, B_VAL, 128) } },
+	{ "CREATE_SRQ: doorbell record misaligned, across a page", EINVAL,
+	  .p = { SRQ(r.db_rec_va, B_DB, PG - 4) } },
+	{ "CREATE_SRQ: another context's PD handle", EINVAL, .on_b = 1 },
+	{ "CREATE_SRQ: 16 WQEs", NO_ERR, .keep = S_SRQ, .stop = 1 },
+};
+
+/* ---- CREATE_QP ---- */
+#define QP(field, base, v) SET(struct qp_bundle, field, base, v)
+/* An RC QP of 16/16 WQEs on the first CQ. */
+static const struct hcase qp_rc_cases[] = {
+	/* The core refuses it before the driver (which would too). */
+	{ "CREATE_QP: a GSI QP", EINVAL, .p = { QP(a.type, B_VAL, 1) } },
+	{ "CREATE_QP: request shorter than its v1 struct", EINVAL, .len = 24 },
+	{ "CREATE_QP: unknown comp_mask bit", EOPNOTSUPP,
+	  .p = { QP(r.comp_mask, B_VAL, 2) } },
+	{ "CREATE_QP: non-zero reserved", EINVAL,
+	  .p = { QP(r.reserved, B_VAL, 1) } },
+	{ "CREATE_QP: longer request with a non-zero tail", EOPNOTSUPP,
+	  .len = LEN_BAD_TAIL },
+	{ "CREATE_QP: 2^24 send WQEs", EINVAL,
+	  .p = { QP(a.max_send_wr, B_VAL, 1u << 24) } },
+	{ "CREATE_QP: send ring shorter than 64 WQEs", EINVAL,
+	  .p = { QP(a.max_send_wr, B_VAL, 64) } },
+	{ "CREATE_QP: no receive ring without an SRQ", EINVAL,
+	  .p = { QP(r.rq_buf_len, B_VAL, 0) } },
+	{ "CREATE_QP: send ring not 4 KiB aligned", EINVAL,
+	  .p = { QP(r.sq_buf_va, B_SQBUF, 512) } },
+	{ "CREATE_QP: send ring not mapped", EFAULT,
+	  .p = { QP(r.sq_buf_va, B_UNMAPPED, 0) } },
+	{ "CREATE_QP: receive ring not mapped", EFAULT,
+	  .p = { QP(r.rq_buf_va, B_UNMAPPED, 0) } },
+	{ "CREATE_QP: 16-byte doorbell record across a page", EINVAL,
+	  .p = { QP(r.db_rec_va, B_DB, PG - 8) } },
+	{ "CREATE_QP: doorbell record not 8-byte aligned", EINVAL,
+	  .p = { QP(r.db_rec_va, B_DB, 33) } },
+	{ "CREATE_QP: another context's PD and CQ handles", ENOENT,
+	  .on_b = 1 },
+	{ "CREATE_QP: RC, 16/16 WQEs", NO_ERR, .keep = S_QP_RC, .stop = 1 },
+};
+
+/* A UD QP on the SRQ and the second CQ. */
+static const struct hcase qp_ud_cases[] = {
+	{ "CREATE_QP: a receive ring with an SRQ", .want = EINVAL },
+	{ "CREATE_QP: UD on the SRQ", NO_ERR, .keep = S_QP_UD, .stop = 1,
+	  .p = { QP(r.rq_buf_va, B_VAL, 0), QP(r.rq_buf_len, B_VAL, 0) } },
+};
+
+/* ---- MODIFY_QP of the RC QP: no driver data ---- */
+static const uint8_t mq_init = 1, mq_reset;
+
+static const struct hcase mq_cases[] = {
+	{ "EX_MODIFY_QP: non-zero driver data", EOPNOTSUPP,
+	  .len = LEN_BAD_TAIL },
+	{ "MODIFY_QP: RC to INIT", NO_ERR, .len = LEN_NONE },
+};
+
+static const struct hcase mq_reset_cases[] = {
+	{ "EX_MODIFY_QP: RC to RESET, zero driver data", NO_ERR,
+	  .len = LEN_ZERO_TAIL },
+};
+
+static const struct hcase mq_again_cases[] = {
+	{ "MODIFY_QP: RC to INIT again", NO_ERR, .len = LEN_NONE },
+};
+
+/* ---- destroy: the SRQ is in use, then everything in order ---- */
+static const struct {
+	const char *name;
+	int want;
+	uint32_t command;
+	enum slot slot;
+} destroy_cases[] = {
+	{ "DESTROY_SRQ: still used by a QP", EBUSY,
+	  IB_USER_VERBS_CMD_DESTROY_SRQ, S_SRQ },
+	{ "DESTROY_QP: UD", NO_ERR, IB_USER_VERBS_CMD_DESTROY_QP, S_QP_UD },
+	{ "DESTROY_SRQ", NO_ERR, IB_USER_VERBS_CMD_DESTROY_SRQ, S_SRQ },
+	{ "DESTROY_CQ: the resized CQ", NO_ERR, IB_USER_VERBS_CMD_DESTROY_CQ,
+	  S_CQ2 },
+	{ "DESTROY_CQ: again", ENOENT, IB_USER_VERBS_CMD_DESTROY_CQ, S_CQ2 },
+};
+
+/*
+ * Legacy data-path commands on user queues.  The core leaves them out of
+ * uverbs_cmd_mask; the driver would refuse them too (the rings are the
+ * provider's).
+ */
+static void datapath_cases(struct hostile *h)
+{
+	uint32_t cq = h->handle[S_CQ], qp_rc = h->handle[S_QP_RC];
+	int fd = h->fd[0];
+	struct ib_uverbs_poll_cq pc = {
+		.response = (uintptr_t)&out, .cq_handle = cq, .ne = 1,
+	};
+	struct ib_uverbs_req_notify_cq rn = { .cq_handle = cq };
+	struct {
+		struct ib_uverbs_post_recv h;
+		struct ib_uverbs_recv_wr wr;
+	} pr = {
+		.h = { .response = (uintptr_t)&out, .qp_handle = qp_rc,
+		       .wr_count = 1,
+		       .wqe_size = sizeof(struct ib_uverbs_recv_wr) },
+	};
+	struct {
+		struct ib_uverbs_post_send h;
+		struct ib_uverbs_send_wr wr;
+	} ps = {
+		.h = { .response = (uintptr_t)&out, .qp_handle = qp_rc,
+		       .wr_count = 1,
+		       .wqe_size = sizeof(struct ib_uverbs_send_wr) },
+		.wr = { .opcode = IB_UVERBS_WR_SEND },
+	};
+	struct {
+		struct ib_uverbs_post_srq_recv h;
+		struct ib_uverbs_recv_wr wr;
+	} psr = {
+		.h = { .response = (uintptr_t)&out,
+		       .srq_handle = h->handle[S_SRQ], .wr_count = 1,
+		       .wqe_size = sizeof(struct ib_uverbs_recv_wr) },
+	};
+
+	expect(uwrite(fd, IB_USER_VERBS_CMD_POLL_CQ, &pc, sizeof(pc),
+		      NULL, 0, 8 + sizeof(struct ib_uverbs_wc)),
+	       EOPNOTSUPP, "POLL_CQ (kernel polling) on a user CQ");
+	expect(uwrite(fd, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &rn,
+		      sizeof(rn), NULL, 0, 0), EOPNOTSUPP,
+	       "REQ_NOTIFY_CQ (kernel arming) on a user CQ");
+	expect(uwrite(fd, IB_USER_VERBS_CMD_POST_RECV, &pr, sizeof(pr),
+		      NULL, 0, 8), EOPNOTSUPP,
+	       "POST_RECV (kernel posting) on a user QP");
+	expect(modify_qp(fd, qp_rc, 6, NULL, 0), NO_ERR,
+	       "MODIFY_QP: RC to ERR");
+	expect(uwrite(fd, IB_USER_VERBS_CMD_POST_SEND, &ps, sizeof(ps),
+		      NULL, 0, 8), EOPNOTSUPP,
+	       "POST_SEND (kernel posting) on a user QP in ERR");
+	expect(uwrite(fd, IB_USER_VERBS_CMD_POST_SRQ_RECV, &psr,
+		      sizeof(psr), NULL, 0, 8), EOPNOTSUPP,
+	       "POST_SRQ_RECV (kernel posting) on a user SRQ");
+}
+
+/* The extended QUERY_DEVICE, whose udata must be empty. */
+static void query_device_cases(struct hostile *h)
+{
+	struct ib_uverbs_ex_query_device q = {};
+	uint64_t d = 1;
+	size_t rl = (sizeof(struct ib_uverbs_ex_query_device_resp) + 7) & ~7UL;
+
+	expect(uwrite_ex(h->fd[0], IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &q,
+			 sizeof(q), &d, 8, &out, rl, 0), EOPNOTSUPP,
+	       "QUERY_DEVICE_EX: non-zero driver data");
+	d = 0;
+	expect(uwrite_ex(h->fd[0], IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &q,
+			 sizeof(q), &d, 8, &out, rl, 8), NO_ERR,
+	       "QUERY_DEVICE_EX: zero driver data, driver response space");
+}
+
+/* CREATE_AH: a loopback to @sgid, or a skip without one. */
+static void ah_cases(struct hostile *h, int sgid)
+{
+	uint32_t pd = h->handle[S_PD];
+	uint8_t gid[16];
+	int err;
+
+	if (sgid < 0 || read_gid(sgid, gid)) {
+		result(1, "CREATE_AH # SKIP no RoCE v2 GID given");
+		return;
+	}
+	expect(create_ah(h->fd[0], pd, sgid, gid, bad_tail, 8, NULL),
+	       EOPNOTSUPP, "CREATE_AH: non-zero driver data");
+	err = create_ah(h->fd[0], pd, sgid, gid, zero_tail, 8,
+			&h->handle[S_AH]);
+	expect(err, NO_ERR, "CREATE_AH: loopback to GID %d", sgid);
+}
+
+/* Every case in order; false when one that later ones need failed. */
+static int run_all(struct hostile *h, int sgid, void **uar)
+{
+	struct ib_uverbs_resize_cq_resp *rs_resp = (void *)out.b;
+	struct orca_alloc_ucontext_req ureq = {};
+	struct orca_alloc_ucontext_resp *u = &h->uresp;
+	struct orca_create_qp_resp qp_resp;
+	struct orca_create_srq_resp srq_resp;
+	struct cq_bundle cq = { .cqe = 64 };
+	struct rs_bundle rs = { .cqe = 128 };
+	struct srq_bundle srq = {};
+	struct qp_bundle qp = {};
+	uint32_t *hd = h->handle;
+	size_t i;
+
+	RUN(h, C_CTX, &ureq, ctx_cases);
+	result(u->comp_mask == 0 && u->cqe_size == sizeof(struct orca_cqe) &&
+	       u->max_cqe && u->max_sq_depth && u->max_send_sge &&
+	       u->max_recv_sge,
+	       "GET_CONTEXT: response (cqe_size %u max_cqe %u max_sq_depth %u sge %u/%u inline %u caps 0x%x)",
+	       u->cqe_size, u->max_cqe, u->max_sq_depth, u->max_send_sge,
+	       u->max_recv_sge, u->max_inline_data, u->dev_caps);
+	RUN(h, C_CTX, &ureq, ctx_more_cases);
+	*uar = run_uar_cases(h);
+	query_device_cases(h);
+	RUN(h, C_PD, &ureq, pd_cases);
+
+	cq.r.buf_va = va(h->cqbuf, 0);
+	cq.r.buf_len = PG;
+	cq.r.db_rec_va = va(h->db, 0);
+	if (!RUN(h, C_CQ, &cq, cq_cases))
+		return 0;
+
+	rs.r.buf_va = va(h->cqbuf, PG);
+	rs.r.buf_len = PG;
+	RUN(h, C_RS, &rs, rs_cases);
+	if (!h->last_err)
+		result(rs_resp->cqe == 128, "RESIZE_CQ: reports 128 CQEs (%u)",
+		       rs_resp->cqe);
+
+	srq = (struct srq_bundle){ .pd = hd[S_PD], .max_wr = 16 };
+	srq.r.buf_va = va(h->srqbuf, 0);
+	srq.r.buf_len = PG;
+	srq.r.db_rec_va = va(h->db, 16);
+	if (!RUN(h, C_SRQ, &srq, srq_cases))
+		return 0;
+	memcpy(&srq_resp, out.b + sizeof(struct ib_uverbs_create_srq_resp),
+	       sizeof(srq_resp));
+	result(srq_resp.stride == orca_recv_wqe_stride(1),
+	       "CREATE_SRQ: stride %u", srq_resp.stride);
+
+	qp.a = (struct qp_args){ hd[S_PD], hd[S_CQ], hd[S_CQ], ~0u, 2, 16, 16 };
+	qp.r.sq_buf_va = va(h->sqbuf, 0);
+	qp.r.sq_buf_len = PG;
+	qp.r.rq_buf_va = va(h->rqbuf, 0);
+	qp.r.rq_buf_len = PG;
+	qp.r.db_rec_va = va(h->db, 32);
+	if (!RUN(h, C_QP, &qp, qp_rc_cases))
+		return 0;
+	memcpy(&qp_resp, out.b + sizeof(struct ib_uverbs_create_qp_resp),
+	       sizeof(qp_resp));
+	result(qp_resp.sq_stride == orca_send_wqe_stride(1) &&
+	       qp_resp.rq_stride == orca_recv_wqe_stride(1) && qp_resp.qpn > 1,
+	       "CREATE_QP: qpn %u sq_stride %u rq_stride %u", qp_resp.qpn,
+	       qp_resp.sq_stride, qp_resp.rq_stride);
+	qp.a = (struct qp_args){ hd[S_PD], hd[S_CQ2], hd[S_CQ2], hd[S_SRQ], 4,
+				 16, 0 };
+	qp.r.sq_buf_va = va(h->sqbuf, PG);
+	qp.r.db_rec_va = va(h->db, 64);
+	if (!RUN(h, C_QP, &qp, qp_ud_cases))
+		return 0;
+
+	RUN(h, C_MQ, &mq_init, mq_cases);
+	RUN(h, C_MQ, &mq_reset, mq_reset_cases);
+	RUN(h, C_MQ, &mq_init, mq_again_cases);
+	ah_cases(h, sgid);
+	datapath_cases(h);
+	for (i = 0; i < sizeof(destroy_cases) / sizeof(destroy_cases[0]); i++)
+		expect(destroy_obj(h->fd[0], destroy_cases[i].command,
+				   hd[destroy_cases[i].slot]),
+		       destroy_cases[i].want, "%s", destroy_cases[i].name);
+	/* The RC QP, its CQ, the AH and the PDs go when the files close. */
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
-	struct orca_alloc_ucontext_resp uresp = {}, uresp_b;
-	struct orca_alloc_ucontext_req ureq = {};
-	unsigned char big[128];
 	int sgid = argc > 1 ? atoi(argv[1]) : -1;
-	uint32_t pd, pd2, cq, cq2, srq, qp_rc, qp_ud, ah;
-	void *db, *cqbuf, *sqbuf, *rqbuf, *srqbuf, *uar;
-	struct orca_create_srq srq_req;
-	struct orca_create_qp qp_req;
-	struct orca_create_cq cq_req;
-	struct orca_resize_cq rs_req;
-	struct qp_args qa;
-	uint8_t gid[16];
-	int fd, fd_b, err;
+	struct hostile h = {};
+	void *uar = MAP_FAILED;
 
 	if (argc > 1 && !strcmp(argv[1], "hold"))
 		return hold();
 	bad_tail[5] = 1;
 	printf("TAP version 13\n");
-	fd = open_orca();
-	fd_b = open_orca();
-	if (fd < 0 || fd_b < 0) {
+	h.fd[0] = open_orca();
+	h.fd[1] = open_orca();
+	if (h.fd[0] < 0 || h.fd[1] < 0) {
 		printf("1..0 # SKIP no uverbs device for orca_0\n");
 		return 1;
 	}
+	h.db = map_pages(1);
+	h.cqbuf = map_pages(4);
+	h.sqbuf = map_pages(4);
+	h.rqbuf = map_pages(4);
+	h.srqbuf = map_pages(4);
 
-	db = map_pages(1);
-	cqbuf = map_pages(4);
-	sqbuf = map_pages(4);
-	rqbuf = map_pages(4);
-	srqbuf = map_pages(4);
-
-	/* ---- GET_CONTEXT ---- */
-	expect(get_context(fd, &ureq, 4, &uresp), EINVAL,
-	       "GET_CONTEXT: request shorter than its v1 struct");
-	ureq.comp_mask = 1;
-	expect(get_context(fd, &ureq, sizeof(ureq), &uresp), EOPNOTSUPP,
-	       "GET_CONTEXT: unknown comp_mask bit");
-	ureq.comp_mask = 0;
-	ureq.reserved = 1;
-	expect(get_context(fd, &ureq, sizeof(ureq), &uresp), EINVAL,
-	       "GET_CONTEXT: non-zero reserved");
-	ureq.reserved = 0;
-	LONG_REQ(big, ureq, bad_tail);
-	expect(get_context(fd, big, sizeof(ureq) + 8, &uresp), EOPNOTSUPP,
-	       "GET_CONTEXT: longer request with a non-zero tail");
-	LONG_REQ(big, ureq, zero_tail);
-	expect(get_context(fd, big, sizeof(ureq) + 8, &uresp), NO_ERR,
-	       "GET_CONTEXT: longer request with a zero tail");
-	result(uresp.comp_mask == 0 && uresp.cqe_size == sizeof(struct orca_cqe) &&
-	       uresp.max_cqe && uresp.max_sq_depth && uresp.max_send_sge &&
-	       uresp.max_recv_sge,
-	       "GET_CONTEXT: response (cqe_size %u max_cqe %u max_sq_depth %u sge %u/%u inline %u caps 0x%x)",
-	       uresp.cqe_size, uresp.max_cqe, uresp.max_sq_depth,
-	       uresp.max_send_sge, uresp.max_recv_sge, uresp.max_inline_data,
-	       uresp.dev_caps);
-	expect(get_context(fd, NULL, 0, &uresp_b), EINVAL,
-	       "GET_CONTEXT: a second context on one file");
-	expect(get_context(fd_b, NULL, 0, &uresp_b), NO_ERR,
-	       "GET_CONTEXT: without driver data (second file)");
-
-	/* ---- the UAR page ---- */
-	uar = mmap(NULL, PG, PROT_WRITE, MAP_PRIVATE, fd, uresp.uar_mmap_key);
-	expect(uar == MAP_FAILED ? -errno : 0, EINVAL, "mmap UAR: MAP_PRIVATE");
+	run_all(&h, sgid, &uar);
 	if (uar != MAP_FAILED)
 		munmap(uar, PG);
-	uar = mmap(NULL, 2 * PG, PROT_WRITE, MAP_SHARED, fd, uresp.uar_mmap_key);
-	expect(uar == MAP_FAILED ? -errno : 0, EINVAL, "mmap UAR: two pages");
-	if (uar != MAP_FAILED)
-		munmap(uar, 2 * PG);
-	uar = mmap(NULL, PG, PROT_WRITE, MAP_SHARED, fd,
-		   uresp.uar_mmap_key + 64 * PG);
-	expect(uar == MAP_FAILED ? -errno : 0, EINVAL, "mmap UAR: unknown offset");
-	if (uar != MAP_FAILED)
-		munmap(uar, PG);
-	uar = mmap(NULL, PG, PROT_WRITE, MAP_SHARED, fd, uresp.uar_mmap_key);
-	expect(uar == MAP_FAILED ? -errno : 0, NO_ERR, "mmap UAR: one shared page");
-
-	/* ---- QUERY_DEVICE (extended), whose udata must be empty ---- */
-	{
-		struct ib_uverbs_ex_query_device q = {};
-		uint64_t d = 1;
-		size_t rl = (sizeof(struct ib_uverbs_ex_query_device_resp) + 7) & ~7UL;
-
-		expect(uwrite_ex(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &q,
-				 sizeof(q), &d, 8, &out, rl, 0), EOPNOTSUPP,
-		       "QUERY_DEVICE_EX: non-zero driver data");
-		d = 0;
-		expect(uwrite_ex(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &q,
-				 sizeof(q), &d, 8, &out, rl, 8), NO_ERR,
-		       "QUERY_DEVICE_EX: zero driver data, driver response space");
-	}
-
-	/* ---- ALLOC_PD ---- */
-	expect(alloc_pd(fd, bad_tail, 8, &pd), EOPNOTSUPP,
-	       "ALLOC_PD: non-zero driver data");
-	expect(alloc_pd(fd, NULL, 0, &pd), NO_ERR, "ALLOC_PD");
-	expect(alloc_pd(fd, zero_tail, 8, &pd2), NO_ERR,
-	       "ALLOC_PD: zero driver data");
-
-	/* ---- CREATE_CQ ---- */
-	memset(&cq_req, 0, sizeof(cq_req));
-	cq_req.buf_va = va(cqbuf, 0);
-	cq_req.buf_len = PG;
-	cq_req.db_rec_va = va(db, 0);
-	expect(create_cq(fd, 64, &cq_req, 16, NULL), EINVAL,
-	       "CREATE_CQ: request shorter than its v1 struct");
-	expect(create_cq(fd, 64, NULL, 0, NULL), EINVAL,
-	       "CREATE_CQ: no driver data");
-	cq_req.comp_mask = 4;
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EOPNOTSUPP,
-	       "CREATE_CQ: unknown comp_mask bit");
-	cq_req.comp_mask = 0;
-	cq_req.reserved = 7;
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: non-zero reserved");
-	cq_req.reserved = 0;
-	LONG_REQ(big, cq_req, bad_tail);
-	expect(create_cq(fd, 64, big, sizeof(cq_req) + 8, NULL), EOPNOTSUPP,
-	       "CREATE_CQ: longer request with a non-zero tail");
-	expect(create_cq(fd, 1u << 30, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: 2^30 CQEs");
-	expect(create_cq(fd, 0x7fffffff, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: 2^31-1 CQEs");
-	cq_req.buf_va = va(cqbuf, 64);
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: ring not 4 KiB aligned");
-	cq_req.buf_va = va(cqbuf, 0);
-	cq_req.buf_len = 2048;
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: ring length not a multiple of 4 KiB");
-	cq_req.buf_len = PG;
-	expect(create_cq(fd, 256, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: ring shorter than 256 CQEs");
-	cq_req.buf_va = unmapped_va(2);
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EFAULT,
-	       "CREATE_CQ: ring not mapped");
-	cq_req.buf_va = va(cqbuf, 0);
-	cq_req.buf_len = 0;
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: ring length 0");
-	cq_req.buf_len = ~0ULL & ~(PG - 1);
-	cq_req.db_rec_va = va(db, 24);
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), NO_ERR,
-	       "CREATE_CQ: huge ring length (only what the CQEs need is pinned)");
-	cq_req.buf_len = PG;
-	cq_req.db_rec_va = va(db, 4);
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: doorbell record not 8-byte aligned");
-	cq_req.db_rec_va = 0;
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EINVAL,
-	       "CREATE_CQ: doorbell record at address 0");
-	cq_req.db_rec_va = unmapped_va(1) + 8;
-	expect(create_cq(fd, 64, &cq_req, sizeof(cq_req), NULL), EFAULT,
-	       "CREATE_CQ: doorbell record not mapped");
-	cq_req.db_rec_va = va(db, 8);
-	expect(create_cq(fd_b, 64, &cq_req, sizeof(cq_req), NULL), NO_ERR,
-	       "CREATE_CQ: on the second context, sharing the ring page");
-	cq_req.db_rec_va = va(db, 0);
-	err = create_cq(fd, 64, &cq_req, sizeof(cq_req), &cq);
-	expect(err, NO_ERR, "CREATE_CQ: 64 CQEs");
-	if (err)
-		goto done;
-	cq_req.buf_va = va(cqbuf, 2 * PG);
-	cq_req.db_rec_va = va(db, 48);
-	err = create_cq(fd, 100, &cq_req, sizeof(cq_req), &cq2);
-	expect(err, NO_ERR, "CREATE_CQ: a second CQ, record in the same page");
-	if (err)
-		goto done;
-
-	/* ---- RESIZE_CQ ---- */
-	memset(&rs_req, 0, sizeof(rs_req));
-	rs_req.buf_va = va(cqbuf, PG);
-	rs_req.buf_len = PG;
-	rs_req.comp_mask = 1;
-	expect(resize_cq(fd, cq2, 128, &rs_req, sizeof(rs_req)), EOPNOTSUPP,
-	       "RESIZE_CQ: unknown comp_mask bit");
-	rs_req.comp_mask = 0;
-	expect(resize_cq(fd, cq2, 128, &rs_req, 8), EINVAL,
-	       "RESIZE_CQ: request shorter than its v1 struct");
-	rs_req.buf_va = va(cqbuf, PG + 8);
-	expect(resize_cq(fd, cq2, 128, &rs_req, sizeof(rs_req)), EINVAL,
-	       "RESIZE_CQ: ring not 4 KiB aligned");
-	rs_req.buf_va = va(cqbuf, PG);
-	expect(resize_cq(fd, cq2, 1u << 30, &rs_req, sizeof(rs_req)), EINVAL,
-	       "RESIZE_CQ: 2^30 CQEs");
-	expect(resize_cq(fd, cq2, 1000, &rs_req, sizeof(rs_req)), EINVAL,
-	       "RESIZE_CQ: ring shorter than 1024 CQEs");
-	rs_req.buf_va = unmapped_va(1);
-	expect(resize_cq(fd, cq2, 128, &rs_req, sizeof(rs_req)), EFAULT,
-	       "RESIZE_CQ: ring not mapped");
-	rs_req.buf_va = va(cqbuf, PG);
-	err = resize_cq(fd, cq2, 128, &rs_req, sizeof(rs_req));
-	expect(err, NO_ERR, "RESIZE_CQ: to 128 CQEs");
-	if (!err)
-		result(((struct ib_uverbs_resize_cq_resp *)out.b)->cqe == 128,
-		       "RESIZE_CQ: reports 128 CQEs (%u)",
-		       ((struct ib_uverbs_resize_cq_resp *)out.b)->cqe);
-
-	/* ---- CREATE_SRQ ---- */
-	memset(&srq_req, 0, sizeof(srq_req));
-	srq_req.buf_va = va(srqbuf, 0);
-	srq_req.buf_len = PG;
-	srq_req.db_rec_va = va(db, 16);
-	expect(create_srq(fd, pd, 16, &srq_req, 20, NULL), EINVAL,
-	       "CREATE_SRQ: request shorter than its v1 struct");
-	srq_req.comp_mask = 0x80000000u;
-	expect(create_srq(fd, pd, 16, &srq_req, sizeof(srq_req), NULL),
-	       EOPNOTSUPP, "CREATE_SRQ: unknown comp_mask bit");
-	srq_req.comp_mask = 0;
-	srq_req.reserved = 1;
-	expect(create_srq(fd, pd, 16, &srq_req, sizeof(srq_req), NULL), EINVAL,
-	       "CREATE_SRQ: non-zero reserved");
-	srq_req.reserved = 0;
-	expect(create_srq(fd, pd, 1u << 31, &srq_req, sizeof(srq_req), NULL),
-	       EINVAL, "CREATE_SRQ: 2^31 WQEs");
-	expect(create_srq(fd, pd, 128, &srq_req, sizeof(srq_req), NULL), EINVAL,
-	       "CREATE_SRQ: ring shorter than 128 WQEs");
-	srq_req.db_rec_va = va(db, PG - 4);
-	expect(create_srq(fd, pd, 16, &srq_req, sizeof(srq_req), NULL), EINVAL,
-	       "CREATE_SRQ: doorbell record misaligned, across a page");
-	srq_req.db_rec_va = va(db, 16);
-	expect(create_srq(fd_b, pd, 16, &srq_req, sizeof(srq_req), NULL),
-	       EINVAL, "CREATE_SRQ: another context's PD handle");
-	err = create_srq(fd, pd, 16, &srq_req, sizeof(srq_req), &srq);
-	expect(err, NO_ERR, "CREATE_SRQ: 16 WQEs");
-	if (err)
-		goto done;
-	{
-		struct orca_create_srq_resp r;
-
-		memcpy(&r, out.b + sizeof(struct ib_uverbs_create_srq_resp),
-		       sizeof(r));
-		result(r.stride == orca_recv_wqe_stride(1),
-		       "CREATE_SRQ: stride %u", r.stride);
-	}
-
-	/* ---- CREATE_QP ---- */
-	qa = (struct qp_args){ pd, cq, cq, ~0u, 2, 16, 16 };
-	memset(&qp_req, 0, sizeof(qp_req));
-	qp_req.sq_buf_va = va(sqbuf, 0);
-	qp_req.sq_buf_len = PG;
-	qp_req.rq_buf_va = va(rqbuf, 0);
-	qp_req.rq_buf_len = PG;
-	qp_req.db_rec_va = va(db, 32);
-	qa.type = 1;
-	/* The core refuses it before the driver (which would too). */
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: a GSI QP");
-	qa.type = 2;
-	expect(create_qp(fd, &qa, &qp_req, 24, NULL), EINVAL,
-	       "CREATE_QP: request shorter than its v1 struct");
-	qp_req.comp_mask = 2;
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EOPNOTSUPP,
-	       "CREATE_QP: unknown comp_mask bit");
-	qp_req.comp_mask = 0;
-	qp_req.reserved = 1;
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: non-zero reserved");
-	qp_req.reserved = 0;
-	LONG_REQ(big, qp_req, bad_tail);
-	expect(create_qp(fd, &qa, big, sizeof(qp_req) + 8, NULL), EOPNOTSUPP,
-	       "CREATE_QP: longer request with a non-zero tail");
-	qa.max_send_wr = 1u << 24;
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: 2^24 send WQEs");
-	qa.max_send_wr = 64;
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: send ring shorter than 64 WQEs");
-	qa.max_send_wr = 16;
-	qp_req.rq_buf_len = 0;
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: no receive ring without an SRQ");
-	qp_req.rq_buf_len = PG;
-	qp_req.sq_buf_va = va(sqbuf, 512);
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: send ring not 4 KiB aligned");
-	qp_req.sq_buf_va = unmapped_va(1);
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EFAULT,
-	       "CREATE_QP: send ring not mapped");
-	qp_req.sq_buf_va = va(sqbuf, 0);
-	qp_req.rq_buf_va = unmapped_va(1);
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EFAULT,
-	       "CREATE_QP: receive ring not mapped");
-	qp_req.rq_buf_va = va(rqbuf, 0);
-	qp_req.db_rec_va = va(db, PG - 8);
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: 16-byte doorbell record across a page");
-	qp_req.db_rec_va = va(db, 33);
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: doorbell record not 8-byte aligned");
-	qp_req.db_rec_va = va(db, 32);
-	expect(create_qp(fd_b, &qa, &qp_req, sizeof(qp_req), NULL), ENOENT,
-	       "CREATE_QP: another context's PD and CQ handles");
-	err = create_qp(fd, &qa, &qp_req, sizeof(qp_req), &qp_rc);
-	expect(err, NO_ERR, "CREATE_QP: RC, 16/16 WQEs");
-	if (err)
-		goto done;
-	{
-		struct orca_create_qp_resp r;
-
-		memcpy(&r, out.b + sizeof(struct ib_uverbs_create_qp_resp),
-		       sizeof(r));
-		result(r.sq_stride == orca_send_wqe_stride(1) &&
-		       r.rq_stride == orca_recv_wqe_stride(1) && r.qpn > 1,
-		       "CREATE_QP: qpn %u sq_stride %u rq_stride %u", r.qpn,
-		       r.sq_stride, r.rq_stride);
-	}
-	qa = (struct qp_args){ pd, cq2, cq2, srq, 4, 16, 0 };
-	qp_req.sq_buf_va = va(sqbuf, PG);
-	qp_req.db_rec_va = va(db, 64);
-	expect(create_qp(fd, &qa, &qp_req, sizeof(qp_req), NULL), EINVAL,
-	       "CREATE_QP: a receive ring with an SRQ");
-	qp_req.rq_buf_va = 0;
-	qp_req.rq_buf_len = 0;
-	err = create_qp(fd, &qa, &qp_req, sizeof(qp_req), &qp_ud);
-	expect(err, NO_ERR, "CREATE_QP: UD on the SRQ");
-	if (err)
-		goto done;
-
-	/* ---- MODIFY_QP: no driver data ---- */
-	expect(modify_qp(fd, qp_rc, 1, bad_tail, 8), EOPNOTSUPP,
-	       "EX_MODIFY_QP: non-zero driver data");
-	expect(modify_qp(fd, qp_rc, 1, NULL, 0), NO_ERR, "MODIFY_QP: RC to INIT");
-	expect(modify_qp(fd, qp_rc, 0, zero_tail, 8), NO_ERR,
-	       "EX_MODIFY_QP: RC to RESET, zero driver data");
-	expect(modify_qp(fd, qp_rc, 1, NULL, 0), NO_ERR,
-	       "MODIFY_QP: RC to INIT again");
-
-	/* ---- CREATE_AH ---- */
-	if (sgid < 0 || read_gid(sgid, gid)) {
-		result(1, "CREATE_AH # SKIP no RoCE v2 GID given");
-		ah = 0;
-	} else {
-		expect(create_ah(fd, pd, sgid, gid, bad_tail, 8, NULL),
-		       EOPNOTSUPP, "CREATE_AH: non-zero driver data");
-		err = create_ah(fd, pd, sgid, gid, zero_tail, 8, &ah);
-		expect(err, NO_ERR, "CREATE_AH: loopback to GID %d", sgid);
-	}
-
-	/*
-	 * ---- legacy data-path commands on user queues ----
-	 * The core leaves them out of uverbs_cmd_mask; the driver would refuse
-	 * them too (the rings are the provider's).
-	 */
-	{
-		struct ib_uverbs_poll_cq pc = {
-			.response = (uintptr_t)&out, .cq_handle = cq, .ne = 1,
-		};
-		struct ib_uverbs_req_notify_cq rn = { .cq_handle = cq };
-		struct {
-			struct ib_uverbs_post_recv h;
-			struct ib_uverbs_recv_wr wr;
-		} pr = {
-			.h = { .response = (uintptr_t)&out, .qp_handle = qp_rc,
-			       .wr_count = 1,
-			       .wqe_size = sizeof(struct ib_uverbs_recv_wr) },
-		};
-		struct {
-			struct ib_uverbs_post_send h;
-			struct ib_uverbs_send_wr wr;
-		} ps = {
-			.h = { .response = (uintptr_t)&out, .qp_handle = qp_rc,
-			       .wr_count = 1,
-			       .wqe_size = sizeof(struct ib_uverbs_send_wr) },
-			.wr = { .opcode = IB_UVERBS_WR_SEND },
-		};
-		struct {
-			struct ib_uverbs_post_srq_recv h;
-			struct ib_uverbs_recv_wr wr;
-		} psr = {
-			.h = { .response = (uintptr_t)&out, .srq_handle = srq,
-			       .wr_count = 1,
-			       .wqe_size = sizeof(struct ib_uverbs_recv_wr) },
-		};
-
-		expect(uwrite(fd, IB_USER_VERBS_CMD_POLL_CQ, &pc, sizeof(pc),
-			      NULL, 0, 8 + sizeof(struct ib_uverbs_wc)),
-		       EOPNOTSUPP, "POLL_CQ (kernel polling) on a user CQ");
-		expect(uwrite(fd, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &rn,
-			      sizeof(rn), NULL, 0, 0), EOPNOTSUPP,
-		       "REQ_NOTIFY_CQ (kernel arming) on a user CQ");
-		expect(uwrite(fd, IB_USER_VERBS_CMD_POST_RECV, &pr, sizeof(pr),
-			      NULL, 0, 8), EOPNOTSUPP,
-		       "POST_RECV (kernel posting) on a user QP");
-		expect(modify_qp(fd, qp_rc, 6, NULL, 0), NO_ERR,
-		       "MODIFY_QP: RC to ERR");
-		expect(uwrite(fd, IB_USER_VERBS_CMD_POST_SEND, &ps, sizeof(ps),
-			      NULL, 0, 8), EOPNOTSUPP,
-		       "POST_SEND (kernel posting) on a user QP in ERR");
-		expect(uwrite(fd, IB_USER_VERBS_CMD_POST_SRQ_RECV, &psr,
-			      sizeof(psr), NULL, 0, 8), EOPNOTSUPP,
-		       "POST_SRQ_RECV (kernel posting) on a user SRQ");
-	}
-
-	/* ---- destroy: the SRQ is in use, then everything in order ---- */
-	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, srq), EBUSY,
-	       "DESTROY_SRQ: still used by a QP");
-	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_QP, qp_ud), NO_ERR,
-	       "DESTROY_QP: UD");
-	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, srq), NO_ERR,
-	       "DESTROY_SRQ");
-	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_CQ, cq2), NO_ERR,
-	       "DESTROY_CQ: the resized CQ");
-	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_CQ, cq2), ENOENT,
-	       "DESTROY_CQ: again");
-	/* The RC QP, its CQ, the AH and the PDs go when the files close. */
-	(void)ah;
-	(void)pd2;
-done:
-	if (uar != MAP_FAILED)
-		munmap(uar, PG);
-	close(fd_b);
-	close(fd);
+	close(h.fd[1]);
+	close(h.fd[0]);
 	printf("1..%d\n", ntest);
 	printf("# %d of %d cases failed\n", nfail, ntest);
 	return nfail ? 1 : 0;

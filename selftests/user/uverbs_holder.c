@@ -24,8 +24,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "verbs_helpers.h"
+
 #define BUF_SIZE	(64 * 1024)
-#define PORT		1
 
 struct holder {
 	struct ibv_context *ctx;
@@ -45,69 +46,18 @@ struct holder {
 	int gid_index;
 };
 
-static void die(const char *what)
-{
-	fprintf(stderr, "uverbs_holder: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx) {
-		errno = ENODEV;
-		die(name);
-	}
-	return ctx;
-}
-
 /* The RC QP talks to itself: its own QPN behind its own GID. */
 static void connect_self(struct holder *h)
 {
-	struct ibv_qp_attr a = {};
+	struct rc_conn c = {
+		.gid = h->gid, .gid_index = h->gid_index,
+		.dest_qpn = h->rc->qp_num, .sq_psn = 100, .rq_psn = 100,
+		.mtu = IBV_MTU_1024, .timeout = 14,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.label = "RC ",
+	};
 
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = PORT;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(h->rc, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("RC to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = h->rc->qp_num;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = h->gid;
-	a.ah_attr.grh.sgid_index = h->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = PORT;
-	if (ibv_modify_qp(h->rc, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("RC to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 100;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(h->rc, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RC to RTS");
+	connect_rc(h->rc, &c);
 }
 
 static void setup(struct holder *h, const char *dev, int gid_index)
@@ -121,8 +71,7 @@ static void setup(struct holder *h, const char *dev, int gid_index)
 
 	h->ctx = open_dev(dev);
 	h->gid_index = gid_index;
-	if (ibv_query_gid(h->ctx, PORT, gid_index, &h->gid))
-		die("ibv_query_gid");
+	query_gid(h->ctx, gid_index, &h->gid);
 	h->pd = ibv_alloc_pd(h->ctx);
 	if (!h->pd)
 		die("ibv_alloc_pd");

@@ -3,7 +3,7 @@
 # In each guest: the ORCA PCI function is there with its BARs and MSI-X,
 # the orca driver binds it, orca_0 is ACTIVE on the paired netdev, and the
 # RoCE v2 GID table holds (and follows) the netdev's IP addresses.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 
 n=$((gi + 1))
 bdf=$(lspci -D -n -d 1234:0dca | awk '{ print $1 }' | head -n1)

@@ -20,7 +20,7 @@
 #    ib_drain_qp() completes with every WR flushed (dead/drain_after_death).
 #    The adapter then resumes: the host checks that none of its late DMA
 #    landed (emulator "late 0").  The driver still unloads without hanging.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 
 run=/sys/kernel/debug/orca_kverbs/run
 

@@ -3,7 +3,7 @@
 # Install the packages of make deb with dpkg, then load the driver the way
 # udev would (modprobe of each PCI device's modalias) and list the device
 # through the installed provider.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 
 debs=$(ls "$top"/out/deb/*.deb)
 kver=$(uname -r)
@@ -35,7 +35,7 @@ small_module_tree() {
 }
 ok_if "a module tree of the RDMA stack for DKMS's depmod" small_module_tree || ktap_done
 ok_if "dpkg --unpack of the packages" dpkg --unpack $debs || ktap_done
-# The host's DKMS build for this kernel (selftests/deb.sh), where the
+# The host's DKMS build for this kernel (selftests/tree/deb.sh), where the
 # package's postinst looks for prebuilt modules.
 ok_if "the host's DKMS tarball in place" sh -c \
 	"mkdir -p /usr/share/orca-dkms && cp $top/out/deb-test/orca-1.0.0.dkms.tar.gz /usr/share/orca-dkms/"

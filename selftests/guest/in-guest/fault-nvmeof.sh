@@ -19,13 +19,13 @@
 # Usage: fault-nvmeof.sh [SCENARIO...]   (default: all four, in that order;
 # the garbage one last because a driver that trusts device values may
 # crash on it)
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 nvmeof_tag="target=orca host=orca "
 # A dead adapter's I/O fails only when the host stops reconnecting: a few
 # attempts are enough to show it retries, and each scenario waits for it
 # (20 s by default, three times a run).
 nvmeof_ctrl_loss_tmo=$((6 * ${ORCA_TIMEOUT_SCALE:-1}))
-. "$ORCA_TOP/selftests/guest/lib/nvmeof.sh"
+. "$ORCA_TOP/selftests/lib/guest/nvmeof.sh"
 
 target_addr=10.0.0.1
 scenarios=${*:-fatal heartbeat hang garbage}

@@ -8,7 +8,7 @@
 # The "remote" suite needs two guests: each sets up its peer, publishes the
 # peer's addresses in the shared run directory, connects to the other's,
 # and both run the suite at the same time.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 
 suites=("${@:-objects}")
 run=/sys/kernel/debug/orca_kverbs/run

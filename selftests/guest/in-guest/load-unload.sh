@@ -4,7 +4,7 @@
 # cycle registers orca_0 and removes it, dmesg stays free of warnings, and
 # the adapter holds no objects after the driver is gone (its firmware counts
 # live objects; the driver resets it on remove).
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 
 modprobe ib_core && modprobe ib_uverbs
 fails=0

@@ -6,14 +6,14 @@
 # fio jobs that verify every block they write (crc32c, direct I/O), then
 # disconnects; every side tears down and checks that it did.  With more
 # than one host, each has a subsystem and ramdisk of its own on the target
-# (lib/nvmeof.sh), and the hosts start their fio jobs together once all of
+# (lib/guest/nvmeof.sh), and the hosts start their fio jobs together once all of
 # them are connected.
 #
 # Usage: nvmeof-fio.sh TARGET_KIND HOST_KIND [MODE]
 #   test (default): the verify jobs, 4 MiB of 4k random writes and 8 MiB of
 #   128k sequential ones.
 #   bench: after the verify jobs, 4k random read and 128k sequential read
-#   throughput runs (their "# nvmeof-result" lines are what scripts/bench.sh
+#   throughput runs (their "# nvmeof-result" lines are what scripts/bench/bench.sh
 #   collects).
 #   lossy: the same verify jobs on 1 MiB each, for a wire that drops frames
 #   (every loss costs a go-back-N retransmission under TCG).
@@ -26,14 +26,14 @@
 #   their jobs (the host side compares their times).
 # ORCA_ETH_MTU=N: every guest sets eth0's MTU to N first (RDMA devices
 # follow it: rdma_cm picks the path MTU from it), e.g. 9000 for make bench.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 target_kind=${1:?target kind}
 host_kind=${2:?host kind}
 mode=${3:-test}
 mtu=${ORCA_ETH_MTU:-}
 nvmeof_tag="target=$target_kind host=$host_kind ${mtu:+mtu=$mtu }"
 nvmeof_hosts=$((${ORCA_GUEST_COUNT:-2} - 1))
-. "$ORCA_TOP/selftests/guest/lib/nvmeof.sh"
+. "$ORCA_TOP/selftests/lib/guest/nvmeof.sh"
 
 target_addr=10.0.0.1
 if [ -n "$mtu" ]; then

@@ -13,8 +13,8 @@
 #    brings orca_0 back ACTIVE and a pingpong checks its data; then, with
 #    auto_recover, a second fatal error is dumped and recovered alone.
 #  - The module unloads and the instance is gone.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 tr=/sys/kernel/tracing
 bdf=$(lspci -D -n -d 1234:0dca | awk '{ print $1 }' | head -n1)

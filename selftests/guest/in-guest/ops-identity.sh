@@ -13,11 +13,11 @@
 #    indices move, and again exact values once it stops.
 # 3. Safety: a dump of an object that is gone fails cleanly; rmmod removes
 #    the debugfs directory.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 traffic=$top/selftests/user/build/ops_traffic
-pick=$top/selftests/guest/lib/rdma_json.py
+pick=$top/selftests/lib/guest/rdma_json.py
 emu_h=$top/emulator/engine/engine_priv.h
 regs_h=$top/drivers/infiniband/hw/orca/orca_regs_defs.h
 sys=/sys/class/infiniband/orca_0

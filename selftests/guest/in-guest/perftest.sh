@@ -8,12 +8,12 @@
 # status makes perftest fail).  Each client result becomes a line
 #   # perftest-result pair=S-C tool=T size=N bw_avg=MiB/s msg_rate=Mpps
 #   # perftest-result pair=S-C tool=T size=N t_typical=us
-# that scripts/bench.sh collects.
+# that scripts/bench/bench.sh collects.
 # Usage: perftest.sh SERVER_KIND CLIENT_KIND [test|bench|demo]
 #   bench: more iterations, and only the rows make bench reports;
 #   demo: ib_write_bw 64 KiB only (make demo).
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 skind=${1:?server kind (orca, rxe; siw for bench)}
 ckind=${2:?client kind}

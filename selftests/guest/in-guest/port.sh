@@ -3,7 +3,7 @@
 # The RoCE port follows its netdev: link down/up moves the port DOWN/ACTIVE
 # with PORT_ERR/PORT_ACTIVE events, and the netdev MTU sets the active MTU
 # (largest IB MTU <= MTU - 80, as rxe).
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 
 ok_if "orca module loads" orca_load || ktap_done
 nd=$(orca_netdev)

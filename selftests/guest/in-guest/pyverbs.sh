@@ -11,8 +11,8 @@
 # lose it.  Then, as a reference, the same suite on Soft-RoCE (rxe0 on the
 # same netdev): its summary is reported, not judged.
 # Usage: pyverbs.sh [DEV_KIND...]   default: orca rxe-reference
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 kinds=${*:-orca rxe-reference}
 expected_skips=$ORCA_TOP/selftests/guest/pyverbs-expected-skips.txt

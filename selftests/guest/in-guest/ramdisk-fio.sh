@@ -5,13 +5,13 @@
 # ramdisk), but inside one guest, no RDMA and no network: what the block
 # stack and fio can do in a 1-vCPU TCG guest at all.  A short verify pass
 # first, so that the ramdisk is known to hold data.  Its "# ceiling-result"
-# lines are what scripts/bench.sh collects.
+# lines are what scripts/bench/bench.sh collects.
 #
 # Usage: ramdisk-fio.sh   (one guest, no adapter needed)
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 fio_result_name=ceiling-result
 fio_tag="guest=one "
-. "$ORCA_TOP/selftests/guest/lib/fio.sh"
+. "$ORCA_TOP/selftests/lib/guest/fio.sh"
 
 if ok_if "brd ramdisk" modprobe brd rd_nr=1 rd_size=32768 max_part=0 &&
    ok_if "/dev/ram0 is there" test -b /dev/ram0; then

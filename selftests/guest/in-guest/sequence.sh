@@ -3,13 +3,13 @@
 # Several one-guest test scripts of in-guest/, one after the other in this
 # one boot: a boot under TCG costs more than most of these scripts' own
 # work.  Each script runs as it would alone, with a result directory of
-# its own (lib/guest.sh starts its results file afresh); its results, and
+# its own (lib/guest/guest.sh starts its results file afresh); its results, and
 # whatever else it left there, are then added to this run's.  Each script
 # loads orca itself; one that leaves it loaded has it unloaded here, so
 # the next one starts from no driver, as in a boot of its own.
 #
 # Usage: sequence.sh SCRIPT...   (names in selftests/guest/in-guest/)
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
 
 for s in "$@"; do
 	dir=$(mktemp -d /tmp/sequence.XXXXXX)

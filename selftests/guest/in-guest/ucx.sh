@@ -7,8 +7,8 @@
 # and the client printed its final result line.  (-P 0: the Debian
 # build links Open MPI, and without it the tool expects to run under MPI.)
 # Usage: ucx.sh SERVER_KIND CLIENT_KIND
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 kind=${1:?server kind}
 [ "$gi" = 1 ] && kind=${2:?client kind}

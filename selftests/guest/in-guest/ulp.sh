@@ -5,18 +5,18 @@
 # SERVER_KIND, guest 1 the client (initiator) on CLIENT_KIND (orca or rxe).
 # Each protocol in turn: the server sets up and says ready, the client
 # connects, checks its data and disconnects, the server tears down.  A
-# protocol's steps live in lib/ulp-PROTO.sh (PROTO_server_up ADDR,
+# protocol's steps live in lib/guest/ulp-PROTO.sh (PROTO_server_up ADDR,
 # PROTO_server_down, PROTO_client_test ADDR).
 #
 # Usage: ulp.sh SERVER_KIND CLIENT_KIND [removal|bench] PROTO...
 #   PROTO: rds nfs srp iser smb
 #   removal: instead of one connection per protocol, the device-removal
-#   phases of lib/ulp-removal.sh (orca on both sides)
+#   phases of lib/guest/ulp-removal.sh (orca on both sides)
 #   bench: after each protocol's verify jobs, throughput runs whose
-#   "# ulp-result" and "# rds-bench" lines scripts/bench.sh reads
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/fio.sh"
-. "$ORCA_TOP/selftests/guest/lib/ulp-removal.sh"
+#   "# ulp-result" and "# rds-bench" lines scripts/bench/bench.sh reads
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/fio.sh"
+. "$ORCA_TOP/selftests/lib/guest/ulp-removal.sh"
 server_kind=${1:?server kind}
 client_kind=${2:?client kind}
 shift 2
@@ -34,7 +34,7 @@ client_addr=10.0.0.2
 fio_result_name=ulp-result
 
 for p in "${protos[@]}"; do
-	. "$ORCA_TOP/selftests/guest/lib/ulp-$p.sh"
+	. "$ORCA_TOP/selftests/lib/guest/ulp-$p.sh"
 done
 
 # ulp_bench_jobs PROTO: in bench mode, 4k random and 128k sequential reads

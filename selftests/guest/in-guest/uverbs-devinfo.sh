@@ -9,8 +9,8 @@
 # CQ moderation caps included; ibv_modify_cq on a CQ with traffic; and
 # ibv_reg_mr of half the guest's free memory while the kernel's memory is
 # fragmented, written all over through the adapter (big_user_mr).
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 rdma_up orca || ktap_done
 wait_gid orca_0 v6 >/dev/null
@@ -82,7 +82,7 @@ if ok_if "orca_kverbs module loads" \
 	big_len=$(sed -n 's/^holding mrlen=//p' "$big_out")
 	big_mr=
 	if [ -n "$big_len" ] && rdma -j -dd resource show mr >/tmp/big-mr.json; then
-		big_mr=$(python3 "$top/selftests/guest/lib/rdma_json.py" \
+		big_mr=$(python3 "$top/selftests/lib/guest/rdma_json.py" \
 			/tmp/big-mr.json mrlen="$big_len" -- drv_type \
 			drv_page_size drv_npages)
 	fi

@@ -10,8 +10,8 @@
 # 3. rmmod orca while a process holds a context, queues and the UAR
 #    mapping: rmmod completes, the process gets IB_EVENT_DEVICE_FATAL.
 # No warning in dmesg at any point.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 prog=$top/selftests/user/build/orca_udata_hostile
 

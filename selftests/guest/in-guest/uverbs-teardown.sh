@@ -9,8 +9,8 @@
 #    the process sees IBV_EVENT_DEVICE_FATAL and can still release what it
 #    holds; the adapter holds nothing after the driver's final reset (the
 #    host side checks its log); no warning in dmesg.
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 holder=$top/selftests/user/build/uverbs_holder
 

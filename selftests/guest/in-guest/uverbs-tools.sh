@@ -7,8 +7,8 @@
 #   ibv_srq_pingpong, each with -c and a RoCE v2 GID; rping -V (every byte
 #   of every ping compared) over IPv4 and IPv6; ucmatose; udaddy.
 # Usage: uverbs-tools.sh SERVER_KIND CLIENT_KIND
-. "$ORCA_TOP/selftests/guest/lib/guest.sh"
-. "$ORCA_TOP/selftests/guest/lib/uverbs.sh"
+. "$ORCA_TOP/selftests/lib/guest/guest.sh"
+. "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 kind=${1:?server kind}
 [ "$gi" = 1 ] && kind=${2:?client kind}

@@ -1,0 +1,325 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: ORCA against rxe (and siw) between two guests, each figure
+# one row of ONE table with the ratios within the run (issue 11):
+# - NVMe-oF over RDMA at Ethernet MTU 1500 and 9000: 4k random read IOPS
+#   and 128k sequential read MiB/s (fio, direct I/O, 15 s each, after a
+#   crc32c-verified write pass); guest 0 the nvmet target, guest 1 the
+#   nvme-rdma host (selftests/guest/in-guest/nvmeof-fio.sh in bench mode);
+# - the ceiling: the same fio jobs on a brd ramdisk inside one guest, no
+#   RDMA (selftests/guest/in-guest/ramdisk-fio.sh): what a 1-vCPU TCG guest
+#   can do at all;
+# - perftest through the userspace verbs: ib_write_bw 64 KiB MiB/s and 64 B
+#   messages/s, ib_send_lat 64 B typical latency, ib_read_bw 64 KiB MiB/s,
+#   ib_atomic_bw operations/s; guest 0 the server, guest 1 the client
+#   (selftests/guest/in-guest/perftest.sh in bench mode);
+# - the kernel ULPs (RDS, NFS over RDMA v4.2, SRP, iSER, SMB Direct): each
+#   pairing's 4k random read IOPS and 128k sequential read MiB/s (fio
+#   direct I/O, 10 s each, after the verify jobs), for RDS 4 KiB
+#   messages/s and 128 KiB-message MiB/s (rds_check bench, every reply
+#   checked) (selftests/guest/in-guest/ulp.sh in bench mode; siw-siw is
+#   not run);
+# - native, no guests, once per run: two engines over the real wire
+#   (orca-wire, shared memory), 64 KiB and 64 B RDMA WRITEs, against this
+#   host's memcpy (selftests/emulator/bench_native.c), and the same on a
+#   wire that drops and reorders 5% of the frames; the 64 B depth-1
+#   message rate with 1 QP and with 65536 QPs open and traffic on 4
+#   (bench_engine.c); ICRC throughput (bench_icrc.c, log only);
+# - retransmissions on the loss-free wire: request packets the adapters
+#   sent again, natively and in every guest run with ORCA (the emulators'
+#   exit logs).
+# Ratios: each pairing against rxe-rxe, NVMe-oF against the ceiling, the
+# native WRITEs against memcpy, 64K QPs against 1 QP
+# (scripts/bench/bench-table.py, which prints the table and writes it to
+# out/bench/bench.{txt,csv,json} and draws out/bench/bench.png).
+# Each pairing boots its own two guests; one that does not work gets a
+# row saying what failed instead of numbers.
+#
+# Usage: scripts/bench/bench.sh [TARGET-HOST...]   default: rxe-rxe siw-siw
+#                                            orca-orca rxe-orca orca-rxe
+# (siw is Soft-iWARP, built from the kernel source by scripts/out-of-tree/siw-build.sh
+# since Debian's kernel lacks it; it only pairs with itself.)
+# ORCA_BENCH="nvmeof ceiling perftest ulp native" picks the workloads
+# (default all); ORCA_BENCH_MTUS="1500 9000" the NVMe-oF MTUs.
+#
+# Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
+# rows of one run with each other, not with hardware or with other runs.
+# Logs stay in out/bench/<run>/.  ORCA_NO_BUILD=1 skips the build.
+# Runs inside the toolroot (make bench puts it there).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+out=$top/out/bench
+pairs=("$@")
+[ ${#pairs[@]} -gt 0 ] || pairs=(rxe-rxe siw-siw orca-orca rxe-orca orca-rxe)
+
+for p in "${pairs[@]}"; do
+	[[ $p =~ ^(orca|rxe)-(orca|rxe)$ || $p = siw-siw ]] ||
+		{ echo "bench: pairing '$p' is not TARGET-HOST, each orca or rxe, or siw-siw" >&2; exit 2; }
+done
+
+mkdir -p "$out"
+benches=${ORCA_BENCH:-nvmeof ceiling perftest ulp native}
+has() { case " $benches " in *" $1 "*) return 0 ;; esac; return 1; }
+results=$out/results.tsv
+# record GROUP PAIRING VARIANT METRIC VALUE UNIT NOTE: one row of the table
+# (VALUE "-" when it could not be measured; NOTE says why).
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" \
+		"${5:--}" "$6" "${7:-}" >>"$results"
+}
+{
+	echo "# make bench $(date -u '+%Y-%m-%d %H:%M UTC'): ${benches}; pairings ${pairs[*]}"
+	echo "# host: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)); guests: 1 vCPU each under QEMU/TCG; compare rows of this run only"
+} >"$results"
+if [ "${ORCA_NO_BUILD:-}" != 1 ]; then
+	echo "== building"
+	make --no-print-directory all >"$out/build.log" 2>&1 ||
+		{ tail -n 40 "$out/build.log"; exit 1; }
+fi
+case " ${pairs[*]} " in
+*" siw-siw "*)
+	if has nvmeof || has perftest; then
+		scripts/out-of-tree/siw-build.sh >"$out/siw-build.log" 2>&1 ||
+			{ tail -n 20 "$out/siw-build.log"; exit 1; }
+	fi
+	;;
+esac
+
+# why_failed DIR RC: what failed in a guest run, for the notes column.
+why_failed() {
+	local dir=$1 rc=$2 why
+	why=$(grep -h '^not ok' "$dir"/g*.tap 2>/dev/null | head -n 2 |
+		sed 's/^not ok [0-9]* *//' | paste -sd ';')
+	[ -n "$why" ] || why="guests exited $rc, see $dir/run.log"
+	# The kernel's own words, when it logged a failure.
+	why+=$(grep -h -E '^# \[ *[0-9.]+\] .*(failed|error)' \
+		"$dir"/g*.tap 2>/dev/null | grep -v 'module verification' |
+		head -n 1 | sed 's/^# \[ *[0-9.]*\] /; dmesg: /')
+	echo "$why" | tr '\t' ' '
+}
+
+# record_resent PAIRING WHAT DIR: request packets the run's adapters sent
+# again on the loss-free wire, from the emulators' exit logs (read by the
+# same parser as make check's loss-free wire check).
+record_resent() {
+	local lossfree=$top/selftests/lib/host/wire_lossfree.py n tx again early to
+	read -r n tx again early to < <(python3 "$lossfree" "$3/run" --totals)
+	[ "${n:-0}" -gt 0 ] || return 0
+	record retransmissions "$1" "$2" "packets sent again" "$again" packets \
+		"of $tx frames $n adapter(s) sent ($early early retries, $to timeouts)"
+}
+
+# run_pair TARGET HOST MTU: one two-guest NVMe-oF run at Ethernet MTU MTU.
+run_pair() {
+	local t=$1 h=$2 mtu=$3 dir=$out/$1-$2-mtu$3 opts=() rc start iops mibs why
+	[ "$t" != orca ] && opts+=(--guest-opts 0:no-orca)
+	[ "$h" != orca ] && opts+=(--guest-opts 1:no-orca)
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== NVMe-oF: $t target, $h host, MTU $mtu"
+	start=$SECONDS
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 360 --out "$dir/run" \
+		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		ORCA_ETH_MTU="$mtu" \
+		selftests/guest/in-guest/nvmeof-fio.sh "$t" "$h" bench \
+		>"$dir/run.log" 2>&1
+	rc=$?
+	result() {	# result JOB FIELD: FIELD of JOB's result line
+		sed -n "s/^# nvmeof-result .*job=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g1.tap 2>/dev/null | tail -n 1
+	}
+	iops=$(result randread-4k read_iops)
+	mibs=$(result seqread-128k read_mibs)
+	if [ "$rc" = 0 ] && [ -n "$iops" ] && [ -n "$mibs" ]; then
+		why="verified, $((SECONDS - start)) s"
+	else
+		why="skipped: does not work yet: $(why_failed "$dir" "$rc")"
+		iops=- mibs=-
+	fi
+	record nvmeof "$t-$h" "MTU $mtu" "4k rand read" "$iops" IOPS "$why"
+	record nvmeof "$t-$h" "MTU $mtu" "128k seq read" "$mibs" MiB/s "$why"
+	echo "   $iops IOPS, $mibs MiB/s; $why"
+	record_resent "$t-$h" "nvmeof MTU $mtu" "$dir"
+}
+
+# run_ceiling: the NVMe-oF fio jobs on a brd ramdisk inside one guest.
+run_ceiling() {
+	local dir=$out/ceiling rc start iops mibs why
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== ceiling: fio on a ramdisk inside one guest"
+	start=$SECONDS
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 1 -t 240 --no-orca \
+		--out "$dir/run" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		selftests/guest/in-guest/ramdisk-fio.sh >"$dir/run.log" 2>&1
+	rc=$?
+	result() {
+		sed -n "s/^# ceiling-result .*job=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g0.tap 2>/dev/null | tail -n 1
+	}
+	iops=$(result randread-4k read_iops)
+	mibs=$(result seqread-128k read_mibs)
+	if [ "$rc" = 0 ] && [ -n "$iops" ] && [ -n "$mibs" ]; then
+		why="fio in one guest, no RDMA, $((SECONDS - start)) s"
+	else
+		why="failed: $(why_failed "$dir" "$rc")"
+		iops=- mibs=-
+	fi
+	record ceiling "one guest" "brd ramdisk" "4k rand read" "$iops" IOPS "$why"
+	record ceiling "one guest" "brd ramdisk" "128k seq read" "$mibs" MiB/s "$why"
+	echo "   $iops IOPS, $mibs MiB/s; $why"
+}
+
+# run_perftest SERVER CLIENT: one two-guest perftest run.
+run_perftest() {
+	local s=$1 c=$2 dir=$out/perftest-$1-$2 opts=() rc start note v
+	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)
+	[ "$c" != orca ] && opts+=(--guest-opts 1:no-orca)
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== perftest: $s server, $c client"
+	start=$SECONDS
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 600 --out "$dir/run" \
+		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		selftests/guest/in-guest/perftest.sh "$s" "$c" bench \
+		>"$dir/run.log" 2>&1
+	rc=$?
+	pres() {	# pres TOOL FIELD: FIELD of TOOL's result line
+		sed -n "s/^# perftest-result .*tool=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g1.tap 2>/dev/null | tail -n 1
+	}
+	mps() { awk -v m="$1" 'BEGIN { if (m != "") printf "%.0f", m * 1e6 }'; }
+	note="$((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", exit $rc")"
+	one() {		# one METRIC VALUE UNIT
+		if [ -n "$2" ]; then
+			record perftest "$s-$c" "MTU 1024" "$1" "$2" "$3" "$note"
+		else
+			record perftest "$s-$c" "MTU 1024" "$1" - "$3" \
+				"failed: $(why_failed "$dir" "$rc")"
+		fi
+		echo "   $1: ${2:--} $3"
+	}
+	one "ib_write_bw 64 KiB" "$(pres ib_write_bw_64KiB bw_avg)" MiB/s
+	one "ib_write_bw 64 B" "$(mps "$(pres ib_write_bw_64B msg_rate)")" msg/s
+	one "ib_send_lat 64 B" "$(pres ib_send_lat_64B t_typical)" us
+	one "ib_read_bw 64 KiB" "$(pres ib_read_bw_64KiB bw_avg)" MiB/s
+	one "ib_atomic_bw" "$(mps "$(pres ib_atomic_bw msg_rate)")" op/s
+	record_resent "$s-$c" "perftest" "$dir"
+}
+
+# run_ulp SERVER CLIENT: one two-guest run of every kernel ULP.
+ulp_protos=(rds nfs srp iser smb)
+run_ulp() {
+	local s=$1 c=$2 pc=$1-$2 dir=$out/ulp-$1-$2 opts=() rc start p a b note
+	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)
+	[ "$c" != orca ] && opts+=(--guest-opts 1:no-orca)
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== kernel ULPs: $s server, $c client"
+	start=$SECONDS
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 1200 --out "$dir/run" \
+		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		selftests/guest/in-guest/ulp.sh "$s" "$c" bench "${ulp_protos[@]}" \
+		>"$dir/run.log" 2>&1
+	rc=$?
+	ures() {	# ures JOB FIELD: FIELD of fio job JOB's result line
+		sed -n "s/^# ulp-result .*job=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g1.tap 2>/dev/null | tail -n 1
+	}
+	rres() {	# rres SIZE FIELD: FIELD of rds_check bench's line
+		sed -n "s/^# rds-bench size=$1 .*$2=\([^ ]*\).*/\1/p" \
+			"$dir"/g1.tap 2>/dev/null | tail -n 1
+	}
+	note="$(cat "$dir"/g*.tap 2>/dev/null | grep -c '^not ok') failed checks in the run, $((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", exit $rc")"
+	for p in "${ulp_protos[@]}"; do
+		if [ "$p" = rds ]; then
+			a=$(rres 4096 msg_rate) b=$(rres 131072 mibs)
+			record ulp "$pc" rds "4 KiB messages" "$a" msg/s "$note"
+			record ulp "$pc" rds "128 KiB messages" "$b" MiB/s "$note"
+		else
+			a=$(ures "$p-randread-4k" read_iops)
+			b=$(ures "$p-seqread-128k" read_mibs)
+			record ulp "$pc" "$p" "4k rand read" "$a" IOPS "$note"
+			record ulp "$pc" "$p" "128k seq read" "$b" MiB/s "$note"
+		fi
+		echo "   $p: ${a:--} ${b:--}"
+	done
+	record_resent "$pc" "kernel ULPs" "$dir"
+}
+
+# kv LOG PREFIX KEY: KEY's value on the last line of LOG starting PREFIX.
+kv() {
+	sed -n "s/^$2 .*\b$3=\([^ ]*\).*/\1/p" "$1" 2>/dev/null | tail -n 1
+}
+
+# run_native: the adapter's own code natively, no guests: two engines over
+# orca-wire against memcpy (bench_native), the depth-1 64 B WRITE rate with
+# 1 QP and with 65536 QPs open (bench_engine), ICRC (bench_icrc, log only).
+run_native() {
+	local dir=$out/native w64k w64 cp rt why v note
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== native: two engines over orca-wire, memcpy, 64K QPs, ICRC"
+	emulator/build/bench_native >"$dir/native.log" 2>&1 ||
+		echo "bench_native failed (exit $?)" >>"$dir/native.log"
+	w64k=$(kv "$dir/native.log" "bench-native what=write64k" mibs)
+	w64=$(kv "$dir/native.log" "bench-native what=write64" mibs)
+	cp=$(kv "$dir/native.log" "bench-native what=memcpy64k" mibs)
+	rt=$(kv "$dir/native.log" "bench-native what=retransmits" count)
+	why=$([ -n "$w64k" ] || tail -n 1 "$dir/native.log")
+	v="2 engines, orca-wire"
+	note="$(kv "$dir/native.log" "bench-native what=write64k" msg_rate) msg/s, 16 outstanding"
+	record native - "$v" "64 KiB WRITE" "$w64k" MiB/s "${why:-$note}"
+	note="$(kv "$dir/native.log" "bench-native what=write64" msg_rate) msg/s, 16 outstanding"
+	record native - "$v" "64 B WRITE" "$w64" MiB/s "${why:-$note}"
+	record native - "this host, 1 core" "memcpy 64 KiB" "$cp" MiB/s \
+		"${why:-8 MiB buffers}"
+	record retransmissions - "native, orca-wire" "packets sent again" "$rt" \
+		packets "${why:-in $(kv "$dir/native.log" "bench-native what=retransmits" msgs) messages ($(kv "$dir/native.log" "bench-native what=retransmits" early) early retries, $(kv "$dir/native.log" "bench-native what=retransmits" timeouts) timeouts; $(kv "$dir/native.log" "bench-native what=retransmits" dropped) frames dropped)}"
+
+	# The same engines on a wire that drops and reorders 5% of the frames
+	# (what 61-nvmeof-orca-lossy does): what loss recovery costs.
+	emulator/build/bench_native -l 5 >"$dir/lossy.log" 2>&1 ||
+		echo "bench_native -l 5 failed (exit $?)" >>"$dir/lossy.log"
+	why=$([ -n "$(kv "$dir/lossy.log" "bench-native what=lossy-write64k" mibs)" ] ||
+		tail -n 1 "$dir/lossy.log")
+	v="2 engines, orca-wire, 5% loss"
+	note="$(kv "$dir/lossy.log" "bench-native what=lossy-write64k" msg_rate) msg/s, 16 outstanding; $(kv "$dir/lossy.log" "bench-native what=lossy-retransmits" count) packets sent again in $(kv "$dir/lossy.log" "bench-native what=lossy-retransmits" msgs) messages"
+	record native - "$v" "64 KiB WRITE" \
+		"$(kv "$dir/lossy.log" "bench-native what=lossy-write64k" mibs)" \
+		MiB/s "${why:-$note}"
+	note="$(kv "$dir/lossy.log" "bench-native what=lossy-write64" msg_rate) msg/s, 16 outstanding"
+	record native - "$v" "64 B WRITE" \
+		"$(kv "$dir/lossy.log" "bench-native what=lossy-write64" mibs)" \
+		MiB/s "${why:-$note}"
+
+	emulator/build/bench_engine -q 65536 -a 4 >"$dir/engine.log" 2>&1 ||
+		echo "bench_engine failed (exit $?)" >>"$dir/engine.log"
+	why=$(grep -q '^bench-engine-ratio' "$dir/engine.log" ||
+		grep -v '^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] ' "$dir/engine.log" |
+		tail -n 1)
+	record 64k-qps - "1 QP" "64 B WRITE depth 1" \
+		"$(kv "$dir/engine.log" "bench-engine qps=1" median)" msg/s \
+		"${why:-median of 15 rounds, alternating with the next row; in-process wire}"
+	record 64k-qps - "4 of 65536 QPs busy" "64 B WRITE depth 1" \
+		"$(kv "$dir/engine.log" "bench-engine qps=65536" median)" msg/s \
+		"${why:-median of 15 rounds; at most $(kv "$dir/engine.log" "bench-engine qps=65536" max_pass_steps) QPs in a pass; rounds paired: $(kv "$dir/engine.log" "bench-engine-ratio" "many\/one")x}"
+
+	emulator/build/bench_icrc >"$dir/icrc.log" 2>&1 ||
+		echo "bench_icrc failed (exit $?)" >>"$dir/icrc.log"
+	cat "$dir/native.log" "$dir/lossy.log"
+	grep -v '^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] ' "$dir/engine.log"
+}
+
+has native && run_native
+has ceiling && run_ceiling
+for p in "${pairs[@]}"; do
+	if has nvmeof; then
+		for m in ${ORCA_BENCH_MTUS:-1500 9000}; do
+			run_pair "${p%-*}" "${p#*-}" "$m"
+		done
+	fi
+	has perftest && run_perftest "${p%-*}" "${p#*-}"
+	has ulp && [ "$p" != siw-siw ] && run_ulp "${p%-*}" "${p#*-}"
+done
+
+echo
+python3 scripts/bench/bench-table.py "$results" --out "$out"
+echo "logs: $out"

@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of an ORCA test guest, after the initramfs switched into the toolroot
+# overlay.  Sets up a minimal system (no udev, no systemd), the wire
+# interface and the repo share, runs the test command and powers off.
+#
+# Parameters come from the kernel command line (set by scripts/guests/run-guests.sh):
+#   orca.index=I orca.count=N   guest number and count
+#   orca.mac=MAC                the virtio-net MAC (= the adapter's port MAC)
+#   orca.work=DIR               repo path: the 9p share "work" is mounted there
+#   orca.cmd=FILE               script to run (bash), from DIR
+#   orca.ctl=FILE               the emulator's control file (exported)
+#   orca.run=DIR                the run's output directory (exported, e.g.
+#                               for barrier files between guests)
+#   orca.modules=DIR            the kernel's modules, when they are not in
+#                               the toolroot's /lib/modules (make
+#                               check-debug's kernel): bound there
+#   orca.dmesg=1                when the command ends, save the kernel log in
+#                               DIR/g<I>/dmesg (after a kmemleak scan, whose
+#                               report goes to DIR/g<I>/kmemleak, when the
+#                               kernel has kmemleak)
+#
+# The virtio-net interface is renamed "eth0" and gets 10.0.0.<I+1>/24 and
+# fd00::<I+1>/64.  The command's exit status is printed on the console as
+# "ORCA-GUEST-EXIT: <status>", the line scripts/guests/run-guests.sh looks for.
+
+mark() { echo "orca-guest-init: $*" >/dev/kmsg; }
+mark "started"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8
+
+finish() {
+	echo "ORCA-GUEST-EXIT: $1"
+	/bin/busybox sync
+	[ -n "$work" ] && /bin/busybox umount "$work" 2>/dev/null
+	/bin/busybox poweroff -f
+	# not reached; PID 1 must never exit
+	while :; do /bin/busybox sleep 1000; done
+}
+
+# This runs under busybox sh, which prefers its own applets to programs in
+# PATH: call other programs by full path.
+# Everything before the command uses busybox applets and shell builtins:
+# under TCG every dynamically linked program costs its libraries' loading
+# over 9p, and boot time is test time.
+bb=/bin/busybox
+index=0 count=1 mac='' work='' cmd='' ctl='' run='' dmesg=0 modules=''
+$bb mount -t proc proc /proc
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
+	case $arg in
+	orca.index=*) index=${arg#*=} ;;
+	orca.count=*) count=${arg#*=} ;;
+	orca.mac=*) mac=${arg#*=} ;;
+	orca.work=*) work=${arg#*=} ;;
+	orca.cmd=*) cmd=${arg#*=} ;;
+	orca.ctl=*) ctl=${arg#*=} ;;
+	orca.run=*) run=${arg#*=} ;;
+	orca.dmesg=*) dmesg=${arg#*=} ;;
+	orca.modules=*) modules=${arg#*=} ;;
+	esac
+done
+
+$bb mount -t sysfs sysfs /sys
+$bb mkdir -p /dev/pts /dev/shm
+$bb mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+$bb mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+$bb mount -t tmpfs -o mode=1777 tmpfs /tmp
+$bb mount -t tmpfs -o mode=0755 tmpfs /run
+$bb mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+$bb mount -t configfs configfs /sys/kernel/config 2>/dev/null
+$bb hostname "orca-g$index"
+if [ -n "$modules" ]; then
+	kver=$($bb uname -r)
+	$bb mkdir -p "/lib/modules/$kver"
+	$bb mount --bind "$modules" "/lib/modules/$kver"
+fi
+{
+	echo "127.0.0.1 localhost"
+	i=0
+	while [ "$i" -lt "$count" ]; do
+		echo "10.0.0.$((i + 1)) orca-g$i"
+		i=$((i + 1))
+	done
+} >/etc/hosts
+
+# The wire interface: the virtio-net device with our MAC (the initramfs
+# loaded virtio_net).
+mark "looking for $mac"
+[ -d /sys/module/virtio_net ] || /sbin/modprobe virtio_net 2>/dev/null
+dev=''
+t=0
+while [ -z "$dev" ] && [ "$t" -lt 50 ]; do
+	for d in /sys/class/net/*; do
+		a=''
+		read -r a <"$d/address" 2>/dev/null
+		[ "$a" = "$mac" ] && dev=${d##*/}
+	done
+	[ -n "$dev" ] || { $bb sleep 0.1; t=$((t + 1)); }
+done
+if [ -z "$dev" ]; then
+	echo "orca-guest-init: no interface with MAC $mac"
+	finish 253
+fi
+# One ip(8) run for the whole configuration.
+{
+	echo "link set lo up"
+	[ "$dev" = eth0 ] || echo "link set $dev name eth0"
+	echo "addr add 10.0.0.$((index + 1))/24 dev eth0"
+	echo "addr add fd00::$((index + 1))/64 dev eth0 nodad"
+	echo "link set eth0 up"
+} | /sbin/ip -force -batch -
+mark "eth0 up"
+
+if [ -z "$work" ] || ! $bb mkdir -p "$work" ||
+   ! $bb mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 work "$work"; then
+	echo "orca-guest-init: cannot mount the work share at '$work'"
+	finish 252
+fi
+
+export ORCA_GUEST_INDEX=$index ORCA_GUEST_COUNT=$count ORCA_CTL=$ctl
+export ORCA_WORK=$work ORCA_RUN_DIR=$run
+read -r up _ </proc/uptime
+echo "ORCA-GUEST-START: uptime ${up}s"
+cd "$work" || finish 252
+if [ -n "$cmd" ] && [ -f "$cmd" ]; then
+	if [ -x /bin/bash ]; then
+		/bin/bash "$cmd" </dev/null
+	else
+		/bin/sh "$cmd" </dev/null
+	fi
+	rc=$?
+else
+	echo "orca-guest-init: no command file '$cmd'"
+	rc=251
+fi
+if [ "$dmesg" = 1 ] && [ -d "$run/g$index" ]; then
+	kml=/sys/kernel/debug/kmemleak
+	if [ -w "$kml" ]; then
+		echo scan >"$kml"
+		$bb cat "$kml" >"$run/g$index/kmemleak"
+	fi
+	$bb dmesg >"$run/g$index/dmesg"
+fi
+finish "$rc"

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced, after lib/host/host.sh, by the userspace verbs guest tests.
+#
+#   uverbs_guest_test SERVER_KIND CLIENT_KIND TIMEOUT SCRIPT [ARGS...]
+#
+# boots two guests (guest 0 the servers on SERVER_KIND, guest 1 the clients
+# on CLIENT_KIND; an rxe guest gets no ORCA adapter) and runs
+# in-guest/SCRIPT SERVER_KIND CLIENT_KIND ARGS in both.  Exits through
+# host_done.
+uverbs_guest_test() {
+	local skind=$1 ckind=$2 timeout=$3 script=$4 opts=() rc
+	shift 4
+	[ "$skind" = rxe ] && opts+=(--guest-opts 0:no-orca)
+	[ "$ckind" = rxe ] && opts+=(--guest-opts 1:no-orca)
+	run_guests 2 "$timeout" "${opts[@]}" -- \
+		"selftests/guest/in-guest/$script" "$skind" "$ckind" "$@"
+	rc=$?
+	host_done "$rc"
+}

@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The loss-free wire check of every guest test (selftests/lib/guest/
+# wire_lossfree.py) on fixed sample logs, as KTAP: what the switch could not
+# give a QEMU counts as lost when it was RoCE (send_errors) and is only
+# reported when it was the guest's other Ethernet traffic
+# (not_roce_dropped); the log's give-up and longest-wait lines are
+# reported; a switch of the older exit line is still read; on slower guests
+# (--slow-guests) retransmissions count only with a drop; with an rxe peer
+# (--rxe-peer) only what rxe's retransmissions cause is excused: a
+# sequence NAK of ours and the datagrams ours dropped still fail.  No
+# guests: make check runs it with the other host-side tests.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+out=$top/out/wire-lossfree-test
+rm -rf "$out"
+check=selftests/lib/host/wire_lossfree.py
+
+. "$top/selftests/lib/host/ktap-result.sh"
+
+# sample NAME SEND_ERRORS [NOT_ROCE]: a run of one guest whose adapter
+# moved no RoCE frame; its switch gave up on a QEMU once.
+sample() {
+	local run=$out/$1
+	mkdir -p "$run/g0"
+	echo "2026-12-04 03:40:31.000 orca-emu: exit" >"$run/g0/emu.log"
+	{
+		echo "2026-12-04 03:40:30.100 orca-wire: port 1: /r/g1/qemu-nic.sock took no frame for 500 ms: given up on for 30000 ms (or until it reads)"
+		echo "2026-12-04 03:40:31.000 orca-wire: port 1: /r/g1/qemu-nic.sock: longest wait for room 12 ms"
+		echo "2026-12-04 03:40:31.000 orca-wire: exit: received 9 forwarded 9 flooded 1 copies 8 send_errors $2 stall_dropped 0 backpressured 1 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0${3:+ not_roce_dropped $3}"
+	} >"$run/wire.log"
+	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
+}
+
+# adapter NAME TIMEOUTS PORT_DROPS [OPTS...]: a run of one adapter that
+# timed out TIMEOUTS times and resent 6 packets for it, whose port dropped
+# PORT_DROPS frames to the wire; the check run with OPTS.
+adapter() {
+	local run=$out/$1
+	mkdir -p "$run/g0"
+	cat >"$run/g0/emu.log" <<-END
+	2026-12-04 04:43:07.437 orca-emu: port: nic->wire 87, wire->nic 96, roce rx 2446, roce tx 2434, dropped $3 (foreign source MAC 0, not taken by the guest 0, to the wire $3), rx held for the engine 0
+	2026-12-04 04:43:07.437 orca-emu: engine: roce: tx 2434 rx 2446 loopback 0 retransmits 6 (after RNR NAKs 0) timeouts $2 early 5 (rtt samples 731) send windows cut 6 rx queue full 0
+	2026-12-04 04:43:07.437 orca-emu: engine: roce: rx dropped: no QP 1, QP state 1, bad packet 0, Q_Key 0, no receive WQE 0, too big 0, response to nothing outstanding 0
+	2026-12-04 04:43:07.437 orca-emu: engine: roce: duplicate requests 8, sequence NAKs tx 0 rx 0, RNR NAKs tx 0 rx 0
+	2026-12-04 04:43:07.755 orca-emu: exit 0
+	END
+	echo "2026-12-04 04:43:08.000 orca-wire: exit: received 9 forwarded 9 flooded 1 copies 8 send_errors 0 stall_dropped 0 backpressured 0 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0 not_roce_dropped 0" >"$run/wire.log"
+	shift 3
+	python3 "$check" "$run" "$@" >"$out/$(basename "$run").log" 2>&1
+}
+
+# rxe_peer NAME SEQ_NAKS_TX QKEY_DROPS NO_WQE_DROPS: a run of one adapter
+# whose peer is rxe (the check run with --rxe-peer): nothing retransmitted
+# by ours, but rxe's own retransmissions arrived as 8 duplicates and 3
+# ghosts, and a teardown's tail was dropped (no QP 2, QP state 1, bad
+# packet 1); ours sent SEQ_NAKS_TX sequence NAKs and dropped QKEY_DROPS
+# datagrams for their Q_Key and NO_WQE_DROPS for want of a receive WQE.
+rxe_peer() {
+	local run=$out/$1
+	mkdir -p "$run/g0"
+	cat >"$run/g0/emu.log" <<-END
+	2026-12-05 10:12:01.100 orca-emu: port: nic->wire 41, wire->nic 57, roce rx 1301, roce tx 1290, dropped 0 (foreign source MAC 0, not taken by the guest 0, to the wire 0), rx held for the engine 0
+	2026-12-05 10:12:01.100 orca-emu: engine: roce: tx 1290 rx 1301 loopback 0 retransmits 0 (after RNR NAKs 0) timeouts 0 early 0 (rtt samples 402) send windows cut 0 rx queue full 0
+	2026-12-05 10:12:01.100 orca-emu: engine: roce: rx dropped: no QP 2, QP state 1, bad packet 1, Q_Key $3, no receive WQE $4, too big 0, response to nothing outstanding 3
+	2026-12-05 10:12:01.100 orca-emu: engine: roce: duplicate requests 8, sequence NAKs tx $2 rx 0, RNR NAKs tx 0 rx 0
+	2026-12-05 10:12:01.300 orca-emu: exit 0
+	END
+	echo "2026-12-05 10:12:02.000 orca-wire: exit: received 2591 forwarded 2591 flooded 2 copies 2 send_errors 0 stall_dropped 0 backpressured 0 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0 not_roce_dropped 0" >"$run/wire.log"
+	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
+}
+
+# foreign NAME FOREIGN [OPTS...]: a clean run of one adapter whose port
+# dropped FOREIGN frames for their source MAC; the check run with OPTS.
+foreign() {
+	local run=$out/$1
+	mkdir -p "$run/g0"
+	cat >"$run/g0/emu.log" <<-END
+	2026-12-05 19:58:01.100 orca-emu: port: nic->wire 41, wire->nic 57, roce rx 0, roce tx 0, dropped $2 (foreign source MAC $2, not taken by the guest 0, to the wire 0), rx held for the engine 0
+	2026-12-05 19:58:01.100 orca-emu: engine: roce: tx 0 rx 0 loopback 0 retransmits 0 (after RNR NAKs 0) timeouts 0 early 0 (rtt samples 0) send windows cut 0 rx queue full 0
+	2026-12-05 19:58:01.100 orca-emu: engine: roce: rx dropped: no QP 0, QP state 0, bad packet 0, Q_Key 0, no receive WQE 0, too big 0, response to nothing outstanding 0
+	2026-12-05 19:58:01.100 orca-emu: engine: roce: duplicate requests 0, sequence NAKs tx 0 rx 0, RNR NAKs tx 0 rx 0
+	2026-12-05 19:58:01.300 orca-emu: exit 0
+	END
+	echo "2026-12-05 19:58:02.000 orca-wire: exit: received 16 forwarded 16 flooded 2 copies 2 send_errors 0 stall_dropped 0 backpressured 0 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0 not_roce_dropped 0" >"$run/wire.log"
+	shift 2
+	python3 "$check" "$run" "$@" >"$out/$(basename "$run").log" 2>&1
+}
+
+echo "TAP version 13"
+echo "1..13"
+sample other 0 3
+grep -qx 'ok wire loss-free: .*' "$out/other.log" &&
+	grep -q 'not RoCE, to a QEMU that did not read 3 (not counted)' "$out/other.log"
+result $? "a QEMU's own Ethernet frames it did not take are reported, not counted" "$out/other.log"
+
+sample roce 1 0
+grep -qx 'fail wire loss-free: .*switch: send errors 1.*' "$out/roce.log"
+result $? "a RoCE frame a QEMU did not take fails the check" "$out/roce.log"
+
+grep -q '^# switch: port 1: .* took no frame for 500 ms' "$out/other.log" &&
+	grep -q '^# switch: port 1: .* longest wait for room 12 ms' "$out/other.log"
+result $? "the switch's give-up and longest-wait lines are reported" "$out/other.log"
+
+sample old 0
+grep -qx 'ok wire loss-free: .*' "$out/old.log" &&
+	grep -q 'did not read 0 (not counted)' "$out/old.log"
+result $? "an exit line without not_roce_dropped is still read" "$out/old.log"
+
+# The debug tier's guests are slower than the ACK timeouts applications
+# give their QPs: a retransmission on a wire that dropped nothing is
+# reported there, not counted; a drop still fails, with the
+# retransmissions; make check's guests still fail on any retransmission.
+adapter slow 1 0 --slow-guests
+grep -qx 'ok wire loss-free: .*(slow guests: .*' "$out/slow.log" &&
+	grep -q '^# not counted (slow guests, no frame dropped): g0: retry timeouts 1$' "$out/slow.log" &&
+	grep -q '^# not counted (slow guests, no frame dropped): g0: duplicate requests 8$' "$out/slow.log"
+result $? "slow guests: retransmissions on a wire that dropped nothing are reported, not counted" "$out/slow.log"
+
+adapter slowdrop 1 2 --slow-guests
+grep -qx 'fail wire loss-free: .*port dropped 2 frames to the wire.*g0: retry timeouts 1.*' "$out/slowdrop.log"
+result $? "slow guests: a dropped frame fails the check, and its retransmissions count" "$out/slowdrop.log"
+
+adapter fast 1 0
+grep -qx 'fail wire loss-free: .*g0: retransmits 6; g0: retry timeouts 1.*duplicate requests 8' "$out/fast.log"
+result $? "make check's guests: any retransmission fails the check" "$out/fast.log"
+
+# With an rxe peer, only what rxe's own retransmissions cause is excused
+# (duplicates, ghosts), besides a teardown's tail as with any peer; a gap
+# ours saw in rxe's stream, and a datagram ours dropped, is loss.
+rxe_peer rxe 0 0 0
+grep -qx 'ok wire loss-free: .*(rxe peer: .*' "$out/rxe.log" &&
+	grep -q '^# g0: not counted (rxe peer): duplicate requests 8$' "$out/rxe.log" &&
+	grep -q '^# g0: not counted (rxe peer): ghosts 3$' "$out/rxe.log"
+result $? "rxe peer: rxe's duplicates and ghosts and a teardown's tail are reported, not counted" "$out/rxe.log"
+
+rxe_peer rxesnak 1 0 0
+grep -qx 'fail wire loss-free: .*g0: sequence NAKs sent 1.*' "$out/rxesnak.log"
+result $? "rxe peer: a sequence NAK ours sent (a frame of rxe's lost) fails the check" "$out/rxesnak.log"
+
+rxe_peer rxeqkey 0 2 0
+grep -qx 'fail wire loss-free: .*g0: datagrams dropped for their Q_Key 2.*' "$out/rxeqkey.log"
+result $? "rxe peer: a datagram ours dropped for its Q_Key fails the check" "$out/rxeqkey.log"
+
+rxe_peer rxenowqe 0 0 3
+grep -qx 'fail wire loss-free: .*g0: datagrams dropped without a receive WQE 3.*' "$out/rxenowqe.log"
+result $? "rxe peer: a datagram ours dropped without a receive WQE fails the check" "$out/rxenowqe.log"
+
+# A frame the port drops for its foreign source MAC fails the check,
+# unless the test changed the guest's MAC on purpose (20-port-ops).
+foreign foreign 1
+grep -qx 'fail wire loss-free: .*g0: port dropped 1 foreign frames.*' "$out/foreign.log"
+result $? "a frame the port dropped for a foreign source MAC fails the check" "$out/foreign.log"
+
+foreign macchange 1 --mac-changes
+grep -qx 'ok wire loss-free: .*' "$out/macchange.log" &&
+	grep -q 'foreign source MAC 1$' "$out/macchange.log"
+result $? "--mac-changes: such frames are reported, not counted" "$out/macchange.log"
+
+[ "$failed" = 0 ]
