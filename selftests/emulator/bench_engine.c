@@ -7,7 +7,7 @@
  * WRITEs going round-robin over a few of them (issue 11: "64 B message
  * rate with 64K QPs open within 10% of the rate with 1 QP").  Built by
  * the emulator Makefile without sanitizers; not a test (make check does
- * not run it): it prints numbers, and for scripts/bench.sh a line
+ * not run it): it prints numbers, and for scripts/bench/bench.sh a line
  *   bench-engine qps=N active=A best=MSG/S median=MSG/S steps_per_pass=X
  * per case and
  *   bench-engine-ratio many/one=R (median of the rounds' ratios ...)

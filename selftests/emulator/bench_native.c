@@ -18,7 +18,7 @@
  * packets sent again are the price of go-back-N.  The lines then say
  * what=lossy-write64k, lossy-write64, lossy-retransmits (with pct=PCT).
  * Built by the emulator Makefile without sanitizers; not a test.  For
- * scripts/bench.sh it prints one line per figure:
+ * scripts/bench/bench.sh it prints one line per figure:
  *   bench-native what=NAME key=value ...
  *
  *   bench_native [-d DEPTH] [-l PCT] [-s SECONDS] [-w ORCA_WIRE]

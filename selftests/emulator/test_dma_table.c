@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the emulator's DMA map table (emulator/dma.c): page-offset
+ * Unit tests of the emulator's DMA map table (emulator/vfio/dma.c): page-offset
  * mappings, read-only and fd-less regions, the table limit, nested
  * vfio_dma_begin() brackets and an unmap that waits for the bracket using it.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of the adapter's Ethernet port (emulator/port.c): the test plays
+ * Unit test of the adapter's Ethernet port (emulator/port/port.c): the test plays
  * QEMU's virtio-net backend and the wire switch with two datagram sockets in
  * a temporary directory and checks what the port forwards where.
  */

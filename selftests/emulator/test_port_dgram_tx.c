@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The engine's sends on a datagram wire never wait (emulator/port.c).  The
+ * The engine's sends on a datagram wire never wait (emulator/port/port.c).  The
  * engine sends under the DMA lock, so a send that sleeps in sendto() until
  * the switch makes room (it once did, up to wire_link_policy_dgram.wait_ms)
  * holds up a guest's memory map change and the engine's own receive path.

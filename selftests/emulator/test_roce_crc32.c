@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the CRC-32 under the RoCEv2 ICRC (emulator/roce_crc32.c,
+ * Unit tests for the CRC-32 under the RoCEv2 ICRC (emulator/roce/roce_crc32.c,
  * roce_crc32_clmul.c): the PCLMULQDQ folding and the slice-by-16 fallback,
  * each called directly, and roce_crc32(), which picks between them, must
  * equal a bitwise CRC-32 for every length 0..4096 at every start alignment
