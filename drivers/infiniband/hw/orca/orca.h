@@ -19,7 +19,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/orca-abi.h>
 
-#include "orca_cmd.h"
+#include "orca_com.h"
 #include "orca_cmdq.h"
 #include "orca_io_defs.h"
 #include "orca_regs_defs.h"
@@ -660,7 +660,7 @@ u8 orca_dev_page_shift(const struct orca_dev *odev);
 int orca_qbuf_alloc(struct orca_dev *odev, struct orca_qbuf *q, size_t size);
 void orca_qbuf_free(struct orca_dev *odev, struct orca_qbuf *q);
 void orca_qbuf_ring(const struct orca_qbuf *q, const struct orca_pgl *pgl,
-		    struct orca_cmd_ring *ring);
+		    struct orca_com_ring *ring);
 int orca_db_pool_init(struct orca_dev *odev);
 void orca_db_pool_cleanup(struct orca_dev *odev);
 int orca_pgl_alloc(struct orca_dev *odev, struct orca_pgl *pgl, u32 npages);
@@ -746,9 +746,9 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
-		  struct ib_qp_init_attr *init, struct orca_cmd_qp_params *p);
+		  struct ib_qp_init_attr *init, struct orca_com_qp_params *p);
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
-		   const struct orca_cmd_qp_params *p, bool *may_free);
+		   const struct orca_com_qp_params *p, bool *may_free);
 bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
 struct orca_qp *orca_qp_get(struct orca_dev *odev, u32 qpn);
 void orca_qp_put(struct orca_qp *qp);
@@ -764,7 +764,7 @@ void orca_qp_dead_last_wqe(struct orca_dev *odev);
 
 /* orca_user_qp.c */
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
-			struct orca_cmd_qp_params *p, struct ib_udata *udata);
+			struct orca_com_qp_params *p, struct ib_udata *udata);
 void orca_user_qp_free(struct orca_qp *qp);
 
 /* orca_post.c: send and receive work requests */
@@ -796,7 +796,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       struct ib_udata *udata);
 
 /* orca_ah.c */
-void orca_av_from_ah_attr(struct orca_cmd_av *av,
+void orca_av_from_ah_attr(struct orca_com_av *av,
 			  const struct rdma_ah_attr *ah_attr);
 int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);

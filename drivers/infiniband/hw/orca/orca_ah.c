@@ -13,7 +13,7 @@
  * @av: zeroed address vector
  * @ah_attr: a RoCE attribute with a GRH; the core has resolved roce.dmac
  */
-void orca_av_from_ah_attr(struct orca_cmd_av *av,
+void orca_av_from_ah_attr(struct orca_com_av *av,
 			  const struct rdma_ah_attr *ah_attr)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(ah_attr);
@@ -37,7 +37,7 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	struct orca_dev *odev = to_odev(ibah->device);
 	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
 	struct orca_ah *ah = to_oah(ibah);
-	struct orca_cmd_av av = {};
+	struct orca_com_av av = {};
 
 	if (udata)
 		return -EOPNOTSUPP;
@@ -45,7 +45,7 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
 		return -EINVAL;
 	orca_av_from_ah_attr(&av, ah_attr);
-	return orca_cmd_create_ah(odev, to_opd(ibah->pd)->pdn, &av,
+	return orca_com_create_ah(odev, to_opd(ibah->pd)->pdn, &av,
 				  init_attr->flags & RDMA_CREATE_AH_SLEEPABLE,
 				  &ah->ahn);
 }
@@ -63,7 +63,7 @@ int orca_create_user_ah(struct ib_ah *ibah,
 	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
 	struct orca_create_ah_resp resp = {};
 	struct orca_ah *ah = to_oah(ibah);
-	struct orca_cmd_av av = {};
+	struct orca_com_av av = {};
 	int err;
 
 	err = ib_is_udata_in_empty(udata);
@@ -73,7 +73,7 @@ int orca_create_user_ah(struct ib_ah *ibah,
 	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
 		return -EINVAL;
 	orca_av_from_ah_attr(&av, ah_attr);
-	err = orca_cmd_create_ah(odev, to_opd(ibah->pd)->pdn, &av,
+	err = orca_com_create_ah(odev, to_opd(ibah->pd)->pdn, &av,
 				 init_attr->flags & RDMA_CREATE_AH_SLEEPABLE,
 				 &ah->ahn);
 	if (err)
@@ -81,7 +81,7 @@ int orca_create_user_ah(struct ib_ah *ibah,
 	resp.ahn = ah->ahn;
 	err = ib_respond_udata(udata, resp);
 	if (err)
-		orca_cmd_destroy_ah(odev, ah->ahn,
+		orca_com_destroy_ah(odev, ah->ahn,
 				    init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
 	return err;
 }
@@ -91,7 +91,7 @@ int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct orca_ah *ah = to_oah(ibah);
 
 	/* A failure (dead device) must not keep the AH alive. */
-	orca_cmd_destroy_ah(to_odev(ibah->device), ah->ahn,
+	orca_com_destroy_ah(to_odev(ibah->device), ah->ahn,
 			    flags & RDMA_DESTROY_AH_SLEEPABLE);
 	return 0;
 }

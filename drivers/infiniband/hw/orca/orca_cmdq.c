@@ -30,7 +30,7 @@
 #define ORCA_CMDQ_POLL_MAX_US	200
 
 /**
- * orca_cmd_status_to_errno() - map an ORCA command status to an errno
+ * orca_cmdq_status_to_errno() - map an ORCA command status to an errno
  * @status: enum orca_cmd_status from a completion
  *
  * BAD_HANDLE maps to -EINVAL: every handle the driver sends came from the
@@ -39,7 +39,7 @@
  *
  * Return: 0 or a negative errno.
  */
-int orca_cmd_status_to_errno(u8 status)
+int orca_cmdq_status_to_errno(u8 status)
 {
 	switch (status) {
 	case ORCA_CMD_ST_OK:
@@ -79,7 +79,7 @@ static void orca_cmdq_orphan_work(struct work_struct *work)
 
 	xa_for_each(&cmdq->orphan_ahs, ahn, entry) {
 		xa_erase_irq(&cmdq->orphan_ahs, ahn);
-		orca_cmd_destroy_ah(odev, ahn, true);
+		orca_com_destroy_ah(odev, ahn, true);
 	}
 }
 
@@ -301,7 +301,7 @@ static void orca_cmdq_put_slot(struct orca_cmdq *cmdq, int token)
  * context, and destroy the AH a CREATE_AH made, since nobody holds it.
  */
 static void orca_cmdq_reclaim_orphan(struct orca_dev *odev,
-				     struct orca_cmd_ctx *ctx, int token)
+				     struct orca_cmdq_ctx *ctx, int token)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	const struct orca_cmd_handle_out *h = (const void *)ctx->out;
@@ -310,7 +310,7 @@ static void orca_cmdq_reclaim_orphan(struct orca_dev *odev,
 	if (ctx->opcode == ORCA_CMD_CREATE_AH &&
 	    ctx->status == ORCA_CMD_ST_OK)
 		orca_cmdq_orphan_ah(odev, le32_to_cpu(h->handle));
-	ctx->state = ORCA_CMD_CTX_FREE;
+	ctx->state = ORCA_CMDQ_CTX_FREE;
 	orca_cmdq_put_slot(cmdq, token);
 }
 
@@ -326,7 +326,7 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	struct orca_cmd_comp *comp;
-	struct orca_cmd_ctx *ctx;
+	struct orca_cmdq_ctx *ctx;
 	unsigned long flags;
 	u8 phase;
 	u16 token;
@@ -348,8 +348,8 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 			continue;
 		}
 		ctx = &cmdq->ctx[token];
-		if (ctx->state != ORCA_CMD_CTX_PENDING &&
-		    ctx->state != ORCA_CMD_CTX_ORPHAN)
+		if (ctx->state != ORCA_CMDQ_CTX_PENDING &&
+		    ctx->state != ORCA_CMDQ_CTX_ORPHAN)
 			continue;
 		/* The device moved on: the next command's clock starts. */
 		cmdq->outstanding--;
@@ -359,11 +359,11 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 		trace_orca_cmd_complete(odev, ctx->opcode, token, ctx->status,
 					ctx->syndrome, ctx->posted);
 		memcpy(ctx->out, comp->out, sizeof(ctx->out));
-		if (ctx->state == ORCA_CMD_CTX_ORPHAN) {
+		if (ctx->state == ORCA_CMDQ_CTX_ORPHAN) {
 			orca_cmdq_reclaim_orphan(odev, ctx, token);
 			continue;
 		}
-		ctx->state = ORCA_CMD_CTX_DONE;
+		ctx->state = ORCA_CMDQ_CTX_DONE;
 		complete(&ctx->done);
 	}
 	spin_unlock_irqrestore(&cmdq->lock, flags);
@@ -386,10 +386,10 @@ void orca_cmdq_fail_all(struct orca_dev *odev)
 		return;
 	spin_lock_irqsave(&cmdq->lock, flags);
 	for (i = 0; i < cmdq->depth; i++) {
-		if (cmdq->ctx[i].state != ORCA_CMD_CTX_PENDING &&
-		    cmdq->ctx[i].state != ORCA_CMD_CTX_ORPHAN)
+		if (cmdq->ctx[i].state != ORCA_CMDQ_CTX_PENDING &&
+		    cmdq->ctx[i].state != ORCA_CMDQ_CTX_ORPHAN)
 			continue;
-		cmdq->ctx[i].state = ORCA_CMD_CTX_STALE;
+		cmdq->ctx[i].state = ORCA_CMDQ_CTX_STALE;
 		complete(&cmdq->ctx[i].done);
 	}
 	spin_unlock_irqrestore(&cmdq->lock, flags);
@@ -430,7 +430,7 @@ bool orca_cmdq_timed_out(struct orca_dev *odev)
  * outstanding command for the timeout; the deadline moves with every
  * completion of an older command.  Sleeps, on an event or between polls.
  */
-static bool orca_cmdq_wait(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
+static bool orca_cmdq_wait(struct orca_dev *odev, struct orca_cmdq_ctx *ctx,
 			   bool events)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
@@ -465,7 +465,7 @@ static bool orca_cmdq_wait(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
  * Atomic context: busy-poll until @deadline (ktime: jiffies may stand
  * still with interrupts off).
  */
-static bool orca_cmdq_spin(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
+static bool orca_cmdq_spin(struct orca_dev *odev, struct orca_cmdq_ctx *ctx,
 			   ktime_t deadline)
 {
 	for (;;) {
@@ -536,17 +536,17 @@ static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable,
  * A command the device holds as its oldest for longer than the command
  * timeout marks the device dead (which fences it before this returns).
  *
- * Return: 0, a negative errno from orca_cmd_status_to_errno(), -ETIMEDOUT
+ * Return: 0, a negative errno from orca_cmdq_status_to_errno(), -ETIMEDOUT
  * for this command's own timeout, -EIO when the device is or was found
  * dead while waiting, or -EBUSY (atomic only).
  */
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
-		   struct orca_cmd_out *res, bool sleepable)
+		   struct orca_cmdq_out *res, bool sleepable)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	u16 opcode = le16_to_cpu(cmd->opcode);
 	ktime_t deadline = 0;
-	struct orca_cmd_ctx *ctx;
+	struct orca_cmdq_ctx *ctx;
 	unsigned long flags;
 	bool events, done;
 	int token, err;
@@ -584,7 +584,7 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		goto dead;
 	}
 	reinit_completion(&ctx->done);
-	ctx->state = ORCA_CMD_CTX_PENDING;
+	ctx->state = ORCA_CMDQ_CTX_PENDING;
 	if (!cmdq->outstanding++)
 		cmdq->progress = jiffies;
 	cmd->token = cpu_to_le16(token);
@@ -603,12 +603,12 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 			   orca_cmdq_spin(odev, ctx, deadline);
 
 	spin_lock_irqsave(&cmdq->lock, flags);
-	if (!done && ctx->state == ORCA_CMD_CTX_PENDING) {
+	if (!done && ctx->state == ORCA_CMDQ_CTX_PENDING) {
 		if (sleepable || orca_cmdq_head_expired(cmdq)) {
-			ctx->state = ORCA_CMD_CTX_STALE;
+			ctx->state = ORCA_CMDQ_CTX_STALE;
 		} else {
 			/* Queued behind slow commands: not a dead device. */
-			ctx->state = ORCA_CMD_CTX_ORPHAN;
+			ctx->state = ORCA_CMDQ_CTX_ORPHAN;
 			spin_unlock_irqrestore(&cmdq->lock, flags);
 			dev_dbg_ratelimited(&odev->pdev->dev,
 					    "command 0x%x (token %d) orphaned after %u us\n",
@@ -623,7 +623,7 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		orca_dev_mark_dead(odev, "command timeout");
 		return -ETIMEDOUT;
 	}
-	if (ctx->state == ORCA_CMD_CTX_STALE) {
+	if (ctx->state == ORCA_CMDQ_CTX_STALE) {
 		/* The watchdog or a fatal event found the device dead. */
 		spin_unlock_irqrestore(&cmdq->lock, flags);
 		dev_err(&odev->pdev->dev,
@@ -631,12 +631,12 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 			opcode, token);
 		return -EIO;
 	}
-	ctx->state = ORCA_CMD_CTX_FREE;
+	ctx->state = ORCA_CMDQ_CTX_FREE;
 	if (ctx->status != ORCA_CMD_ST_OK)
 		cmdq->failed++;
 	spin_unlock_irqrestore(&cmdq->lock, flags);
 
-	err = orca_cmd_status_to_errno(ctx->status);
+	err = orca_cmdq_status_to_errno(ctx->status);
 	if (err)
 		dev_dbg_ratelimited(&odev->pdev->dev,
 				    "command 0x%x failed: status 0x%x syndrome 0x%x\n",

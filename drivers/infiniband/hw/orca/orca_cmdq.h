@@ -36,27 +36,27 @@ struct orca_dev;
  * The longest an atomic caller (the CM creates and destroys AHs under its
  * spinlocks, with interrupts off) waits, for a credit and for its
  * completion together: 50 ms.  A command not completed by then is
- * orphaned (ORCA_CMD_CTX_ORPHAN), not timed out; the device stays alive.
+ * orphaned (ORCA_CMDQ_CTX_ORPHAN), not timed out; the device stays alive.
  */
 #define ORCA_CMDQ_ATOMIC_WAIT_US	50000
 
-enum orca_cmd_ctx_state {
-	ORCA_CMD_CTX_FREE,
-	ORCA_CMD_CTX_PENDING,
-	ORCA_CMD_CTX_DONE,
+enum orca_cmdq_ctx_state {
+	ORCA_CMDQ_CTX_FREE,
+	ORCA_CMDQ_CTX_PENDING,
+	ORCA_CMDQ_CTX_DONE,
 	/* timed out or failed by a dead device: never reused until reset */
-	ORCA_CMD_CTX_STALE,
+	ORCA_CMDQ_CTX_STALE,
 	/*
 	 * given up by an atomic caller after ORCA_CMDQ_ATOMIC_WAIT_US: still
 	 * the device's, reclaimed when its completion arrives
 	 */
-	ORCA_CMD_CTX_ORPHAN,
+	ORCA_CMDQ_CTX_ORPHAN,
 };
 
 /**
- * struct orca_cmd_ctx - completion context of one in-flight command
+ * struct orca_cmdq_ctx - completion context of one in-flight command
  * @done: completed when the command's completion has been copied here
- * @state: enum orca_cmd_ctx_state, protected by the queue lock
+ * @state: enum orca_cmdq_ctx_state, protected by the queue lock
  * @status: enum orca_cmd_status from the completion
  * @syndrome: device detail for a failure
  * @out: inline output of the completion
@@ -65,9 +65,9 @@ enum orca_cmd_ctx_state {
  * @opcode: the command's opcode, for an orphan's completion
  * @posted: when it was posted, if the orca_cmd_complete tracepoint was on
  */
-struct orca_cmd_ctx {
+struct orca_cmdq_ctx {
 	struct completion done;
-	enum orca_cmd_ctx_state state;
+	enum orca_cmdq_ctx_state state;
 	u8 status;
 	u32 syndrome;
 	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
@@ -120,7 +120,7 @@ struct orca_cmdq {
 	spinlock_t lock;		/* rings, indices, ctx states */
 	struct semaphore credits;
 	struct ida tokens;
-	struct orca_cmd_ctx *ctx;
+	struct orca_cmdq_ctx *ctx;
 	void *out_bufs;
 	dma_addr_t out_bufs_dma;
 	bool event_mode;
@@ -134,14 +134,14 @@ struct orca_cmdq {
 };
 
 /**
- * struct orca_cmd_out - what a completed command returned
+ * struct orca_cmdq_out - what a completed command returned
  * @data: if not NULL, the command has output at out_addr (a query):
  *	  receives its first @data_len bytes
  * @data_len: at most ORCA_CMDQ_OUT_BUF_BYTES
  * @syndrome: device detail for a failure
  * @out: inline output (struct orca_cmd_handle_out etc.)
  */
-struct orca_cmd_out {
+struct orca_cmdq_out {
 	void *data;
 	size_t data_len;
 	u32 syndrome;
@@ -157,7 +157,7 @@ void orca_cmdq_flush_orphans(struct orca_dev *odev);
 void orca_cmdq_stop_orphans(struct orca_dev *odev);
 bool orca_cmdq_timed_out(struct orca_dev *odev);
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
-		   struct orca_cmd_out *res, bool sleepable);
-int orca_cmd_status_to_errno(u8 status);
+		   struct orca_cmdq_out *res, bool sleepable);
+int orca_cmdq_status_to_errno(u8 status);
 
 #endif /* ORCA_CMDQ_H */

@@ -190,7 +190,7 @@ bool orca_dev_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
 			  const char *what)
 {
 	return orca_dev_may_free(odev,
-				 orca_cmd_destroy_obj(odev, opcode, handle),
+				 orca_com_destroy_obj(odev, opcode, handle),
 				 what, handle);
 }
 

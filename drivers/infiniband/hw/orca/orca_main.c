@@ -117,7 +117,7 @@ static int orca_uar_init(struct orca_dev *odev)
 	struct pci_dev *pdev = odev->pdev;
 	int err;
 
-	err = orca_cmd_alloc_uar(odev, &odev->uar_idx);
+	err = orca_com_alloc_uar(odev, &odev->uar_idx);
 	if (err)
 		return err;
 	if (((u64)odev->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
@@ -137,14 +137,14 @@ static int orca_uar_init(struct orca_dev *odev)
 	return 0;
 
 err_dealloc:
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
+	orca_com_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
 	return err;
 }
 
 static void orca_uar_cleanup(struct orca_dev *odev)
 {
 	pcim_iounmap(odev->pdev, odev->uar);
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
+	orca_com_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
 }
 
 static const struct ib_device_ops orca_dev_ops = {

@@ -16,14 +16,14 @@ int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	err = ib_is_udata_in_empty(udata);
 	if (err)
 		return err;
-	err = orca_cmd_create_pd(odev, &pd->pdn);
+	err = orca_com_create_pd(odev, &pd->pdn);
 	if (err || !udata)
 		return err;
 	/* Informational: nothing in the ABI names a PD by its number. */
 	resp.pdn = pd->pdn;
 	err = ib_respond_udata(udata, resp);
 	if (err)
-		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_PD, pd->pdn);
+		orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_PD, pd->pdn);
 	return err;
 }
 
@@ -38,7 +38,7 @@ int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	/* The PD's AHs that an atomic destroy_ah left to the orphan work. */
 	orca_cmdq_flush_orphans(to_odev(ibpd->device));
 	/* A failure (dead device) must not keep the PD alive. */
-	orca_cmd_destroy_obj(to_odev(ibpd->device), ORCA_CMD_DESTROY_PD,
+	orca_com_destroy_obj(to_odev(ibpd->device), ORCA_CMD_DESTROY_PD,
 			     pd->pdn);
 	return 0;
 }

@@ -98,7 +98,7 @@ int orca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct orca_qp_attr hw;
 	int err;
 
-	err = orca_cmd_query_raw(to_odev(ibqp->device), ORCA_CMD_QUERY_QP,
+	err = orca_com_query_raw(to_odev(ibqp->device), ORCA_CMD_QUERY_QP,
 				 to_oqp(ibqp)->qpn, &hw, sizeof(hw));
 	if (err)
 		return err;
@@ -139,7 +139,7 @@ int orca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq)
 	struct orca_cq_attr hw;
 	int err;
 
-	err = orca_cmd_query_raw(to_odev(ibcq->device), ORCA_CMD_QUERY_CQ,
+	err = orca_com_query_raw(to_odev(ibcq->device), ORCA_CMD_QUERY_CQ,
 				 to_ocq(ibcq)->cqn, &hw, sizeof(hw));
 	if (err)
 		return err;

@@ -96,7 +96,7 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_resize_cq req;
 	struct orca_pgl pgl = {};
-	struct orca_cmd_ring ring;
+	struct orca_com_ring ring;
 	struct ib_umem *umem;
 	size_t bytes, needed;
 	u8 log_depth;
@@ -133,12 +133,12 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 		goto out;
 
 	mutex_lock(&cq->resize_lock);
-	ring = (struct orca_cmd_ring){
+	ring = (struct orca_com_ring){
 		.pgl = &pgl,
 		.npages = pgl.used,
 		.page_shift = ORCA_UQUEUE_PAGE_SHIFT,
 	};
-	err = orca_cmd_resize_cq(odev, cq->cqn, log_depth, &ring);
+	err = orca_com_resize_cq(odev, cq->cqn, log_depth, &ring);
 	if (!err) {
 		swap(cq->umem, umem);
 		cq->log_depth = log_depth;
