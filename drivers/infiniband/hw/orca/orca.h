@@ -250,6 +250,11 @@ struct orca_port {
  * @cq_xa: cqn -> struct orca_cq, IRQ-safe lock (looked up in hard IRQ)
  * @qp_xa: qpn -> struct orca_qp, IRQ-safe lock (pollers clean under it)
  * @srq_xa: srqn -> struct orca_srq
+ * @orphan_ahs: AHs nobody holds, to destroy (orca_ah.c): made by CREATE_AH
+ *	commands orphaned in the command queue, or given up by a DESTROY_AH
+ *	that found no free slot in time; indexed by ahn, IRQ-safe lock
+ *	(taken under the command queue's lock)
+ * @orphan_ah_work: destroys @orphan_ahs
  * @port: the RoCE port
  * @drv_stats: enum orca_drv_stat counters
  * @dbg: debugfs (orca_debugfs.c): the device's directory and the QP and
@@ -284,6 +289,8 @@ struct orca_dev {
 	struct xarray cq_xa;
 	struct xarray qp_xa;
 	struct xarray srq_xa;
+	struct xarray orphan_ahs;
+	struct work_struct orphan_ah_work;
 	struct orca_port port;
 	atomic64_t drv_stats[ORCA_DRV_STAT_MAX];
 	struct {
@@ -804,6 +811,10 @@ int orca_create_user_ah(struct ib_ah *ibah,
 			struct rdma_ah_init_attr *init_attr,
 			struct ib_udata *udata);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
+int orca_ah_orphans_init(struct orca_dev *odev);
+void orca_ah_stop_orphans(struct orca_dev *odev);
+void orca_ah_orphans_cleanup(struct orca_dev *odev);
+void orca_ah_flush_orphans(struct orca_dev *odev);
 
 /* orca_srq.c */
 int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,

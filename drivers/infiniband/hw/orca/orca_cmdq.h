@@ -16,8 +16,6 @@
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
-#include <linux/xarray.h>
 
 #include "orca_cmds_defs.h"
 
@@ -62,8 +60,9 @@ enum orca_cmdq_ctx_state {
  * @out: inline output of the completion
  * @buf: this context's slice of orca_cmdq.out_bufs, the command's out_addr
  * @buf_dma: bus address of @buf
- * @opcode: the command's opcode, for an orphan's completion
+ * @opcode: the command's opcode, for the log and the tracepoints
  * @posted: when it was posted, if the orca_cmd_complete tracepoint was on
+ * @orphaned: the caller's orca_cmdq_out.orphaned, for an orphan's completion
  */
 struct orca_cmdq_ctx {
 	struct completion done;
@@ -75,6 +74,7 @@ struct orca_cmdq_ctx {
 	dma_addr_t buf_dma;
 	u16 opcode;
 	ktime_t posted;
+	void (*orphaned)(struct orca_dev *odev, int err, const u8 *out);
 };
 
 /**
@@ -104,10 +104,6 @@ struct orca_cmdq_ctx {
  *	      slow ones never count as timed out.
  * @failed: commands the device completed with a failure status
  * @timeouts: commands that timed out (each one declared the device dead)
- * @orphan_ahs: AHs nobody holds, to destroy: made by orphaned CREATE_AH
- *	commands, or given up by a DESTROY_AH that found no free slot in
- *	time; indexed by ahn, IRQ-safe lock (taken under @lock)
- * @orphan_work: destroys @orphan_ahs
  */
 struct orca_cmdq {
 	struct orca_cmd *ring;
@@ -129,8 +125,6 @@ struct orca_cmdq {
 	unsigned long progress;
 	u64 failed;
 	u64 timeouts;
-	struct xarray orphan_ahs;
-	struct work_struct orphan_work;
 };
 
 /**
@@ -140,12 +134,17 @@ struct orca_cmdq {
  * @data_len: at most ORCA_CMDQ_OUT_BUF_BYTES
  * @syndrome: device detail for a failure
  * @out: inline output (struct orca_cmd_handle_out etc.)
+ * @orphaned: atomic callers: if not NULL, called when the command, given
+ *	      up on with -EBUSY after it was posted, completes after all,
+ *	      with its errno and inline output; from the completion path (any
+ *	      context, the queue lock held), so it may only hand work on
  */
 struct orca_cmdq_out {
 	void *data;
 	size_t data_len;
 	u32 syndrome;
 	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
+	void (*orphaned)(struct orca_dev *odev, int err, const u8 *out);
 };
 
 int orca_cmdq_init(struct orca_dev *odev);
@@ -153,8 +152,6 @@ void orca_cmdq_cleanup(struct orca_dev *odev);
 void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on);
 void orca_cmdq_process_comps(struct orca_dev *odev);
 void orca_cmdq_fail_all(struct orca_dev *odev);
-void orca_cmdq_flush_orphans(struct orca_dev *odev);
-void orca_cmdq_stop_orphans(struct orca_dev *odev);
 bool orca_cmdq_timed_out(struct orca_dev *odev);
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		   struct orca_cmdq_out *res, bool sleepable);

@@ -62,9 +62,16 @@ static void orca_com_copy_ident(char *dst, const u8 *src, size_t len)
 	dst[i] = '\0';
 }
 
-static u32 orca_com_out_handle(const struct orca_cmdq_out *res)
+/**
+ * orca_com_out_handle() - the handle a CREATE_* or ALLOC_* command returned
+ * @out: the command's inline output, as an orca_cmdq_out.orphaned hook
+ *	 gets it
+ *
+ * Return: the new object's handle.
+ */
+u32 orca_com_out_handle(const u8 *out)
 {
-	const struct orca_cmd_handle_out *h = (const void *)res->out;
+	const struct orca_cmd_handle_out *h = (const void *)out;
 
 	return le32_to_cpu(h->handle);
 }
@@ -218,7 +225,7 @@ static int orca_com_exec_handle(struct orca_dev *odev, struct orca_cmd *cmd,
 
 	err = orca_cmdq_exec(odev, cmd, &res, sleepable);
 	if (!err)
-		*handle = orca_com_out_handle(&res);
+		*handle = orca_com_out_handle(res.out);
 	return err;
 }
 
@@ -257,7 +264,10 @@ int orca_com_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle)
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
-/* @sleepable: false from atomic context (the CM's locks). */
+/*
+ * @sleepable: false from atomic context (the CM's locks): then -EAGAIN
+ * when no slot came in time and the command was not posted.
+ */
 int orca_com_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable)
 {
 	struct orca_cmd_destroy_obj *in;
@@ -527,18 +537,38 @@ int orca_com_query_raw(struct orca_dev *odev, u16 opcode, u32 handle,
 	return orca_com_exec_out(odev, &cmd, buf, len);
 }
 
-/* @sleepable: false from atomic context (the CM's locks). */
+/**
+ * orca_com_create_ah() - run CREATE_AH
+ * @odev: device
+ * @pdn: the AH's PD
+ * @av: its address vector
+ * @sleepable: false from atomic context (the CM's locks)
+ * @orphaned: atomic callers: takes the AH of a command given up on with
+ *	      -EBUSY that completes after all (struct orca_cmdq_out)
+ * @ahn: receives the new AH's handle
+ *
+ * Return: 0 or a negative errno; atomic only: -EAGAIN when no slot came in
+ * time (not posted), -EBUSY when the command was orphaned.
+ */
 int orca_com_create_ah(struct orca_dev *odev, u32 pdn,
-		       const struct orca_com_av *av, bool sleepable, u32 *ahn)
+		       const struct orca_com_av *av, bool sleepable,
+		       void (*orphaned)(struct orca_dev *odev, int err,
+					const u8 *out),
+		       u32 *ahn)
 {
+	struct orca_cmdq_out res = { .orphaned = orphaned };
 	struct orca_cmd_create_ah *in;
 	struct orca_cmd cmd;
+	int err;
 
 	orca_com_init(&cmd, ORCA_CMD_CREATE_AH);
 	in = (void *)cmd.in;
 	in->pdn = cpu_to_le32(pdn);
 	orca_com_av_to_hw(&in->av, av);
-	return orca_com_exec_handle(odev, &cmd, sleepable, ahn);
+	err = orca_cmdq_exec(odev, &cmd, &res, sleepable);
+	if (!err)
+		*ahn = orca_com_out_handle(res.out);
+	return err;
 }
 
 int orca_com_create_srq(struct orca_dev *odev,

@@ -172,6 +172,7 @@ struct orca_com_port_info {
 /* Counters of QUERY_STATS (struct orca_port_stats) the driver reports. */
 #define ORCA_COM_NUM_PORT_STATS		18
 
+u32 orca_com_out_handle(const u8 *out);
 int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 			  u8 *num_ports);
 int orca_com_query_port(struct orca_dev *odev, struct orca_com_port_info *info);
@@ -205,7 +206,10 @@ int orca_com_query_cq(struct orca_dev *odev, u32 cqn,
 int orca_com_query_raw(struct orca_dev *odev, u16 opcode, u32 handle,
 		       void *buf, size_t len);
 int orca_com_create_ah(struct orca_dev *odev, u32 pdn,
-		       const struct orca_com_av *av, bool sleepable, u32 *ahn);
+		       const struct orca_com_av *av, bool sleepable,
+		       void (*orphaned)(struct orca_dev *odev, int err,
+					const u8 *out),
+		       u32 *ahn);
 int orca_com_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable);
 int orca_com_create_srq(struct orca_dev *odev,
 			const struct orca_com_srq_params *p, u32 *srqn);

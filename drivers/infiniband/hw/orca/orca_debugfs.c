@@ -40,7 +40,7 @@ static int orca_dbg_cmdq_show(struct seq_file *m, void *v)
 	timeouts = cmdq->timeouts;
 	events = cmdq->event_mode;
 	spin_unlock_irqrestore(&cmdq->lock, flags);
-	xa_for_each(&cmdq->orphan_ahs, ahn, entry)
+	xa_for_each(&odev->orphan_ahs, ahn, entry)
 		orphan_ahs++;
 
 	seq_printf(m, "depth %u\n", cmdq->depth);

@@ -250,7 +250,7 @@ static void orca_ib_unregister(struct orca_dev *odev)
 	disable_work_sync(&odev->port.work);
 	ib_unregister_device(&odev->ibdev);
 	/* No more commands of its own while EQ 0 goes and the device resets. */
-	orca_cmdq_stop_orphans(odev);
+	orca_ah_stop_orphans(odev);
 }
 
 /**
@@ -272,6 +272,7 @@ static const struct orca_stage orca_stages[] = {
 	{ "reset", orca_reset, NULL },
 	{ "irqs", orca_irqs_init, orca_irqs_cleanup },
 	{ "cmdq", orca_cmdq_init, orca_cmdq_cleanup },
+	{ "ah_orphans", orca_ah_orphans_init, orca_ah_orphans_cleanup },
 	{ "caps", orca_caps_init, NULL },
 	{ "db_pool", orca_db_pool_init, orca_db_pool_cleanup },
 	{ "kept", orca_kept_init, orca_kept_cleanup },

@@ -36,7 +36,7 @@ int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (err)
 		return err;
 	/* The PD's AHs that an atomic destroy_ah left to the orphan work. */
-	orca_cmdq_flush_orphans(to_odev(ibpd->device));
+	orca_ah_flush_orphans(to_odev(ibpd->device));
 	/* A failure (dead device) must not keep the PD alive. */
 	orca_com_destroy_obj(to_odev(ibpd->device), ORCA_CMD_DESTROY_PD,
 			     pd->pdn);
