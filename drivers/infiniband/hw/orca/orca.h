@@ -237,10 +237,10 @@ struct orca_port {
  * @heartbeat: watchdog work
  * @last_heartbeat: ORCA_REG_HEARTBEAT at the previous check
  * @heartbeat_stalls: consecutive checks without progress
- * @dead_work: after death: reports IB_EVENT_DEVICE_FATAL, gives kernel QPs
- *	on an SRQ their IB_EVENT_QP_LAST_WQE_REACHED and runs the completion
- *	handlers of armed kernel CQs, whose pollers then flush; then has the
- *	death reported to devlink health
+ * @dead_work: after death (orca_main.c): reports IB_EVENT_DEVICE_FATAL,
+ *	gives kernel QPs on an SRQ their IB_EVENT_QP_LAST_WQE_REACHED and
+ *	runs the completion handlers of armed kernel CQs, whose pollers then
+ *	flush; then has the death reported to devlink health
  * @dead_reason: why it died (a string constant), once ORCA_DEV_DEAD is set
  * @leaked: objects whose memory was kept after a failed destroy
  * @kept_lock: protects @kept
@@ -601,9 +601,11 @@ static inline bool orca_dev_is_fenced(struct orca_dev *odev)
 	return test_bit(ORCA_DEV_FENCED, &odev->flags);
 }
 
-/* orca_main.c: bring-up and teardown of an orca_dev */
+/* orca_main.c: bring-up and teardown of an orca_dev, and its death */
 struct orca_dev *orca_dev_create(struct orca_pf *pf);
 void orca_dev_destroy(struct orca_dev *odev);
+void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);
+void orca_dev_kick_flush(struct orca_dev *odev);
 
 /* orca_devlink.c: the devlink instance and its fw_fatal health reporter */
 struct orca_pf *orca_pf_alloc(struct pci_dev *pdev);
@@ -630,21 +632,17 @@ void orca_async_eq_scrub(struct orca_dev *odev, u32 types, u32 handle);
 void orca_unknown_object_event(struct orca_dev *odev, const char *what,
 			       u32 handle);
 
-/* orca_health.c: the watchdog and the dead device */
-void orca_dev_mark_dead(struct orca_dev *odev, const char *reason);
+/* orca_health.c: the watchdog, the fence and the kept memory */
+bool orca_dev_fence_dead(struct orca_dev *odev, const char *reason);
 void orca_dev_fence(struct orca_dev *odev);
 int orca_dev_reset(struct orca_dev *odev);
 bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
 		       u32 handle);
-bool orca_dev_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
-			  const char *what);
 void orca_dev_keep(struct orca_dev *odev, const void *mem, size_t size,
 		   void (*release)(struct orca_dev *odev, void *mem));
 int orca_kept_init(struct orca_dev *odev);
 void orca_kept_cleanup(struct orca_dev *odev);
 void orca_dev_quiesce(struct orca_dev *odev);
-void orca_dev_kick_flush(struct orca_dev *odev);
-void orca_dead_work(struct work_struct *work);
 int orca_health_init(struct orca_dev *odev);
 void orca_health_cleanup(struct orca_dev *odev);
 

@@ -264,6 +264,29 @@ int orca_com_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle)
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
+/**
+ * orca_com_undo_create() - destroy an object a create path cannot finish
+ * @odev: device
+ * @opcode: the object's ORCA_CMD_DESTROY_* command
+ * @handle: the handle its CREATE returned
+ * @what: the object's kind, for the log
+ *
+ * For a create that failed after its CREATE command (the object could not
+ * be made reachable): the adapter may refuse this DESTROY as any other,
+ * and then still owns the object's memory.
+ *
+ * Return: true if the caller may free the object's rings, records and
+ * umems (orca_dev_may_free()); false if it must keep them as a destroy
+ * would, with orca_dev_keep() (a user object's pinned pages stay pinned).
+ */
+bool orca_com_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
+			  const char *what)
+{
+	return orca_dev_may_free(odev,
+				 orca_com_destroy_obj(odev, opcode, handle),
+				 what, handle);
+}
+
 /*
  * @sleepable: false from atomic context (the CM's locks): then -EAGAIN
  * when no slot came in time and the command was not posted.

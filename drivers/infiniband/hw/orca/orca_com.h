@@ -184,6 +184,8 @@ int orca_com_set_gid(struct orca_dev *odev, u32 index, u8 type,
 int orca_com_create_eq(struct orca_dev *odev,
 		       const struct orca_com_eq_params *p, u32 *eqn);
 int orca_com_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle);
+bool orca_com_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
+			  const char *what);
 int orca_com_alloc_uar(struct orca_dev *odev, u32 *uar);
 int orca_com_create_pd(struct orca_dev *odev, u32 *pdn);
 int orca_com_create_cq(struct orca_dev *odev,

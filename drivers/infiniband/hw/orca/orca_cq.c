@@ -130,7 +130,7 @@ int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 	}
 	err = xa_insert_irq(&odev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
-		*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_CQ,
+		*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_CQ,
 						 cq->cqn, "CQ");
 		orca_comp_eq_unbind_cq(odev, cq->eqn, cq->cqn);
 		return err;

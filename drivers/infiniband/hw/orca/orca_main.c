@@ -2,8 +2,8 @@
 /*
  * ORCA RoCE HCA driver: PCI probe and remove, the bring-up and teardown of
  * an orca_dev as a table of init/cleanup stages (also run by a devlink
- * health recovery, orca_devlink.c), and the ib_device ops table and
- * registration.
+ * health recovery, orca_devlink.c), what each part of the driver does when
+ * the device dies, and the ib_device ops table and registration.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -251,6 +251,63 @@ static void orca_ib_unregister(struct orca_dev *odev)
 	ib_unregister_device(&odev->ibdev);
 	/* No more commands of its own while EQ 0 goes and the device resets. */
 	orca_ah_stop_orphans(odev);
+}
+
+/**
+ * orca_dev_mark_dead() - stop using a device that stopped working
+ * @odev: device
+ * @reason: why, for the log
+ *
+ * Called from the command path on a timeout (possibly in atomic context),
+ * from EQ 0 on a fatal event and from the heartbeat watchdog.  Only the
+ * first call has an effect.  The device is fenced before anything else
+ * (orca_dev_fence_dead()), and when this returns, for the first caller and
+ * for every later one, the device is fenced: every page it was given may
+ * be freed.  Then waiting commands fail with -EIO, later ones fail fast,
+ * and the dead work tells the RDMA core (IB_EVENT_DEVICE_FATAL), ends the
+ * SRQ work of kernel QPs (IB_EVENT_QP_LAST_WQE_REACHED) and makes kernel
+ * CQs flush in software.
+ */
+void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
+{
+	if (!orca_dev_fence_dead(odev, reason))
+		return;
+	orca_cmdq_fail_all(odev);
+	/* ib_dispatch_event() sleeps: not here. */
+	schedule_work(&odev->dead_work);
+}
+
+/**
+ * orca_dev_kick_flush() - have the pollers of armed kernel CQs run
+ * @odev: a dead device
+ *
+ * Work posted to a dead device completes in software with
+ * IB_WC_WR_FLUSH_ERR when its CQ is polled (orca_poll.c); this wakes the
+ * consumers as a completion event would, and gives kernel QPs on an SRQ
+ * that went to ERR their IB_EVENT_QP_LAST_WQE_REACHED
+ * (orca_qp_dead_last_wqe()).
+ */
+void orca_dev_kick_flush(struct orca_dev *odev)
+{
+	schedule_work(&odev->dead_work);
+}
+
+static void orca_dead_work(struct work_struct *work)
+{
+	struct orca_dev *odev = container_of(work, struct orca_dev, dead_work);
+	struct ib_event ev = {};
+
+	if (test_bit(ORCA_DEV_REGISTERED, &odev->flags) &&
+	    !test_and_set_bit(ORCA_DEV_FATAL_SENT, &odev->flags)) {
+		ev.device = &odev->ibdev;
+		ev.element.port_num = ORCA_PORT;
+		ev.event = IB_EVENT_DEVICE_FATAL;
+		ib_dispatch_event(&ev);
+	}
+	/* Also while the core unregisters: its clients drain their QPs. */
+	orca_qp_dead_last_wqe(odev);
+	orca_cq_kick_armed(odev);
+	orca_devlink_report_dead(odev);
 }
 
 /**

@@ -353,7 +353,7 @@ int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 	return 0;
 
 err_destroy:
-	*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_QP, qp->qpn,
+	*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_QP, qp->qpn,
 					 "QP");
 	return err;
 }

@@ -135,7 +135,7 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		return err;
 	err = xa_insert_irq(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
 	if (err)
-		*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_SRQ,
+		*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_SRQ,
 						 srq->srqn, "SRQ");
 	return err;
 }
