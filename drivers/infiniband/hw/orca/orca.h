@@ -693,6 +693,9 @@ int orca_uring_check(u64 va, u64 len, size_t bytes, size_t *needed);
 struct ib_umem *orca_uring_get(struct orca_dev *odev, u64 va, size_t needed);
 int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
 		      size_t needed);
+int orca_uqueue_create(struct orca_ucontext *uctx, struct orca_cq *cq,
+		       struct orca_srq *srq, size_t needed, u64 db_rec_va,
+		       struct ib_udata *udata);
 
 /* orca_stats.c: rdma_hw_stats from QUERY_STATS */
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -821,15 +824,15 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		    const struct orca_pgl *pgl, bool *may_free);
 bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
 bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id);
-
-/* orca_user_srq.c */
-int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
-			 struct ib_udata *udata);
 int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
 			  enum ib_event_type type);
+
+/* orca_user_srq.c */
+int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
+			 struct ib_udata *udata);
 
 #endif /* ORCA_H */
