@@ -12,7 +12,7 @@
 #include <linux/etherdevice.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_verbs.h"
 
 /**
  * orca_av_from_ah_attr() - fill a device address vector
@@ -81,8 +81,19 @@ static void orca_ah_create_orphaned(struct orca_dev *odev, int err,
 		orca_ah_orphan(odev, orca_com_out_handle(out));
 }
 
-static int orca_ah_create_cmd(struct orca_dev *odev, struct orca_ah *ah,
-			      const struct orca_com_av *av, bool sleepable)
+/**
+ * orca_ah_create_cmd() - run CREATE_AH for an AH, as its verb needs
+ * @odev: device
+ * @ah: the new AH: its PD, and the ahn set here
+ * @av: its address vector
+ * @sleepable: false from atomic context (the CM's locks)
+ *
+ * An atomic CREATE_AH given up on leaves its AH to the orphan work.
+ *
+ * Return: 0 or a negative errno (-EBUSY when the command queue was busy).
+ */
+int orca_ah_create_cmd(struct orca_dev *odev, struct orca_ah *ah,
+		       const struct orca_com_av *av, bool sleepable)
 {
 	int err;
 
@@ -93,12 +104,17 @@ static int orca_ah_create_cmd(struct orca_dev *odev, struct orca_ah *ah,
 	return err == -EAGAIN ? -EBUSY : err;
 }
 
-/*
+/**
+ * orca_ah_destroy_cmd() - run DESTROY_AH, or have the orphan work run it
+ * @odev: device
+ * @ahn: the AH
+ * @sleepable: false from atomic context (the CM's locks)
+ *
  * A DESTROY_AH that got no slot in time is not dropped (the device would
- * keep the AH for good): the orphan work runs it.
+ * keep the AH for good): the orphan work runs it.  A failure (dead device)
+ * leaves nothing to do.
  */
-static void orca_ah_destroy_cmd(struct orca_dev *odev, u32 ahn,
-				bool sleepable)
+void orca_ah_destroy_cmd(struct orca_dev *odev, u32 ahn, bool sleepable)
 {
 	if (orca_com_destroy_ah(odev, ahn, sleepable) == -EAGAIN)
 		orca_ah_orphan(odev, ahn);
@@ -176,41 +192,6 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	orca_av_from_ah_attr(&av, ah_attr);
 	return orca_ah_create_cmd(odev, ah, &av,
 				  init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
-}
-
-/*
- * The core creates user AHs from process context (sleepable).  The
- * provider puts the ahn in UD send WQEs; the adapter checks that the AH
- * and the QP share their PD.
- */
-int orca_create_user_ah(struct ib_ah *ibah,
-			struct rdma_ah_init_attr *init_attr,
-			struct ib_udata *udata)
-{
-	struct orca_dev *odev = to_odev(ibah->device);
-	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
-	struct orca_create_ah_resp resp = {};
-	struct orca_ah *ah = to_oah(ibah);
-	struct orca_com_av av = {};
-	int err;
-
-	err = ib_is_udata_in_empty(udata);
-	if (err)
-		return err;
-	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
-	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
-		return -EINVAL;
-	orca_av_from_ah_attr(&av, ah_attr);
-	err = orca_ah_create_cmd(odev, ah, &av,
-				 init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
-	if (err)
-		return err;
-	resp.ahn = ah->ahn;
-	err = ib_respond_udata(udata, resp);
-	if (err)
-		orca_ah_destroy_cmd(odev, ah->ahn,
-				    init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
-	return err;
 }
 
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags)

@@ -7,7 +7,8 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 
 void orca_cq_put(struct orca_cq *cq)
 {

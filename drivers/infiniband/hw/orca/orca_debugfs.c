@@ -18,7 +18,9 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "orca.h"
+#include "orca_diag.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 
 static struct dentry *orca_debugfs_root;
 

@@ -12,7 +12,7 @@
  */
 #include <linux/dma-mapping.h>
 
-#include "orca.h"
+#include "orca_eq.h"
 #include "orca_trace.h"
 
 /* Entries one handler run consumes before it yields. */

@@ -10,7 +10,11 @@
 #include <linux/module.h>
 #include <net/addrconf.h>
 
-#include "orca.h"
+#include "orca_devlink.h"
+#include "orca_diag.h"
+#include "orca_eq.h"
+#include "orca_port.h"
+#include "orca_user.h"
 
 MODULE_DESCRIPTION("ORCA RoCE host channel adapter driver");
 MODULE_LICENSE("GPL");

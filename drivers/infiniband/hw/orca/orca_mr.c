@@ -9,7 +9,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_verbs.h"
 
 static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
 			  const struct orca_com_mr_params *p)

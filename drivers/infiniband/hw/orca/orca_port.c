@@ -10,7 +10,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_port.h"
 
 #define ORCA_MIN_ETH_MTU	576
 #define ORCA_MAX_ETH_MTU	9000

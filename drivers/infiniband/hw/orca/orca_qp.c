@@ -8,7 +8,8 @@
 #include <linux/etherdevice.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 #include "orca_trace.h"
 
 /* The ORCA attribute mask is numbered as enum ib_qp_attr_mask. */

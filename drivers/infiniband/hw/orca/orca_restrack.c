@@ -15,7 +15,8 @@
 #include <rdma/restrack.h>
 #include <uapi/rdma/rdma_netlink.h>
 
-#include "orca.h"
+#include "orca_diag.h"
+#include "orca_verbs.h"
 
 /*
  * The attributes go into one RDMA_NLDEV_ATTR_DRIVER nest; @fill returns

@@ -8,7 +8,8 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 
 static void orca_srq_put(struct orca_srq *srq)
 {

@@ -4,7 +4,7 @@
  * (QUERY_STATS) and the driver's own (enum orca_drv_stat), exposed as
  * rdma_hw_stats.
  */
-#include "orca.h"
+#include "orca_diag.h"
 
 /*
  * One name per __le64 of struct orca_port_stats, in the header's order: the

@@ -9,7 +9,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 /* A UAR page mapping; DEALLOC_UAR once no VMA and no context uses it. */
 struct orca_uar_entry {

@@ -10,7 +10,7 @@
 #include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 static_assert(ORCA_UQUEUE_ALIGN == 1 << ORCA_UQUEUE_PAGE_SHIFT);
 

@@ -8,7 +8,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			struct uverbs_attr_bundle *attrs)

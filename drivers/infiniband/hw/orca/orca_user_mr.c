@@ -8,7 +8,7 @@
 #include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 static int orca_umr_pgl(struct orca_dev *odev, struct ib_umem *umem,
 			unsigned long pgsz, struct orca_pgl *pgl)

@@ -8,7 +8,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 /* Bytes of a ring of 1 << @log_depth WQEs of @stride bytes. */
 static int orca_uqp_ring_bytes(u32 stride, u8 log_depth, size_t *bytes)

@@ -7,7 +7,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 /**
  * orca_create_user_srq() - the user part of creating an SRQ
