@@ -14,7 +14,8 @@ Series file syntax, one directive a line ('#' starts a comment line):
   patch SUBJECT            a new patch; '> ' lines after it are its body
   file TREE [UPSTREAM]     add tree file TREE (at path UPSTREAM if given)
   objects MAKEFILE TITLE   write the driver Makefile listing the objects of
-                           every .c added so far (compile-only until 'link')
+                           every .c added so far (compile-only until 'link';
+                           a comment only while there is none)
   link                     from this patch on the Makefile links the module
   insert PATH after|before REGEX :: LINE
                            insert LINE next to the single line matching REGEX
@@ -101,7 +102,11 @@ def insert_block(text, after_regex, block, what):
 
 def makefile(title, objs, link):
     out = ['# SPDX-License-Identifier: GPL-2.0', '#', f'# {title}', '#', '']
-    names = ' '.join(objs).split(' ')
+    names = [o for o in ' '.join(objs).split(' ') if o]
+    if not names:
+        # A patch of headers only: nothing to compile yet.
+        out.append('# Sources are compiled as they are added.')
+        return '\n'.join(out) + '\n'
     if link:
         out.append('obj-$(CONFIG_INFINIBAND_ORCA) += orca.o')
         out.append('')

@@ -12,10 +12,10 @@
  * A timeout marks the device dead, which fences it; the context and credit
  * are never given back, so a late completion can never be confused with a
  * newer command's.  Atomic callers wait at most ORCA_CMDQ_ATOMIC_WAIT_US
- * and then orphan their command instead of declaring the device dead.
- * Those callers create and destroy AHs (the CM does, under its locks):
- * the AH of an orphaned CREATE_AH, and that of a DESTROY_AH which found
- * no free slot in time, are destroyed later by the orphan work.
+ * and then orphan their command instead of declaring the device dead; the
+ * caller's orca_cmdq_out.orphaned hook takes the late outcome.  The engine
+ * knows no opcode: what an orphaned command leaves behind is its caller's
+ * business (orca_ah.c, for the CM's atomic CREATE_AH and DESTROY_AH).
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -30,7 +30,7 @@
 #define ORCA_CMDQ_POLL_MAX_US	200
 
 /**
- * orca_cmd_status_to_errno() - map an ORCA command status to an errno
+ * orca_cmdq_status_to_errno() - map an ORCA command status to an errno
  * @status: enum orca_cmd_status from a completion
  *
  * BAD_HANDLE maps to -EINVAL: every handle the driver sends came from the
@@ -39,7 +39,7 @@
  *
  * Return: 0 or a negative errno.
  */
-int orca_cmd_status_to_errno(u8 status)
+int orca_cmdq_status_to_errno(u8 status)
 {
 	switch (status) {
 	case ORCA_CMD_ST_OK:
@@ -61,76 +61,6 @@ int orca_cmd_status_to_errno(u8 status)
 	default:
 		return -EIO;
 	}
-}
-
-/*
- * Destroy the AHs nobody holds any more: those of CREATE_AH commands whose
- * caller gave up on them, and those whose atomic DESTROY_AH found no free
- * slot.  A failure leaves nothing to do: a dead device forgets its AHs
- * with the reset.
- */
-static void orca_cmdq_orphan_work(struct work_struct *work)
-{
-	struct orca_dev *odev = container_of(work, struct orca_dev,
-					     cmdq.orphan_work);
-	struct orca_cmdq *cmdq = &odev->cmdq;
-	unsigned long ahn;
-	void *entry;
-
-	xa_for_each(&cmdq->orphan_ahs, ahn, entry) {
-		xa_erase_irq(&cmdq->orphan_ahs, ahn);
-		orca_cmd_destroy_ah(odev, ahn, true);
-	}
-}
-
-/*
- * Hand an AH nobody holds to the orphan work; any context.  Without memory
- * for it, the AH stays in the device until its next reset, which is still
- * safe: an AH holds no host memory.
- */
-static void orca_cmdq_orphan_ah(struct orca_dev *odev, u32 ahn)
-{
-	struct orca_cmdq *cmdq = &odev->cmdq;
-	unsigned long flags;
-	int err;
-
-	xa_lock_irqsave(&cmdq->orphan_ahs, flags);
-	err = xa_err(__xa_store(&cmdq->orphan_ahs, ahn, xa_mk_value(0),
-				GFP_ATOMIC));
-	xa_unlock_irqrestore(&cmdq->orphan_ahs, flags);
-	if (err) {
-		dev_warn_ratelimited(&odev->pdev->dev,
-				     "AH %u left in the device until reset (%d)\n",
-				     ahn, err);
-		return;
-	}
-	schedule_work(&cmdq->orphan_work);
-}
-
-/**
- * orca_cmdq_flush_orphans() - wait until the orphaned AHs are destroyed
- * @odev: device
- *
- * The device refuses to destroy a PD that an AH still uses: dealloc_pd
- * calls this first, so that the AHs of the PD which an atomic caller
- * destroyed without a free slot are gone (from process context).
- */
-void orca_cmdq_flush_orphans(struct orca_dev *odev)
-{
-	flush_work(&odev->cmdq.orphan_work);
-}
-
-/**
- * orca_cmdq_stop_orphans() - no orphan work from now on
- * @odev: device being torn down, with no consumer left
- *
- * The teardown that follows destroys EQ 0 and resets the device, which no
- * command may race; the AHs still waiting die with that reset.  Their
- * handles are freed by orca_cmdq_cleanup().
- */
-void orca_cmdq_stop_orphans(struct orca_dev *odev)
-{
-	disable_work_sync(&odev->cmdq.orphan_work);
 }
 
 static int orca_cmdq_wait_enabled(struct orca_dev *odev, bool enabled)
@@ -178,8 +108,6 @@ int orca_cmdq_init(struct orca_dev *odev)
 	cmdq->ci = 0;
 	cmdq->outstanding = 0;
 	cmdq->progress = jiffies;
-	xa_init_flags(&cmdq->orphan_ahs, XA_FLAGS_LOCK_IRQ);
-	INIT_WORK(&cmdq->orphan_work, orca_cmdq_orphan_work);
 	cmdq->event_mode = false;
 	spin_lock_init(&cmdq->lock);
 	sema_init(&cmdq->credits, cmdq->depth);
@@ -255,15 +183,14 @@ err_ctx:
  * The spec's teardown: reset the function and wait for READY, and only
  * then free what the device was given.  A device that does not come back
  * from the reset is fenced (bus mastering off) instead; a dead device was
- * fenced when it was found dead.
+ * fenced when it was found dead.  The owners of orphaned commands stopped
+ * issuing commands of their own before this.
  */
 void orca_cmdq_cleanup(struct orca_dev *odev)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	struct device *dev = &odev->pdev->dev;
 
-	/* Orphaned AHs die with the reset (a failed probe gets here too). */
-	orca_cmdq_stop_orphans(odev);
 	orca_dev_quiesce(odev);
 	dma_free_coherent(dev, cmdq->depth * ORCA_CMDQ_OUT_BUF_BYTES,
 			  cmdq->out_bufs, cmdq->out_bufs_dma);
@@ -272,7 +199,6 @@ void orca_cmdq_cleanup(struct orca_dev *odev)
 	dma_free_coherent(dev, cmdq->depth * sizeof(*cmdq->ring), cmdq->ring,
 			  cmdq->ring_dma);
 	ida_destroy(&cmdq->tokens);
-	xa_destroy(&cmdq->orphan_ahs);
 	kfree(cmdq->ctx);
 	cmdq->ctx = NULL;
 }
@@ -297,20 +223,20 @@ static void orca_cmdq_put_slot(struct orca_cmdq *cmdq, int token)
 }
 
 /*
- * The late completion of a command its atomic caller gave up on: free the
- * context, and destroy the AH a CREATE_AH made, since nobody holds it.
+ * The late completion of a command its atomic caller gave up on: hand its
+ * outcome to the caller's hook (a CREATE_AH made an AH nobody holds) and
+ * free the context.
  */
 static void orca_cmdq_reclaim_orphan(struct orca_dev *odev,
-				     struct orca_cmd_ctx *ctx, int token)
+				     struct orca_cmdq_ctx *ctx, int token)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
-	const struct orca_cmd_handle_out *h = (const void *)ctx->out;
 
 	lockdep_assert_held(&cmdq->lock);
-	if (ctx->opcode == ORCA_CMD_CREATE_AH &&
-	    ctx->status == ORCA_CMD_ST_OK)
-		orca_cmdq_orphan_ah(odev, le32_to_cpu(h->handle));
-	ctx->state = ORCA_CMD_CTX_FREE;
+	if (ctx->orphaned)
+		ctx->orphaned(odev, orca_cmdq_status_to_errno(ctx->status),
+			      ctx->out);
+	ctx->state = ORCA_CMDQ_CTX_FREE;
 	orca_cmdq_put_slot(cmdq, token);
 }
 
@@ -326,7 +252,7 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	struct orca_cmd_comp *comp;
-	struct orca_cmd_ctx *ctx;
+	struct orca_cmdq_ctx *ctx;
 	unsigned long flags;
 	u8 phase;
 	u16 token;
@@ -348,8 +274,8 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 			continue;
 		}
 		ctx = &cmdq->ctx[token];
-		if (ctx->state != ORCA_CMD_CTX_PENDING &&
-		    ctx->state != ORCA_CMD_CTX_ORPHAN)
+		if (ctx->state != ORCA_CMDQ_CTX_PENDING &&
+		    ctx->state != ORCA_CMDQ_CTX_ORPHAN)
 			continue;
 		/* The device moved on: the next command's clock starts. */
 		cmdq->outstanding--;
@@ -359,11 +285,11 @@ void orca_cmdq_process_comps(struct orca_dev *odev)
 		trace_orca_cmd_complete(odev, ctx->opcode, token, ctx->status,
 					ctx->syndrome, ctx->posted);
 		memcpy(ctx->out, comp->out, sizeof(ctx->out));
-		if (ctx->state == ORCA_CMD_CTX_ORPHAN) {
+		if (ctx->state == ORCA_CMDQ_CTX_ORPHAN) {
 			orca_cmdq_reclaim_orphan(odev, ctx, token);
 			continue;
 		}
-		ctx->state = ORCA_CMD_CTX_DONE;
+		ctx->state = ORCA_CMDQ_CTX_DONE;
 		complete(&ctx->done);
 	}
 	spin_unlock_irqrestore(&cmdq->lock, flags);
@@ -386,10 +312,10 @@ void orca_cmdq_fail_all(struct orca_dev *odev)
 		return;
 	spin_lock_irqsave(&cmdq->lock, flags);
 	for (i = 0; i < cmdq->depth; i++) {
-		if (cmdq->ctx[i].state != ORCA_CMD_CTX_PENDING &&
-		    cmdq->ctx[i].state != ORCA_CMD_CTX_ORPHAN)
+		if (cmdq->ctx[i].state != ORCA_CMDQ_CTX_PENDING &&
+		    cmdq->ctx[i].state != ORCA_CMDQ_CTX_ORPHAN)
 			continue;
-		cmdq->ctx[i].state = ORCA_CMD_CTX_STALE;
+		cmdq->ctx[i].state = ORCA_CMDQ_CTX_STALE;
 		complete(&cmdq->ctx[i].done);
 	}
 	spin_unlock_irqrestore(&cmdq->lock, flags);
@@ -430,7 +356,7 @@ bool orca_cmdq_timed_out(struct orca_dev *odev)
  * outstanding command for the timeout; the deadline moves with every
  * completion of an older command.  Sleeps, on an event or between polls.
  */
-static bool orca_cmdq_wait(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
+static bool orca_cmdq_wait(struct orca_dev *odev, struct orca_cmdq_ctx *ctx,
 			   bool events)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
@@ -465,7 +391,7 @@ static bool orca_cmdq_wait(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
  * Atomic context: busy-poll until @deadline (ktime: jiffies may stand
  * still with interrupts off).
  */
-static bool orca_cmdq_spin(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
+static bool orca_cmdq_spin(struct orca_dev *odev, struct orca_cmdq_ctx *ctx,
 			   ktime_t deadline)
 {
 	for (;;) {
@@ -482,7 +408,8 @@ static bool orca_cmdq_spin(struct orca_dev *odev, struct orca_cmd_ctx *ctx,
  * Take a credit and a token; returns the token or a negative errno.  A
  * sleeping caller waits as long as it takes (each command ahead of it is
  * bounded by its own timeout, and a dead device fails it with -EIO); an
- * atomic one until @deadline, then -EBUSY.  Queueing never kills a device.
+ * atomic one until @deadline, then -EAGAIN.  Queueing never kills a
+ * device.
  */
 static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable,
 			      ktime_t deadline)
@@ -499,7 +426,7 @@ static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable,
 			if (orca_dev_is_dead(odev))
 				return -EIO;
 			if (ktime_after(ktime_get(), deadline))
-				return -EBUSY;
+				return -EAGAIN;
 			orca_cmdq_process_comps(odev);
 			udelay(ORCA_CMDQ_POLL_MIN_US);
 		}
@@ -528,25 +455,25 @@ static int orca_cmdq_get_slot(struct orca_dev *odev, bool sleepable,
  *	       busy-polled, and the whole wait (credit and completion) lasts
  *	       at most ORCA_CMDQ_ATOMIC_WAIT_US.  A command still running then
  *	       is orphaned: the caller gets -EBUSY, the device stays alive,
- *	       and the late completion frees the context (and destroys the
- *	       AH of a CREATE_AH).  A DESTROY_AH that gets no slot in that
- *	       time is not dropped (the device would keep the AH for good):
- *	       the orphan work runs it, and the caller gets 0.
+ *	       and the late completion frees the context (and runs
+ *	       @res->orphaned).  A command that gets no slot in that time is
+ *	       not posted: the caller gets -EAGAIN.
  *
  * A command the device holds as its oldest for longer than the command
  * timeout marks the device dead (which fences it before this returns).
  *
- * Return: 0, a negative errno from orca_cmd_status_to_errno(), -ETIMEDOUT
+ * Return: 0, a negative errno from orca_cmdq_status_to_errno(), -ETIMEDOUT
  * for this command's own timeout, -EIO when the device is or was found
- * dead while waiting, or -EBUSY (atomic only).
+ * dead while waiting, or (atomic only) -EAGAIN when not posted or -EBUSY
+ * when orphaned.
  */
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
-		   struct orca_cmd_out *res, bool sleepable)
+		   struct orca_cmdq_out *res, bool sleepable)
 {
 	struct orca_cmdq *cmdq = &odev->cmdq;
 	u16 opcode = le16_to_cpu(cmd->opcode);
 	ktime_t deadline = 0;
-	struct orca_cmd_ctx *ctx;
+	struct orca_cmdq_ctx *ctx;
 	unsigned long flags;
 	bool events, done;
 	int token, err;
@@ -560,16 +487,11 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 	token = orca_cmdq_get_slot(odev, sleepable, deadline);
 	if (token == -EIO)
 		goto dead;
-	if (token == -EBUSY && opcode == ORCA_CMD_DESTROY_AH) {
-		const struct orca_cmd_destroy_obj *in = (const void *)cmd->in;
-
-		orca_cmdq_orphan_ah(odev, le32_to_cpu(in->handle));
-		return 0;
-	}
 	if (token < 0)
 		return token;
 	ctx = &cmdq->ctx[token];
 	ctx->opcode = opcode;
+	ctx->orphaned = res ? res->orphaned : NULL;
 	events = sleepable && READ_ONCE(cmdq->event_mode);
 	if (res && res->data) {
 		memset(ctx->buf, 0, ORCA_CMDQ_OUT_BUF_BYTES);
@@ -584,7 +506,7 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		goto dead;
 	}
 	reinit_completion(&ctx->done);
-	ctx->state = ORCA_CMD_CTX_PENDING;
+	ctx->state = ORCA_CMDQ_CTX_PENDING;
 	if (!cmdq->outstanding++)
 		cmdq->progress = jiffies;
 	cmd->token = cpu_to_le16(token);
@@ -603,12 +525,12 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 			   orca_cmdq_spin(odev, ctx, deadline);
 
 	spin_lock_irqsave(&cmdq->lock, flags);
-	if (!done && ctx->state == ORCA_CMD_CTX_PENDING) {
+	if (!done && ctx->state == ORCA_CMDQ_CTX_PENDING) {
 		if (sleepable || orca_cmdq_head_expired(cmdq)) {
-			ctx->state = ORCA_CMD_CTX_STALE;
+			ctx->state = ORCA_CMDQ_CTX_STALE;
 		} else {
 			/* Queued behind slow commands: not a dead device. */
-			ctx->state = ORCA_CMD_CTX_ORPHAN;
+			ctx->state = ORCA_CMDQ_CTX_ORPHAN;
 			spin_unlock_irqrestore(&cmdq->lock, flags);
 			dev_dbg_ratelimited(&odev->pdev->dev,
 					    "command 0x%x (token %d) orphaned after %u us\n",
@@ -623,7 +545,7 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 		orca_dev_mark_dead(odev, "command timeout");
 		return -ETIMEDOUT;
 	}
-	if (ctx->state == ORCA_CMD_CTX_STALE) {
+	if (ctx->state == ORCA_CMDQ_CTX_STALE) {
 		/* The watchdog or a fatal event found the device dead. */
 		spin_unlock_irqrestore(&cmdq->lock, flags);
 		dev_err(&odev->pdev->dev,
@@ -631,12 +553,12 @@ int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
 			opcode, token);
 		return -EIO;
 	}
-	ctx->state = ORCA_CMD_CTX_FREE;
+	ctx->state = ORCA_CMDQ_CTX_FREE;
 	if (ctx->status != ORCA_CMD_ST_OK)
 		cmdq->failed++;
 	spin_unlock_irqrestore(&cmdq->lock, flags);
 
-	err = orca_cmd_status_to_errno(ctx->status);
+	err = orca_cmdq_status_to_errno(ctx->status);
 	if (err)
 		dev_dbg_ratelimited(&odev->pdev->dev,
 				    "command 0x%x failed: status 0x%x syndrome 0x%x\n",

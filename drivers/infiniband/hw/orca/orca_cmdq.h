@@ -16,8 +16,6 @@
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
-#include <linux/xarray.h>
 
 #include "orca_cmds_defs.h"
 
@@ -36,38 +34,39 @@ struct orca_dev;
  * The longest an atomic caller (the CM creates and destroys AHs under its
  * spinlocks, with interrupts off) waits, for a credit and for its
  * completion together: 50 ms.  A command not completed by then is
- * orphaned (ORCA_CMD_CTX_ORPHAN), not timed out; the device stays alive.
+ * orphaned (ORCA_CMDQ_CTX_ORPHAN), not timed out; the device stays alive.
  */
 #define ORCA_CMDQ_ATOMIC_WAIT_US	50000
 
-enum orca_cmd_ctx_state {
-	ORCA_CMD_CTX_FREE,
-	ORCA_CMD_CTX_PENDING,
-	ORCA_CMD_CTX_DONE,
+enum orca_cmdq_ctx_state {
+	ORCA_CMDQ_CTX_FREE,
+	ORCA_CMDQ_CTX_PENDING,
+	ORCA_CMDQ_CTX_DONE,
 	/* timed out or failed by a dead device: never reused until reset */
-	ORCA_CMD_CTX_STALE,
+	ORCA_CMDQ_CTX_STALE,
 	/*
 	 * given up by an atomic caller after ORCA_CMDQ_ATOMIC_WAIT_US: still
 	 * the device's, reclaimed when its completion arrives
 	 */
-	ORCA_CMD_CTX_ORPHAN,
+	ORCA_CMDQ_CTX_ORPHAN,
 };
 
 /**
- * struct orca_cmd_ctx - completion context of one in-flight command
+ * struct orca_cmdq_ctx - completion context of one in-flight command
  * @done: completed when the command's completion has been copied here
- * @state: enum orca_cmd_ctx_state, protected by the queue lock
+ * @state: enum orca_cmdq_ctx_state, protected by the queue lock
  * @status: enum orca_cmd_status from the completion
  * @syndrome: device detail for a failure
  * @out: inline output of the completion
  * @buf: this context's slice of orca_cmdq.out_bufs, the command's out_addr
  * @buf_dma: bus address of @buf
- * @opcode: the command's opcode, for an orphan's completion
+ * @opcode: the command's opcode, for the log and the tracepoints
  * @posted: when it was posted, if the orca_cmd_complete tracepoint was on
+ * @orphaned: the caller's orca_cmdq_out.orphaned, for an orphan's completion
  */
-struct orca_cmd_ctx {
+struct orca_cmdq_ctx {
 	struct completion done;
-	enum orca_cmd_ctx_state state;
+	enum orca_cmdq_ctx_state state;
 	u8 status;
 	u32 syndrome;
 	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
@@ -75,6 +74,7 @@ struct orca_cmd_ctx {
 	dma_addr_t buf_dma;
 	u16 opcode;
 	ktime_t posted;
+	void (*orphaned)(struct orca_dev *odev, int err, const u8 *out);
 };
 
 /**
@@ -104,10 +104,6 @@ struct orca_cmd_ctx {
  *	      slow ones never count as timed out.
  * @failed: commands the device completed with a failure status
  * @timeouts: commands that timed out (each one declared the device dead)
- * @orphan_ahs: AHs nobody holds, to destroy: made by orphaned CREATE_AH
- *	commands, or given up by a DESTROY_AH that found no free slot in
- *	time; indexed by ahn, IRQ-safe lock (taken under @lock)
- * @orphan_work: destroys @orphan_ahs
  */
 struct orca_cmdq {
 	struct orca_cmd *ring;
@@ -120,7 +116,7 @@ struct orca_cmdq {
 	spinlock_t lock;		/* rings, indices, ctx states */
 	struct semaphore credits;
 	struct ida tokens;
-	struct orca_cmd_ctx *ctx;
+	struct orca_cmdq_ctx *ctx;
 	void *out_bufs;
 	dma_addr_t out_bufs_dma;
 	bool event_mode;
@@ -129,23 +125,26 @@ struct orca_cmdq {
 	unsigned long progress;
 	u64 failed;
 	u64 timeouts;
-	struct xarray orphan_ahs;
-	struct work_struct orphan_work;
 };
 
 /**
- * struct orca_cmd_out - what a completed command returned
+ * struct orca_cmdq_out - what a completed command returned
  * @data: if not NULL, the command has output at out_addr (a query):
  *	  receives its first @data_len bytes
  * @data_len: at most ORCA_CMDQ_OUT_BUF_BYTES
  * @syndrome: device detail for a failure
  * @out: inline output (struct orca_cmd_handle_out etc.)
+ * @orphaned: atomic callers: if not NULL, called when the command, given
+ *	      up on with -EBUSY after it was posted, completes after all,
+ *	      with its errno and inline output; from the completion path (any
+ *	      context, the queue lock held), so it may only hand work on
  */
-struct orca_cmd_out {
+struct orca_cmdq_out {
 	void *data;
 	size_t data_len;
 	u32 syndrome;
 	u8 out[ORCA_CMD_OUT_INLINE_BYTES];
+	void (*orphaned)(struct orca_dev *odev, int err, const u8 *out);
 };
 
 int orca_cmdq_init(struct orca_dev *odev);
@@ -153,11 +152,9 @@ void orca_cmdq_cleanup(struct orca_dev *odev);
 void orca_cmdq_set_event_mode(struct orca_dev *odev, bool on);
 void orca_cmdq_process_comps(struct orca_dev *odev);
 void orca_cmdq_fail_all(struct orca_dev *odev);
-void orca_cmdq_flush_orphans(struct orca_dev *odev);
-void orca_cmdq_stop_orphans(struct orca_dev *odev);
 bool orca_cmdq_timed_out(struct orca_dev *odev);
 int orca_cmdq_exec(struct orca_dev *odev, struct orca_cmd *cmd,
-		   struct orca_cmd_out *res, bool sleepable);
-int orca_cmd_status_to_errno(u8 status);
+		   struct orca_cmdq_out *res, bool sleepable);
+int orca_cmdq_status_to_errno(u8 status);
 
 #endif /* ORCA_CMDQ_H */

@@ -7,7 +7,8 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 
 void orca_cq_put(struct orca_cq *cq)
 {
@@ -110,7 +111,7 @@ int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 		   const struct orca_pgl *pgl, bool *may_free)
 {
-	struct orca_cmd_cq_params p = {
+	struct orca_com_cq_params p = {
 		.log_depth = cq->log_depth,
 		.uar = cq->uar,
 		.db_rec = cq->db_dma,
@@ -123,14 +124,14 @@ int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 		return err;
 	p.eqn = cq->eqn;
 	orca_qbuf_ring(&cq->buf, pgl, &p.ring);
-	err = orca_cmd_create_cq(odev, &p, &cq->cqn);
+	err = orca_com_create_cq(odev, &p, &cq->cqn);
 	if (err) {
 		orca_comp_eq_unbind_cq(odev, cq->eqn, 0);
 		return err;
 	}
 	err = xa_insert_irq(&odev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
-		*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_CQ,
+		*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_CQ,
 						 cq->cqn, "CQ");
 		orca_comp_eq_unbind_cq(odev, cq->eqn, cq->cqn);
 		return err;
@@ -156,7 +157,7 @@ bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq)
 {
 	int err;
 
-	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
+	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_CQ, cq->cqn);
 	xa_erase_irq(&odev->cq_xa, cq->cqn);
 	orca_cq_put(cq);
 	wait_for_completion(&cq->free);
@@ -220,7 +221,7 @@ int orca_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 	if (cq_count > caps->max_cq_mod_count ||
 	    cq_period > caps->max_cq_mod_period)
 		return -EINVAL;
-	return orca_cmd_modify_cq(odev, to_ocq(ibcq)->cqn, cq_count,
+	return orca_com_modify_cq(odev, to_ocq(ibcq)->cqn, cq_count,
 				  cq_period);
 }
 

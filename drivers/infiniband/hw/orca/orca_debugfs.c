@@ -18,7 +18,9 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "orca.h"
+#include "orca_diag.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 
 static struct dentry *orca_debugfs_root;
 
@@ -40,7 +42,7 @@ static int orca_dbg_cmdq_show(struct seq_file *m, void *v)
 	timeouts = cmdq->timeouts;
 	events = cmdq->event_mode;
 	spin_unlock_irqrestore(&cmdq->lock, flags);
-	xa_for_each(&cmdq->orphan_ahs, ahn, entry)
+	xa_for_each(&odev->orphan_ahs, ahn, entry)
 		orphan_ahs++;
 
 	seq_printf(m, "depth %u\n", cmdq->depth);
@@ -127,7 +129,7 @@ static int orca_dbg_qp_show(struct seq_file *m, void *v)
 {
 	struct orca_dev *odev = m->private;
 	u32 qpn = READ_ONCE(odev->dbg.qpn);
-	struct orca_cmd_qp_attr a;
+	struct orca_com_qp_attr a;
 	struct orca_qp *qp;
 	int err;
 
@@ -135,7 +137,7 @@ static int orca_dbg_qp_show(struct seq_file *m, void *v)
 	if (!qp)
 		return -ENOENT;
 	orca_dbg_qp_driver(m, qp);
-	err = orca_cmd_query_qp(odev, qpn, &a);
+	err = orca_com_query_qp(odev, qpn, &a);
 	if (err) {
 		seq_printf(m, "adapter_error %d\n", err);
 	} else {
@@ -156,7 +158,7 @@ static int orca_dbg_cq_show(struct seq_file *m, void *v)
 {
 	struct orca_dev *odev = m->private;
 	u32 cqn = READ_ONCE(odev->dbg.cqn);
-	struct orca_cmd_cq_attr a;
+	struct orca_com_cq_attr a;
 	struct orca_cq_db_rec rec;
 	struct orca_cq *cq;
 	int err;
@@ -176,7 +178,7 @@ static int orca_dbg_cq_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "db_ci %u\ndb_arm 0x%x\n", le32_to_cpu(rec.ci),
 		   le32_to_cpu(rec.arm));
-	err = orca_cmd_query_cq(odev, cqn, &a);
+	err = orca_com_query_cq(odev, cqn, &a);
 	if (err) {
 		seq_printf(m, "adapter_error %d\n", err);
 	} else {

@@ -22,7 +22,7 @@ int orca_caps_init(struct orca_dev *odev)
 	u8 num_ports;
 	int err;
 
-	err = orca_cmd_query_device(odev, &odev->caps, &num_ports);
+	err = orca_com_query_device(odev, &odev->caps, &num_ports);
 	if (err) {
 		dev_err(dev, "QUERY_DEVICE failed (%d)\n", err);
 		return err;

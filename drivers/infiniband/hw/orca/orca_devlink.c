@@ -18,7 +18,7 @@
  */
 #include <net/devlink.h>
 
-#include "orca.h"
+#include "orca_devlink.h"
 
 /* A flapping adapter is recovered once per period (as mlx5's fw_fatal). */
 #define ORCA_FW_FATAL_GRACE_MS	(20 * 60 * 1000)

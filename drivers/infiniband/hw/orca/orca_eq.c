@@ -12,7 +12,7 @@
  */
 #include <linux/dma-mapping.h>
 
-#include "orca.h"
+#include "orca_eq.h"
 #include "orca_trace.h"
 
 /* Entries one handler run consumes before it yields. */
@@ -294,7 +294,7 @@ static int orca_eq_alloc(struct orca_dev *odev, struct orca_eq *eq,
 /* CREATE_EQ with the ring's page list. */
 static int orca_eq_create(struct orca_dev *odev, struct orca_eq *eq)
 {
-	struct orca_cmd_eq_params p = {
+	struct orca_com_eq_params p = {
 		.log_depth = eq->log_depth,
 		.msix_vector = eq->vector,
 	};
@@ -308,7 +308,7 @@ static int orca_eq_create(struct orca_dev *odev, struct orca_eq *eq)
 		orca_pgl_add_qbuf(&pgl, &eq->buf);
 	}
 	orca_qbuf_ring(&eq->buf, pgl.chunks ? &pgl : NULL, &p.ring);
-	err = orca_cmd_create_eq(odev, &p, &eq->eqn);
+	err = orca_com_create_eq(odev, &p, &eq->eqn);
 	orca_pgl_free(odev, &pgl);
 	return err;
 }
@@ -329,7 +329,7 @@ static bool orca_eq_destroy(struct orca_dev *odev, struct orca_eq *eq)
 	int err = 0;
 
 	if (eq->created)
-		err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_EQ, eq->eqn);
+		err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_EQ, eq->eqn);
 	eq->created = false;
 	return orca_dev_may_free(odev, err, "EQ", eq->eqn);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA device health: the heartbeat watchdog, and what happens when the
- * device is found dead (by the watchdog, a fatal event or a command
- * timeout).
+ * ORCA device health: the heartbeat watchdog, the fence that stops a dead
+ * device's DMA, and the memory kept from refused destroys until the
+ * device is reset.  What the rest of the driver does about a death is
+ * orca_dev_mark_dead()'s, beside probe and remove in orca_main.c.
  */
 #include "orca.h"
 #include "orca_trace.h"
@@ -47,21 +48,19 @@ int orca_dev_reset(struct orca_dev *odev)
 }
 
 /**
- * orca_dev_mark_dead() - stop using a device that stopped working
+ * orca_dev_fence_dead() - mark a device dead and stop its DMA
  * @odev: device
  * @reason: why, for the log
  *
- * Called from the command path on a timeout (possibly in atomic context),
- * from EQ 0 on a fatal event and from the heartbeat watchdog.  Only the
- * first call has an effect.  The device is fenced before anything else,
- * and when this returns, for the first caller and for every later one,
- * the device is fenced: every page it was given may be freed.  Then
- * waiting commands fail with -EIO, later ones fail fast, and the dead
- * work tells the RDMA core (IB_EVENT_DEVICE_FATAL), ends the SRQ work of
- * kernel QPs (IB_EVENT_QP_LAST_WQE_REACHED) and makes kernel CQs flush in
- * software.
+ * The first half of orca_dev_mark_dead(), in any context.  Only the first
+ * call has an effect.  The device is fenced before anything else, and
+ * when this returns, for the first caller and for every later one, the
+ * device is fenced: every page it was given may be freed.
+ *
+ * Return: true for the first caller, which then tells the rest of the
+ * driver; false for every later one.
  */
-void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
+bool orca_dev_fence_dead(struct orca_dev *odev, const char *reason)
 {
 	unsigned long flags;
 
@@ -78,7 +77,7 @@ void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 		local_irq_restore(flags);
 		smp_cond_load_acquire(&odev->flags,
 				      VAL & BIT(ORCA_DEV_FENCED));
-		return;
+		return false;
 	}
 	WRITE_ONCE(odev->dead_reason, reason);
 	/*
@@ -99,42 +98,7 @@ void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
 	trace_orca_dev_dead(odev, reason);
 	dev_err(&odev->pdev->dev, "device is dead: %s\n", reason);
 	wake_up_var(&odev->flags);
-	orca_cmdq_fail_all(odev);
-	/* ib_dispatch_event() sleeps: not here. */
-	schedule_work(&odev->dead_work);
-}
-
-/**
- * orca_dev_kick_flush() - have the pollers of armed kernel CQs run
- * @odev: a dead device
- *
- * Work posted to a dead device completes in software with
- * IB_WC_WR_FLUSH_ERR when its CQ is polled (orca_poll.c); this wakes the
- * consumers as a completion event would, and gives kernel QPs on an SRQ
- * that went to ERR their IB_EVENT_QP_LAST_WQE_REACHED
- * (orca_qp_dead_last_wqe()).
- */
-void orca_dev_kick_flush(struct orca_dev *odev)
-{
-	schedule_work(&odev->dead_work);
-}
-
-void orca_dead_work(struct work_struct *work)
-{
-	struct orca_dev *odev = container_of(work, struct orca_dev, dead_work);
-	struct ib_event ev = {};
-
-	if (test_bit(ORCA_DEV_REGISTERED, &odev->flags) &&
-	    !test_and_set_bit(ORCA_DEV_FATAL_SENT, &odev->flags)) {
-		ev.device = &odev->ibdev;
-		ev.element.port_num = ORCA_PORT;
-		ev.event = IB_EVENT_DEVICE_FATAL;
-		ib_dispatch_event(&ev);
-	}
-	/* Also while the core unregisters: its clients drain their QPs. */
-	orca_qp_dead_last_wqe(odev);
-	orca_cq_kick_armed(odev);
-	orca_devlink_report_dead(odev);
+	return true;
 }
 
 /**
@@ -169,29 +133,6 @@ bool orca_dev_may_free(struct orca_dev *odev, int err, const char *what,
 			"destroying %s %u failed (%d): its memory is kept until the device is reset\n",
 			what, handle, err);
 	return false;
-}
-
-/**
- * orca_dev_undo_create() - destroy an object a create path cannot finish
- * @odev: device
- * @opcode: the object's ORCA_CMD_DESTROY_* command
- * @handle: the handle its CREATE returned
- * @what: the object's kind, for the log
- *
- * For a create that failed after its CREATE command (the object could not
- * be made reachable): the adapter may refuse this DESTROY as any other,
- * and then still owns the object's memory.
- *
- * Return: true if the caller may free the object's rings, records and
- * umems (orca_dev_may_free()); false if it must keep them as a destroy
- * would, with orca_dev_keep() (a user object's pinned pages stay pinned).
- */
-bool orca_dev_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
-			  const char *what)
-{
-	return orca_dev_may_free(odev,
-				 orca_cmd_destroy_obj(odev, opcode, handle),
-				 what, handle);
 }
 
 /* What a refused destroy left with the device, and how to free it. */

@@ -2,15 +2,19 @@
 /*
  * ORCA RoCE HCA driver: PCI probe and remove, the bring-up and teardown of
  * an orca_dev as a table of init/cleanup stages (also run by a devlink
- * health recovery, orca_devlink.c), and the ib_device ops table and
- * registration.
+ * health recovery, orca_devlink.c), what each part of the driver does when
+ * the device dies, and the ib_device ops table and registration.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <net/addrconf.h>
 
-#include "orca.h"
+#include "orca_devlink.h"
+#include "orca_diag.h"
+#include "orca_eq.h"
+#include "orca_port.h"
+#include "orca_user.h"
 
 MODULE_DESCRIPTION("ORCA RoCE host channel adapter driver");
 MODULE_LICENSE("GPL");
@@ -117,7 +121,7 @@ static int orca_uar_init(struct orca_dev *odev)
 	struct pci_dev *pdev = odev->pdev;
 	int err;
 
-	err = orca_cmd_alloc_uar(odev, &odev->uar_idx);
+	err = orca_com_alloc_uar(odev, &odev->uar_idx);
 	if (err)
 		return err;
 	if (((u64)odev->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
@@ -137,14 +141,14 @@ static int orca_uar_init(struct orca_dev *odev)
 	return 0;
 
 err_dealloc:
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
+	orca_com_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
 	return err;
 }
 
 static void orca_uar_cleanup(struct orca_dev *odev)
 {
 	pcim_iounmap(odev->pdev, odev->uar);
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
+	orca_com_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, odev->uar_idx);
 }
 
 static const struct ib_device_ops orca_dev_ops = {
@@ -250,7 +254,64 @@ static void orca_ib_unregister(struct orca_dev *odev)
 	disable_work_sync(&odev->port.work);
 	ib_unregister_device(&odev->ibdev);
 	/* No more commands of its own while EQ 0 goes and the device resets. */
-	orca_cmdq_stop_orphans(odev);
+	orca_ah_stop_orphans(odev);
+}
+
+/**
+ * orca_dev_mark_dead() - stop using a device that stopped working
+ * @odev: device
+ * @reason: why, for the log
+ *
+ * Called from the command path on a timeout (possibly in atomic context),
+ * from EQ 0 on a fatal event and from the heartbeat watchdog.  Only the
+ * first call has an effect.  The device is fenced before anything else
+ * (orca_dev_fence_dead()), and when this returns, for the first caller and
+ * for every later one, the device is fenced: every page it was given may
+ * be freed.  Then waiting commands fail with -EIO, later ones fail fast,
+ * and the dead work tells the RDMA core (IB_EVENT_DEVICE_FATAL), ends the
+ * SRQ work of kernel QPs (IB_EVENT_QP_LAST_WQE_REACHED) and makes kernel
+ * CQs flush in software.
+ */
+void orca_dev_mark_dead(struct orca_dev *odev, const char *reason)
+{
+	if (!orca_dev_fence_dead(odev, reason))
+		return;
+	orca_cmdq_fail_all(odev);
+	/* ib_dispatch_event() sleeps: not here. */
+	schedule_work(&odev->dead_work);
+}
+
+/**
+ * orca_dev_kick_flush() - have the pollers of armed kernel CQs run
+ * @odev: a dead device
+ *
+ * Work posted to a dead device completes in software with
+ * IB_WC_WR_FLUSH_ERR when its CQ is polled (orca_poll.c); this wakes the
+ * consumers as a completion event would, and gives kernel QPs on an SRQ
+ * that went to ERR their IB_EVENT_QP_LAST_WQE_REACHED
+ * (orca_qp_dead_last_wqe()).
+ */
+void orca_dev_kick_flush(struct orca_dev *odev)
+{
+	schedule_work(&odev->dead_work);
+}
+
+static void orca_dead_work(struct work_struct *work)
+{
+	struct orca_dev *odev = container_of(work, struct orca_dev, dead_work);
+	struct ib_event ev = {};
+
+	if (test_bit(ORCA_DEV_REGISTERED, &odev->flags) &&
+	    !test_and_set_bit(ORCA_DEV_FATAL_SENT, &odev->flags)) {
+		ev.device = &odev->ibdev;
+		ev.element.port_num = ORCA_PORT;
+		ev.event = IB_EVENT_DEVICE_FATAL;
+		ib_dispatch_event(&ev);
+	}
+	/* Also while the core unregisters: its clients drain their QPs. */
+	orca_qp_dead_last_wqe(odev);
+	orca_cq_kick_armed(odev);
+	orca_devlink_report_dead(odev);
 }
 
 /**
@@ -272,6 +333,7 @@ static const struct orca_stage orca_stages[] = {
 	{ "reset", orca_reset, NULL },
 	{ "irqs", orca_irqs_init, orca_irqs_cleanup },
 	{ "cmdq", orca_cmdq_init, orca_cmdq_cleanup },
+	{ "ah_orphans", orca_ah_orphans_init, orca_ah_orphans_cleanup },
 	{ "caps", orca_caps_init, NULL },
 	{ "db_pool", orca_db_pool_init, orca_db_pool_cleanup },
 	{ "kept", orca_kept_init, orca_kept_cleanup },

@@ -9,15 +9,15 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_verbs.h"
 
 static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
-			  const struct orca_cmd_mr_params *p)
+			  const struct orca_com_mr_params *p)
 {
-	struct orca_cmd_mr_keys keys;
+	struct orca_com_mr_keys keys;
 	int err;
 
-	err = orca_cmd_create_mr(odev, p, &keys);
+	err = orca_com_create_mr(odev, p, &keys);
 	if (err)
 		return err;
 	mr->ibmr.lkey = keys.lkey;
@@ -28,7 +28,7 @@ static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
-	struct orca_cmd_mr_params p = {
+	struct orca_com_mr_params p = {
 		.pdn = to_opd(ibpd)->pdn,
 		.access = access & ORCA_ACCESS_ALL,
 		.flags = ORCA_MR_F_PHYS,
@@ -52,7 +52,7 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg)
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
-	struct orca_cmd_mr_params p = {};
+	struct orca_com_mr_params p = {};
 	struct orca_mr *mr;
 	int err;
 
@@ -151,7 +151,7 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (err)
 		return err;
 	/* DESTROY_MR takes the lkey as its handle. */
-	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
+	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
 	if (!orca_dev_may_free(odev, err, "MR", ibmr->lkey))
 		/* The device may still read the page list and the pages. */
 		orca_dev_keep(odev, mr, sizeof(*mr), orca_mr_free_mem);

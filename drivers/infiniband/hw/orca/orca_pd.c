@@ -4,27 +4,20 @@
  */
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_verbs.h"
 
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct orca_dev *odev = to_odev(ibpd->device);
-	struct orca_alloc_pd_resp resp = {};
 	struct orca_pd *pd = to_opd(ibpd);
 	int err;
 
 	err = ib_is_udata_in_empty(udata);
 	if (err)
 		return err;
-	err = orca_cmd_create_pd(odev, &pd->pdn);
+	err = orca_com_create_pd(to_odev(ibpd->device), &pd->pdn);
 	if (err || !udata)
 		return err;
-	/* Informational: nothing in the ABI names a PD by its number. */
-	resp.pdn = pd->pdn;
-	err = ib_respond_udata(udata, resp);
-	if (err)
-		orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_PD, pd->pdn);
-	return err;
+	return orca_user_pd_respond(pd, udata);
 }
 
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -36,9 +29,9 @@ int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (err)
 		return err;
 	/* The PD's AHs that an atomic destroy_ah left to the orphan work. */
-	orca_cmdq_flush_orphans(to_odev(ibpd->device));
+	orca_ah_flush_orphans(to_odev(ibpd->device));
 	/* A failure (dead device) must not keep the PD alive. */
-	orca_cmd_destroy_obj(to_odev(ibpd->device), ORCA_CMD_DESTROY_PD,
+	orca_com_destroy_obj(to_odev(ibpd->device), ORCA_CMD_DESTROY_PD,
 			     pd->pdn);
 	return 0;
 }

@@ -5,7 +5,7 @@
  * doorbell record's arm word, and the removal of a QP's CQEs from its CQs
  * when the QP is reset or destroyed.
  */
-#include "orca.h"
+#include "orca_verbs.h"
 
 /* ib_wc_status is what the device reports; keep the numbering honest. */
 static_assert(ORCA_CQE_ST_LOC_PROT_ERR == IB_WC_LOC_PROT_ERR);

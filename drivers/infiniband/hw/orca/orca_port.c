@@ -10,7 +10,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_port.h"
 
 #define ORCA_MIN_ETH_MTU	576
 #define ORCA_MAX_ETH_MTU	9000
@@ -22,11 +23,11 @@ static void orca_port_work(struct work_struct *work);
 static int orca_port_refresh(struct orca_dev *odev)
 {
 	struct orca_port *port = &odev->port;
-	struct orca_cmd_port_info attr;
+	struct orca_com_port_info attr;
 	int err;
 
 	lockdep_assert_held(&port->lock);
-	err = orca_cmd_query_port(odev, &attr);
+	err = orca_com_query_port(odev, &attr);
 	if (err) {
 		port->link_up = false;
 		return err;
@@ -46,7 +47,7 @@ static int orca_port_refresh(struct orca_dev *odev)
 int orca_port_init_hw(struct orca_dev *odev)
 {
 	struct orca_port *port = &odev->port;
-	struct orca_cmd_port_info attr;
+	struct orca_com_port_info attr;
 	u32 lo, hi, len;
 	int err;
 
@@ -67,7 +68,7 @@ int orca_port_init_hw(struct orca_dev *odev)
 		return -EINVAL;
 	}
 
-	err = orca_cmd_query_port(odev, &attr);
+	err = orca_com_query_port(odev, &attr);
 	if (err)
 		return err;
 	mutex_lock(&port->lock);
@@ -120,7 +121,7 @@ static void orca_port_work(struct work_struct *work)
 	if (ndev) {
 		mtu = clamp_t(u32, READ_ONCE(ndev->mtu), ORCA_MIN_ETH_MTU,
 			      ORCA_MAX_ETH_MTU);
-		if (mtu != port->eth_mtu && !orca_cmd_set_port(odev, mtu))
+		if (mtu != port->eth_mtu && !orca_com_set_port(odev, mtu))
 			port->eth_mtu = mtu;
 	}
 	rescan = port->need_rescan;
@@ -349,7 +350,7 @@ int orca_add_gid(const struct ib_gid_attr *attr, void **context)
 	err = rdma_read_gid_l2_fields(attr, &vlan, mac);
 	if (err)
 		return err;
-	return orca_cmd_set_gid(odev, attr->index, ORCA_GID_TYPE_ROCE_V2, mac,
+	return orca_com_set_gid(odev, attr->index, ORCA_GID_TYPE_ROCE_V2, mac,
 				vlan, attr->gid.raw);
 }
 
@@ -358,6 +359,6 @@ int orca_del_gid(const struct ib_gid_attr *attr, void **context)
 	struct orca_dev *odev = to_odev(attr->device);
 
 	/* Clearing the entry cannot meaningfully fail on a dead device. */
-	orca_cmd_set_gid(odev, attr->index, 0, NULL, 0xffff, NULL);
+	orca_com_set_gid(odev, attr->index, 0, NULL, 0xffff, NULL);
 	return 0;
 }

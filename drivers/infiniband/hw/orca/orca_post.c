@@ -6,7 +6,7 @@
  * indices are published in the doorbell record with a trapped UAR write
  * only when the device's event index says its engine went idle.
  */
-#include "orca.h"
+#include "orca_verbs.h"
 
 /**
  * orca_publish_pi() - publish a producer index and wake the device if idle

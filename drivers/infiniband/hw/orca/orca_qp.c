@@ -8,7 +8,8 @@
 #include <linux/etherdevice.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 #include "orca_trace.h"
 
 /* The ORCA attribute mask is numbered as enum ib_qp_attr_mask. */
@@ -282,7 +283,7 @@ static void orca_qp_free_mem(struct orca_dev *odev, void *mem)
  * capabilities.
  */
 int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
-		  struct ib_qp_init_attr *init, struct orca_cmd_qp_params *p)
+		  struct ib_qp_init_attr *init, struct orca_com_qp_params *p)
 {
 	int type, err;
 
@@ -333,12 +334,12 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
  * Return: 0 or a negative errno.
  */
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
-		   const struct orca_cmd_qp_params *p, bool *may_free)
+		   const struct orca_com_qp_params *p, bool *may_free)
 {
 	int err;
 
 	*may_free = true;
-	err = orca_cmd_create_qp(odev, p, &qp->qpn);
+	err = orca_com_create_qp(odev, p, &qp->qpn);
 	if (err)
 		return err;
 	if (qp->ibqp.qp_type == IB_QPT_GSI && qp->qpn != 1) {
@@ -353,7 +354,7 @@ int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 	return 0;
 
 err_destroy:
-	*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_QP, qp->qpn,
+	*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_QP, qp->qpn,
 					 "QP");
 	return err;
 }
@@ -364,7 +365,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 {
 	struct orca_dev *odev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
-	struct orca_cmd_qp_params p = {};
+	struct orca_com_qp_params p = {};
 	struct orca_pgl pgl = {};
 	bool may_free = true;
 	int err;
@@ -431,7 +432,7 @@ static u32 orca_access_from_ib(int access)
 static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	struct orca_cmd_qp_attr hw = {
+	struct orca_com_qp_attr hw = {
 		.qpn = qp->qpn,
 		.attr_mask = IB_QP_STATE,
 		.qp_state = IB_QPS_ERR,
@@ -442,7 +443,7 @@ static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
 	    state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_ERR || orca_dev_is_dead(odev))
 		return false;
-	if (orca_cmd_modify_qp(odev, &hw))
+	if (orca_com_modify_qp(odev, &hw))
 		return false;
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	trace_orca_qp_state(odev, qp->qpn, state, IB_QPS_ERR,
@@ -452,7 +453,7 @@ static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
 
 static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 			      const struct ib_qp_attr *attr, int mask,
-			      struct orca_cmd_qp_attr *hw)
+			      struct orca_com_qp_attr *hw)
 {
 	hw->qpn = qp->qpn;
 	hw->attr_mask = mask;
@@ -519,7 +520,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct orca_dev *odev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
 	enum ib_qp_state cur, next;
-	struct orca_cmd_qp_attr hw = {};
+	struct orca_com_qp_attr hw = {};
 	int err;
 
 	err = ib_no_udata_io(udata);
@@ -541,7 +542,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	if (next == IB_QPS_RESET && orca_qp_flush_srq_wqe(odev, qp))
 		hw.cur_qp_state = IB_QPS_ERR;
-	err = orca_cmd_modify_qp(odev, &hw);
+	err = orca_com_modify_qp(odev, &hw);
 	/*
 	 * A dead device is fenced and reset: its QPs are gone.  Moving a
 	 * kernel QP to ERR or RESET is bookkeeping the driver can do alone
@@ -575,7 +576,7 @@ out:
 }
 
 static void orca_ah_attr_from_av(struct rdma_ah_attr *ah,
-				 const struct orca_cmd_av *av)
+				 const struct orca_com_av *av)
 {
 	union ib_gid dgid;
 
@@ -593,11 +594,11 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct orca_dev *odev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
-	struct orca_cmd_qp_attr hw;
+	struct orca_com_qp_attr hw;
 	int err;
 
 	mutex_lock(&qp->lock);
-	err = orca_cmd_query_qp(odev, qp->qpn, &hw);
+	err = orca_com_query_qp(odev, qp->qpn, &hw);
 	/* Consumers index tables by state: do not pass on a bad one. */
 	if (!err && hw.qp_state > IB_QPS_ERR)
 		err = -EIO;
@@ -657,7 +658,7 @@ bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
 	int err;
 
 	orca_qp_flush_srq_wqe(odev, qp);
-	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
+	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
 	if (qp->user)
 		xa_erase_irq(&odev->qp_xa, qp->qpn);
 	else

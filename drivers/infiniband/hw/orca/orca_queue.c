@@ -107,7 +107,7 @@ err:
  * @ring: result
  */
 void orca_qbuf_ring(const struct orca_qbuf *q, const struct orca_pgl *pgl,
-		    struct orca_cmd_ring *ring)
+		    struct orca_com_ring *ring)
 {
 	ring->pgl = pgl;
 	ring->page_addr = pgl ? 0 : q->dma[0];

@@ -15,7 +15,8 @@
 #include <rdma/restrack.h>
 #include <uapi/rdma/rdma_netlink.h>
 
-#include "orca.h"
+#include "orca_diag.h"
+#include "orca_verbs.h"
 
 /*
  * The attributes go into one RDMA_NLDEV_ATTR_DRIVER nest; @fill returns
@@ -98,7 +99,7 @@ int orca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct orca_qp_attr hw;
 	int err;
 
-	err = orca_cmd_query_raw(to_odev(ibqp->device), ORCA_CMD_QUERY_QP,
+	err = orca_com_query_raw(to_odev(ibqp->device), ORCA_CMD_QUERY_QP,
 				 to_oqp(ibqp)->qpn, &hw, sizeof(hw));
 	if (err)
 		return err;
@@ -139,7 +140,7 @@ int orca_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq)
 	struct orca_cq_attr hw;
 	int err;
 
-	err = orca_cmd_query_raw(to_odev(ibcq->device), ORCA_CMD_QUERY_CQ,
+	err = orca_com_query_raw(to_odev(ibcq->device), ORCA_CMD_QUERY_CQ,
 				 to_ocq(ibcq)->cqn, &hw, sizeof(hw));
 	if (err)
 		return err;

@@ -8,7 +8,8 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_eq.h"
+#include "orca_verbs.h"
 
 static void orca_srq_put(struct orca_srq *srq)
 {
@@ -118,7 +119,7 @@ static int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
 int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		    const struct orca_pgl *pgl, bool *may_free)
 {
-	struct orca_cmd_srq_params p = {
+	struct orca_com_srq_params p = {
 		.pdn = to_opd(srq->ibsrq.pd)->pdn,
 		.log_depth = srq->log_depth,
 		.max_sge = srq->max_sge,
@@ -130,12 +131,12 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 
 	*may_free = true;
 	orca_qbuf_ring(&srq->buf, pgl, &p.ring);
-	err = orca_cmd_create_srq(odev, &p, &srq->srqn);
+	err = orca_com_create_srq(odev, &p, &srq->srqn);
 	if (err)
 		return err;
 	err = xa_insert_irq(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
 	if (err)
-		*may_free = orca_dev_undo_create(odev, ORCA_CMD_DESTROY_SRQ,
+		*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_SRQ,
 						 srq->srqn, "SRQ");
 	return err;
 }
@@ -145,7 +146,7 @@ bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
 {
 	int err;
 
-	err = orca_cmd_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
+	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
 	xa_erase_irq(&odev->srq_xa, srq->srqn);
 	orca_srq_put(srq);
 	wait_for_completion(&srq->free);
@@ -247,7 +248,7 @@ int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		return 0;
 	if (attr->srq_limit >= (1U << srq->log_depth))
 		return -EINVAL;
-	err = orca_cmd_modify_srq(odev, srq->srqn, attr->srq_limit);
+	err = orca_com_modify_srq(odev, srq->srqn, attr->srq_limit);
 	if (!err)
 		srq->limit = attr->srq_limit;
 	return err;
@@ -259,7 +260,7 @@ int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	u32 limit;
 	int err;
 
-	err = orca_cmd_query_srq(to_odev(ibsrq->device), srq->srqn, &limit);
+	err = orca_com_query_srq(to_odev(ibsrq->device), srq->srqn, &limit);
 	if (err)
 		return err;
 	attr->max_wr = 1U << srq->log_depth;

@@ -4,7 +4,7 @@
  * (QUERY_STATS) and the driver's own (enum orca_drv_stat), exposed as
  * rdma_hw_stats.
  */
-#include "orca.h"
+#include "orca_diag.h"
 
 /*
  * One name per __le64 of struct orca_port_stats, in the header's order: the
@@ -45,7 +45,7 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 
 static_assert(offsetof(struct orca_port_stats, cq_overruns) ==
 	      sizeof(__le64) * (ORCA_NUM_DEV_STATS - 1));
-static_assert(ORCA_NUM_DEV_STATS == ORCA_CMD_NUM_PORT_STATS);
+static_assert(ORCA_NUM_DEV_STATS == ORCA_COM_NUM_PORT_STATS);
 
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num)
@@ -62,7 +62,7 @@ int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	int i, err;
 
 	/* The adapter's counters first, in the table's order. */
-	err = orca_cmd_query_stats(odev, stats->value);
+	err = orca_com_query_stats(odev, stats->value);
 	if (!err)
 		for (i = 0; i < ORCA_DRV_STAT_MAX; i++)
 			stats->value[ORCA_NUM_DEV_STATS + i] =

@@ -9,7 +9,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 /* A UAR page mapping; DEALLOC_UAR once no VMA and no context uses it. */
 struct orca_uar_entry {
@@ -64,7 +64,7 @@ int orca_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)
 	entry = kzalloc_obj(*entry, GFP_KERNEL);
 	if (!entry)
 		return -ENOMEM;
-	err = orca_cmd_alloc_uar(odev, &entry->uar_idx);
+	err = orca_com_alloc_uar(odev, &entry->uar_idx);
 	if (err)
 		goto err_free;
 	if (((u64)entry->uar_idx + 1) * ORCA_UAR_PAGE_SIZE >
@@ -90,7 +90,7 @@ int orca_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)
 	return 0;
 
 err_dealloc:
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, entry->uar_idx);
+	orca_com_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, entry->uar_idx);
 err_free:
 	kfree(entry);
 	return err;
@@ -147,7 +147,7 @@ void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	struct orca_dev *odev = to_odev(rdma_entry->ucontext->device);
 
 	/* A failure (dead device) must not keep the entry. */
-	orca_cmd_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, entry->uar_idx);
+	orca_com_destroy_obj(odev, ORCA_CMD_DEALLOC_UAR, entry->uar_idx);
 	kfree(entry);
 }
 

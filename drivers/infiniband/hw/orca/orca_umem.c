@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ORCA user queue rings: the checks of the address and length a provider
- * gives for a ring, pinning the ring, and describing it to the adapter as
- * a list of ORCA_UQUEUE_ALIGN pages (the ABI's page size, whatever the
- * CPU's).
+ * gives for a ring, pinning the ring, describing it to the adapter as a
+ * list of ORCA_UQUEUE_ALIGN pages (the ABI's page size, whatever the
+ * CPU's), and the creation of the queues with one ring and one doorbell
+ * record, user CQs and SRQs.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
+#include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 static_assert(ORCA_UQUEUE_ALIGN == 1 << ORCA_UQUEUE_PAGE_SHIFT);
 
@@ -69,4 +71,88 @@ int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
 		added++;
 	}
 	return added == n ? 0 : -EINVAL;
+}
+
+/* The response naming a user CQ (or else SRQ), once it exists. */
+static int orca_uqueue_respond(struct orca_cq *cq, struct orca_srq *srq,
+			       struct ib_udata *udata)
+{
+	struct orca_create_srq_resp srq_resp = {};
+	struct orca_create_cq_resp cq_resp = {};
+
+	if (cq) {
+		cq_resp.cqn = cq->cqn;
+		return ib_respond_udata(udata, cq_resp);
+	}
+	srq_resp.srqn = srq->srqn;
+	srq_resp.stride = srq->stride;
+	return ib_respond_udata(udata, srq_resp);
+}
+
+/**
+ * orca_uqueue_create() - create a user CQ or SRQ on its pinned ring
+ * @uctx: the queue's context
+ * @cq: a user CQ, or NULL for @srq
+ * @srq: a user SRQ, or NULL for @cq
+ * @needed: bytes of the ring the adapter uses (orca_uring_check())
+ * @db_rec_va: user address of the queue's doorbell record
+ * @udata: where the response goes
+ *
+ * The queue's attributes were accepted and its ring pinned in its umem,
+ * which is released here on failure.  What a user CQ and a user SRQ, one
+ * ring and one doorbell record each, do alike: pin the record, list the
+ * ring's pages for the CREATE command, create the queue, answer the
+ * provider, and on failure undo what the adapter let go of.
+ *
+ * Return: 0 or a negative errno; on error nothing is left to undo (a queue
+ * the adapter still has keeps its pinned pages and record).
+ */
+int orca_uqueue_create(struct orca_ucontext *uctx, struct orca_cq *cq,
+		       struct orca_srq *srq, size_t needed, u64 db_rec_va,
+		       struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(uctx->ibuctx.device);
+	struct ib_umem *umem = cq ? cq->umem : srq->umem;
+	struct orca_qbuf *buf = cq ? &cq->buf : &srq->buf;
+	struct orca_udb_page **udb = cq ? &cq->udb : &srq->udb;
+	dma_addr_t *db_dma = cq ? &cq->db_dma : &srq->db_dma;
+	size_t db_len = cq ? sizeof(struct orca_cq_db_rec) :
+			     sizeof(struct orca_srq_db_rec);
+	struct orca_pgl pgl = {};
+	bool may_free = true;
+	int err;
+
+	buf->size = needed;
+	buf->page_shift = ORCA_UQUEUE_PAGE_SHIFT;
+	buf->npages = needed >> ORCA_UQUEUE_PAGE_SHIFT;
+	err = orca_udb_get(uctx, db_rec_va, db_len, udb, db_dma);
+	if (err)
+		goto err_umem;
+	err = orca_pgl_alloc(odev, &pgl, buf->npages);
+	if (err)
+		goto err_udb;
+	err = orca_pgl_add_umem(&pgl, umem, needed);
+	if (!err)
+		err = cq ? orca_cq_finish(odev, cq, &pgl, &may_free) :
+			   orca_srq_finish(odev, srq, &pgl, &may_free);
+	orca_pgl_free(odev, &pgl);
+	/* A queue the adapter still has keeps its pinned pages and record. */
+	if (err && !may_free)
+		return err;
+	if (err)
+		goto err_udb;
+
+	err = orca_uqueue_respond(cq, srq, udata);
+	if (err)
+		goto err_remove;
+	return 0;
+
+err_remove:
+	if (!(cq ? orca_cq_remove(odev, cq) : orca_srq_remove(odev, srq)))
+		return err;
+err_udb:
+	orca_udb_put(*udb);
+err_umem:
+	ib_umem_release(umem);
+	return err;
 }

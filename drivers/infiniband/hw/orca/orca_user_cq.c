@@ -8,7 +8,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			struct uverbs_attr_bundle *attrs)
@@ -18,10 +18,7 @@ int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_ucontext *uctx = rdma_udata_to_drv_context(udata,
 				struct orca_ucontext, ibuctx);
 	struct orca_cq *cq = to_ocq(ibcq);
-	struct orca_create_cq_resp resp = {};
 	struct orca_create_cq req;
-	struct orca_pgl pgl = {};
-	bool may_free = true;
 	size_t bytes, needed;
 	int err;
 
@@ -40,46 +37,12 @@ int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->user = true;
 	cq->uar = uctx->uar_idx;
 	mutex_init(&cq->resize_lock);
-	cq->buf.size = needed;
-	cq->buf.page_shift = ORCA_UQUEUE_PAGE_SHIFT;
-	cq->buf.npages = needed >> ORCA_UQUEUE_PAGE_SHIFT;
-
 	/* The core's CQ buffer attributes, if given, take the place of buf_va. */
 	cq->umem = ib_umem_get_cq_buf_or_va(&odev->ibdev, attrs, req.buf_va,
 					    needed, IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(cq->umem))
 		return PTR_ERR(cq->umem);
-	err = orca_udb_get(uctx, req.db_rec_va, sizeof(struct orca_cq_db_rec),
-			   &cq->udb, &cq->db_dma);
-	if (err)
-		goto err_umem;
-	err = orca_pgl_alloc(odev, &pgl, cq->buf.npages);
-	if (err)
-		goto err_udb;
-	err = orca_pgl_add_umem(&pgl, cq->umem, needed);
-	if (!err)
-		err = orca_cq_finish(odev, cq, &pgl, &may_free);
-	orca_pgl_free(odev, &pgl);
-	/* A CQ the adapter still has keeps its pinned pages and record. */
-	if (err && !may_free)
-		return err;
-	if (err)
-		goto err_udb;
-
-	resp.cqn = cq->cqn;
-	err = ib_respond_udata(udata, resp);
-	if (err)
-		goto err_remove;
-	return 0;
-
-err_remove:
-	if (!orca_cq_remove(odev, cq))
-		return err;
-err_udb:
-	orca_udb_put(cq->udb);
-err_umem:
-	ib_umem_release(cq->umem);
-	return err;
+	return orca_uqueue_create(uctx, cq, NULL, needed, req.db_rec_va, udata);
 }
 
 /*
@@ -96,7 +59,7 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_resize_cq req;
 	struct orca_pgl pgl = {};
-	struct orca_cmd_ring ring;
+	struct orca_com_ring ring;
 	struct ib_umem *umem;
 	size_t bytes, needed;
 	u8 log_depth;
@@ -133,12 +96,12 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 		goto out;
 
 	mutex_lock(&cq->resize_lock);
-	ring = (struct orca_cmd_ring){
+	ring = (struct orca_com_ring){
 		.pgl = &pgl,
 		.npages = pgl.used,
 		.page_shift = ORCA_UQUEUE_PAGE_SHIFT,
 	};
-	err = orca_cmd_resize_cq(odev, cq->cqn, log_depth, &ring);
+	err = orca_com_resize_cq(odev, cq->cqn, log_depth, &ring);
 	if (!err) {
 		swap(cq->umem, umem);
 		cq->log_depth = log_depth;

@@ -8,7 +8,7 @@
 #include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 static int orca_umr_pgl(struct orca_dev *odev, struct ib_umem *umem,
 			unsigned long pgsz, struct orca_pgl *pgl)
@@ -36,8 +36,8 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
 	unsigned long pgsz_bitmap, pgsz;
-	struct orca_cmd_mr_params p = {};
-	struct orca_cmd_mr_keys keys;
+	struct orca_com_mr_params p = {};
+	struct orca_com_mr_keys keys;
 	struct orca_pgl pgl = {};
 	struct orca_mr *mr;
 	int err;
@@ -77,7 +77,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	p.length = length;
 	p.npages = pgl.used;
 	p.pgl = &pgl;
-	err = orca_cmd_create_mr(odev, &p, &keys);
+	err = orca_com_create_mr(odev, &p, &keys);
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_umem;

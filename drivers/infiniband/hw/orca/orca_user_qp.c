@@ -8,7 +8,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "orca.h"
+#include "orca_user.h"
 
 /* Bytes of a ring of 1 << @log_depth WQEs of @stride bytes. */
 static int orca_uqp_ring_bytes(u32 stride, u8 log_depth, size_t *bytes)
@@ -92,7 +92,7 @@ void orca_user_qp_free(struct orca_qp *qp)
  * Return: 0 or a negative errno; on error nothing is left to undo.
  */
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
-			struct orca_cmd_qp_params *p, struct ib_udata *udata)
+			struct orca_com_qp_params *p, struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(qp->ibqp.device);
 	struct orca_ucontext *uctx = rdma_udata_to_drv_context(udata,

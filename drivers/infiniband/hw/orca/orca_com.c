@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ORCA typed firmware commands, in one style (as efa_com_cmd.c): typed
- * parameters in (orca_cmd.h), one struct orca_cmd built here from the wire
+ * parameters in (orca_com.h), one struct orca_cmd built here from the wire
  * layouts of orca_cmds_defs.h, executed through orca_cmdq_exec(), and the
  * output turned back into a typed CPU-order result.  Query outputs land in
  * the command context's preallocated DMA buffer (orca_cmdq.c), so no
@@ -19,16 +19,16 @@ static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMDQ_OUT_BUF_BYTES);
 static_assert(sizeof(struct orca_cq_attr) <= ORCA_CMDQ_OUT_BUF_BYTES);
 static_assert(offsetof(struct orca_dev_caps, hca_type) ==
 	      ORCA_DEV_CAPS_V1_0_LEN);
-static_assert(ORCA_CMD_NUM_PORT_STATS * sizeof(__le64) <=
+static_assert(ORCA_COM_NUM_PORT_STATS * sizeof(__le64) <=
 	      sizeof(struct orca_port_stats));
 
-static void orca_cmd_init(struct orca_cmd *cmd, u16 opcode)
+static void orca_com_init(struct orca_cmd *cmd, u16 opcode)
 {
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->opcode = cpu_to_le16(opcode);
 }
 
-static void orca_cmd_set_in_pgl(struct orca_cmd *cmd,
+static void orca_com_set_in_pgl(struct orca_cmd *cmd,
 				const struct orca_pgl *pgl)
 {
 	cmd->in_addr = cpu_to_le64(orca_pgl_dma(pgl));
@@ -38,12 +38,12 @@ static void orca_cmd_set_in_pgl(struct orca_cmd *cmd,
 }
 
 /* A ring: its page list at in_addr, or its one page in the inline input. */
-static void orca_cmd_set_ring(struct orca_cmd *cmd,
-			      const struct orca_cmd_ring *ring,
+static void orca_com_set_ring(struct orca_cmd *cmd,
+			      const struct orca_com_ring *ring,
 			      __le64 *page_addr)
 {
 	if (ring->pgl)
-		orca_cmd_set_in_pgl(cmd, ring->pgl);
+		orca_com_set_in_pgl(cmd, ring->pgl);
 	else
 		*page_addr = cpu_to_le64(ring->page_addr);
 }
@@ -53,7 +53,7 @@ static void orca_cmd_set_ring(struct orca_cmd *cmd,
  * printable ASCII replaced, so sysfs never shows what the adapter should
  * not have sent.  @dst has room for @len + 1 bytes.
  */
-static void orca_cmd_copy_ident(char *dst, const u8 *src, size_t len)
+static void orca_com_copy_ident(char *dst, const u8 *src, size_t len)
 {
 	size_t i;
 
@@ -62,31 +62,38 @@ static void orca_cmd_copy_ident(char *dst, const u8 *src, size_t len)
 	dst[i] = '\0';
 }
 
-static u32 orca_cmd_out_handle(const struct orca_cmd_out *res)
+/**
+ * orca_com_out_handle() - the handle a CREATE_* or ALLOC_* command returned
+ * @out: the command's inline output, as an orca_cmdq_out.orphaned hook
+ *	 gets it
+ *
+ * Return: the new object's handle.
+ */
+u32 orca_com_out_handle(const u8 *out)
 {
-	const struct orca_cmd_handle_out *h = (const void *)res->out;
+	const struct orca_cmd_handle_out *h = (const void *)out;
 
 	return le32_to_cpu(h->handle);
 }
 
 /* Run a command whose output is a struct at out_addr, copied to @out. */
-static int orca_cmd_exec_out(struct orca_dev *odev, struct orca_cmd *cmd,
+static int orca_com_exec_out(struct orca_dev *odev, struct orca_cmd *cmd,
 			     void *out, size_t len)
 {
-	struct orca_cmd_out res = { .data = out, .data_len = len };
+	struct orca_cmdq_out res = { .data = out, .data_len = len };
 
 	return orca_cmdq_exec(odev, cmd, &res, true);
 }
 
-int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
+int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 			  u8 *num_ports)
 {
 	struct orca_dev_caps hw;
 	struct orca_cmd cmd;
 	int err;
 
-	orca_cmd_init(&cmd, ORCA_CMD_QUERY_DEVICE);
-	err = orca_cmd_exec_out(odev, &cmd, &hw, sizeof(hw));
+	orca_com_init(&cmd, ORCA_CMD_QUERY_DEVICE);
+	err = orca_com_exec_out(odev, &cmd, &hw, sizeof(hw));
 	if (err)
 		return err;
 
@@ -125,26 +132,26 @@ int orca_cmd_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	}
 	/* Beyond the 1.0 size the buffer holds what an older device left. */
 	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {
-		orca_cmd_copy_ident(caps->hca_type, hw.hca_type,
+		orca_com_copy_ident(caps->hca_type, hw.hca_type,
 				    sizeof(hw.hca_type));
-		orca_cmd_copy_ident(caps->board_id, hw.board_id,
+		orca_com_copy_ident(caps->board_id, hw.board_id,
 				    sizeof(hw.board_id));
 	}
 	*num_ports = hw.num_ports;
 	return 0;
 }
 
-int orca_cmd_query_port(struct orca_dev *odev, struct orca_cmd_port_info *info)
+int orca_com_query_port(struct orca_dev *odev, struct orca_com_port_info *info)
 {
 	struct orca_cmd_query_port *in;
 	struct orca_port_attr hw;
 	struct orca_cmd cmd;
 	int err;
 
-	orca_cmd_init(&cmd, ORCA_CMD_QUERY_PORT);
+	orca_com_init(&cmd, ORCA_CMD_QUERY_PORT);
 	in = (void *)cmd.in;
 	in->port = ORCA_PORT;
-	err = orca_cmd_exec_out(odev, &cmd, &hw, sizeof(hw));
+	err = orca_com_exec_out(odev, &cmd, &hw, sizeof(hw));
 	if (err)
 		return err;
 	info->state = hw.state;
@@ -157,9 +164,9 @@ int orca_cmd_query_port(struct orca_dev *odev, struct orca_cmd_port_info *info)
 	return 0;
 }
 
-/* The first ORCA_CMD_NUM_PORT_STATS counters of struct orca_port_stats. */
-int orca_cmd_query_stats(struct orca_dev *odev,
-			 u64 counters[ORCA_CMD_NUM_PORT_STATS])
+/* The first ORCA_COM_NUM_PORT_STATS counters of struct orca_port_stats. */
+int orca_com_query_stats(struct orca_dev *odev,
+			 u64 counters[ORCA_COM_NUM_PORT_STATS])
 {
 	struct orca_cmd_query_port *in;
 	struct orca_port_stats hw;
@@ -167,36 +174,36 @@ int orca_cmd_query_stats(struct orca_dev *odev,
 	const __le64 *v = (const __le64 *)&hw;
 	int i, err;
 
-	orca_cmd_init(&cmd, ORCA_CMD_QUERY_STATS);
+	orca_com_init(&cmd, ORCA_CMD_QUERY_STATS);
 	in = (void *)cmd.in;
 	in->port = ORCA_PORT;
-	err = orca_cmd_exec_out(odev, &cmd, &hw, sizeof(hw));
+	err = orca_com_exec_out(odev, &cmd, &hw, sizeof(hw));
 	if (err)
 		return err;
-	for (i = 0; i < ORCA_CMD_NUM_PORT_STATS; i++)
+	for (i = 0; i < ORCA_COM_NUM_PORT_STATS; i++)
 		counters[i] = le64_to_cpu(v[i]);
 	return 0;
 }
 
-int orca_cmd_set_port(struct orca_dev *odev, u32 eth_mtu)
+int orca_com_set_port(struct orca_dev *odev, u32 eth_mtu)
 {
 	struct orca_cmd_set_port *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_SET_PORT);
+	orca_com_init(&cmd, ORCA_CMD_SET_PORT);
 	in = (void *)cmd.in;
 	in->port = ORCA_PORT;
 	in->eth_mtu = cpu_to_le32(eth_mtu);
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
-int orca_cmd_set_gid(struct orca_dev *odev, u32 index, u8 type,
+int orca_com_set_gid(struct orca_dev *odev, u32 index, u8 type,
 		     const u8 *mac, u16 vlan, const u8 *gid)
 {
 	struct orca_cmd_set_gid *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_SET_GID);
+	orca_com_init(&cmd, ORCA_CMD_SET_GID);
 	in = (void *)cmd.in;
 	in->port = ORCA_PORT;
 	in->type = type;
@@ -210,122 +217,148 @@ int orca_cmd_set_gid(struct orca_dev *odev, u32 index, u8 type,
 }
 
 /* Run a command whose inline output is the new object's handle. */
-static int orca_cmd_exec_handle(struct orca_dev *odev, struct orca_cmd *cmd,
+static int orca_com_exec_handle(struct orca_dev *odev, struct orca_cmd *cmd,
 				bool sleepable, u32 *handle)
 {
-	struct orca_cmd_out res = {};
+	struct orca_cmdq_out res = {};
 	int err;
 
 	err = orca_cmdq_exec(odev, cmd, &res, sleepable);
 	if (!err)
-		*handle = orca_cmd_out_handle(&res);
+		*handle = orca_com_out_handle(res.out);
 	return err;
 }
 
-int orca_cmd_create_eq(struct orca_dev *odev,
-		       const struct orca_cmd_eq_params *p, u32 *eqn)
+int orca_com_create_eq(struct orca_dev *odev,
+		       const struct orca_com_eq_params *p, u32 *eqn)
 {
 	struct orca_cmd_create_eq *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_CREATE_EQ);
+	orca_com_init(&cmd, ORCA_CMD_CREATE_EQ);
 	in = (void *)cmd.in;
 	in->log_depth = p->log_depth;
 	in->page_shift = p->ring.page_shift;
 	in->msix_vector = cpu_to_le16(p->msix_vector);
 	in->npages = cpu_to_le32(p->ring.npages);
-	orca_cmd_set_ring(&cmd, &p->ring, &in->page_addr);
-	return orca_cmd_exec_handle(odev, &cmd, true, eqn);
+	orca_com_set_ring(&cmd, &p->ring, &in->page_addr);
+	return orca_com_exec_handle(odev, &cmd, true, eqn);
 }
 
 /**
- * orca_cmd_destroy_obj() - run a DESTROY_* or DEALLOC_* command
+ * orca_com_destroy_obj() - run a DESTROY_* or DEALLOC_* command
  * @odev: device
  * @opcode: ORCA_CMD_DESTROY_* or ORCA_CMD_DEALLOC_UAR
  * @handle: the object's handle; for an MR, its lkey
  *
  * Return: 0 or a negative errno.
  */
-int orca_cmd_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle)
+int orca_com_destroy_obj(struct orca_dev *odev, u16 opcode, u32 handle)
 {
 	struct orca_cmd_destroy_obj *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, opcode);
+	orca_com_init(&cmd, opcode);
 	in = (void *)cmd.in;
 	in->handle = cpu_to_le32(handle);
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
-/* @sleepable: false from atomic context (the CM's locks). */
-int orca_cmd_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable)
+/**
+ * orca_com_undo_create() - destroy an object a create path cannot finish
+ * @odev: device
+ * @opcode: the object's ORCA_CMD_DESTROY_* command
+ * @handle: the handle its CREATE returned
+ * @what: the object's kind, for the log
+ *
+ * For a create that failed after its CREATE command (the object could not
+ * be made reachable): the adapter may refuse this DESTROY as any other,
+ * and then still owns the object's memory.
+ *
+ * Return: true if the caller may free the object's rings, records and
+ * umems (orca_dev_may_free()); false if it must keep them as a destroy
+ * would, with orca_dev_keep() (a user object's pinned pages stay pinned).
+ */
+bool orca_com_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
+			  const char *what)
+{
+	return orca_dev_may_free(odev,
+				 orca_com_destroy_obj(odev, opcode, handle),
+				 what, handle);
+}
+
+/*
+ * @sleepable: false from atomic context (the CM's locks): then -EAGAIN
+ * when no slot came in time and the command was not posted.
+ */
+int orca_com_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable)
 {
 	struct orca_cmd_destroy_obj *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_DESTROY_AH);
+	orca_com_init(&cmd, ORCA_CMD_DESTROY_AH);
 	in = (void *)cmd.in;
 	in->handle = cpu_to_le32(ahn);
 	return orca_cmdq_exec(odev, &cmd, NULL, sleepable);
 }
 
-int orca_cmd_alloc_uar(struct orca_dev *odev, u32 *uar)
+int orca_com_alloc_uar(struct orca_dev *odev, u32 *uar)
 {
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_ALLOC_UAR);
-	return orca_cmd_exec_handle(odev, &cmd, true, uar);
+	orca_com_init(&cmd, ORCA_CMD_ALLOC_UAR);
+	return orca_com_exec_handle(odev, &cmd, true, uar);
 }
 
-int orca_cmd_create_pd(struct orca_dev *odev, u32 *pdn)
+int orca_com_create_pd(struct orca_dev *odev, u32 *pdn)
 {
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_CREATE_PD);
-	return orca_cmd_exec_handle(odev, &cmd, true, pdn);
+	orca_com_init(&cmd, ORCA_CMD_CREATE_PD);
+	return orca_com_exec_handle(odev, &cmd, true, pdn);
 }
 
-int orca_cmd_create_cq(struct orca_dev *odev,
-		       const struct orca_cmd_cq_params *p, u32 *cqn)
+int orca_com_create_cq(struct orca_dev *odev,
+		       const struct orca_com_cq_params *p, u32 *cqn)
 {
 	struct orca_cmd_create_cq *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_CREATE_CQ);
+	orca_com_init(&cmd, ORCA_CMD_CREATE_CQ);
 	in = (void *)cmd.in;
 	in->log_depth = p->log_depth;
 	in->page_shift = p->ring.page_shift;
 	in->eqn = cpu_to_le16(p->eqn);
 	in->npages = cpu_to_le32(p->ring.npages);
-	orca_cmd_set_ring(&cmd, &p->ring, &in->page_addr);
+	orca_com_set_ring(&cmd, &p->ring, &in->page_addr);
 	in->db_rec_addr = cpu_to_le64(p->db_rec);
 	in->uar = cpu_to_le32(p->uar);
-	return orca_cmd_exec_handle(odev, &cmd, true, cqn);
+	return orca_com_exec_handle(odev, &cmd, true, cqn);
 }
 
-int orca_cmd_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
-		       const struct orca_cmd_ring *ring)
+int orca_com_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
+		       const struct orca_com_ring *ring)
 {
 	struct orca_cmd_resize_cq *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_RESIZE_CQ);
+	orca_com_init(&cmd, ORCA_CMD_RESIZE_CQ);
 	in = (void *)cmd.in;
 	in->cqn = cpu_to_le32(cqn);
 	in->log_depth = log_depth;
 	in->page_shift = ring->page_shift;
 	in->npages = cpu_to_le32(ring->npages);
-	orca_cmd_set_ring(&cmd, ring, &in->page_addr);
+	orca_com_set_ring(&cmd, ring, &in->page_addr);
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
 /* MODIFY_CQ (1.3): @count CQEs, @period microseconds; 0, 0: off. */
-int orca_cmd_modify_cq(struct orca_dev *odev, u32 cqn, u16 count, u16 period)
+int orca_com_modify_cq(struct orca_dev *odev, u32 cqn, u16 count, u16 period)
 {
 	struct orca_cmd_modify_cq *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_CQ);
+	orca_com_init(&cmd, ORCA_CMD_MODIFY_CQ);
 	in = (void *)cmd.in;
 	in->cqn = cpu_to_le32(cqn);
 	in->count = cpu_to_le16(count);
@@ -333,17 +366,17 @@ int orca_cmd_modify_cq(struct orca_dev *odev, u32 cqn, u16 count, u16 period)
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
-int orca_cmd_create_mr(struct orca_dev *odev,
-		       const struct orca_cmd_mr_params *p,
-		       struct orca_cmd_mr_keys *keys)
+int orca_com_create_mr(struct orca_dev *odev,
+		       const struct orca_com_mr_params *p,
+		       struct orca_com_mr_keys *keys)
 {
 	const struct orca_cmd_create_mr_out *out;
 	struct orca_cmd_create_mr *in;
-	struct orca_cmd_out res = {};
+	struct orca_cmdq_out res = {};
 	struct orca_cmd cmd;
 	int err;
 
-	orca_cmd_init(&cmd, ORCA_CMD_CREATE_MR);
+	orca_com_init(&cmd, ORCA_CMD_CREATE_MR);
 	in = (void *)cmd.in;
 	in->pdn = cpu_to_le32(p->pdn);
 	in->access = cpu_to_le32(p->access);
@@ -353,7 +386,7 @@ int orca_cmd_create_mr(struct orca_dev *odev,
 	in->length = cpu_to_le64(p->length);
 	in->npages = cpu_to_le32(p->npages);
 	if (p->pgl)
-		orca_cmd_set_in_pgl(&cmd, p->pgl);
+		orca_com_set_in_pgl(&cmd, p->pgl);
 	err = orca_cmdq_exec(odev, &cmd, &res, true);
 	if (err)
 		return err;
@@ -363,13 +396,13 @@ int orca_cmd_create_mr(struct orca_dev *odev,
 	return 0;
 }
 
-int orca_cmd_create_qp(struct orca_dev *odev,
-		       const struct orca_cmd_qp_params *p, u32 *qpn)
+int orca_com_create_qp(struct orca_dev *odev,
+		       const struct orca_com_qp_params *p, u32 *qpn)
 {
 	struct orca_cmd_create_qp *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_CREATE_QP);
+	orca_com_init(&cmd, ORCA_CMD_CREATE_QP);
 	in = (void *)cmd.in;
 	in->qp_type = p->qp_type;
 	in->page_shift = p->page_shift;
@@ -387,11 +420,11 @@ int orca_cmd_create_qp(struct orca_dev *odev,
 	in->rq_npages = cpu_to_le32(p->rq_npages);
 	in->uar = cpu_to_le32(p->uar);
 	in->db_rec_addr = cpu_to_le64(p->db_rec);
-	orca_cmd_set_in_pgl(&cmd, p->pgl);
-	return orca_cmd_exec_handle(odev, &cmd, true, qpn);
+	orca_com_set_in_pgl(&cmd, p->pgl);
+	return orca_com_exec_handle(odev, &cmd, true, qpn);
 }
 
-static void orca_cmd_av_to_hw(struct orca_av *hw, const struct orca_cmd_av *av)
+static void orca_com_av_to_hw(struct orca_av *hw, const struct orca_com_av *av)
 {
 	memcpy(hw->dgid, av->dgid, sizeof(hw->dgid));
 	ether_addr_copy(hw->dmac, av->dmac);
@@ -401,7 +434,7 @@ static void orca_cmd_av_to_hw(struct orca_av *hw, const struct orca_cmd_av *av)
 	hw->flow_label = cpu_to_le32(av->flow_label);
 }
 
-static void orca_cmd_av_from_hw(struct orca_cmd_av *av, const struct orca_av *hw)
+static void orca_com_av_from_hw(struct orca_com_av *av, const struct orca_av *hw)
 {
 	memcpy(av->dgid, hw->dgid, sizeof(av->dgid));
 	ether_addr_copy(av->dmac, hw->dmac);
@@ -411,13 +444,13 @@ static void orca_cmd_av_from_hw(struct orca_cmd_av *av, const struct orca_av *hw
 	av->flow_label = le32_to_cpu(hw->flow_label);
 }
 
-int orca_cmd_modify_qp(struct orca_dev *odev,
-		       const struct orca_cmd_qp_attr *attr)
+int orca_com_modify_qp(struct orca_dev *odev,
+		       const struct orca_com_qp_attr *attr)
 {
 	struct orca_qp_attr *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_QP);
+	orca_com_init(&cmd, ORCA_CMD_MODIFY_QP);
 	in = (void *)cmd.in;
 	in->qpn = cpu_to_le32(attr->qpn);
 	in->attr_mask = cpu_to_le32(attr->attr_mask);
@@ -437,22 +470,22 @@ int orca_cmd_modify_qp(struct orca_dev *odev,
 	in->rq_psn = cpu_to_le32(attr->rq_psn);
 	in->sq_psn = cpu_to_le32(attr->sq_psn);
 	in->dest_qpn = cpu_to_le32(attr->dest_qpn);
-	orca_cmd_av_to_hw(&in->av, &attr->av);
+	orca_com_av_to_hw(&in->av, &attr->av);
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
 /* QUERY_QP: inline input is the qpn at offset 0, as in MODIFY_QP. */
-int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
-		      struct orca_cmd_qp_attr *attr)
+int orca_com_query_qp(struct orca_dev *odev, u32 qpn,
+		      struct orca_com_qp_attr *attr)
 {
 	struct orca_qp_attr *in, hw;
 	struct orca_cmd cmd;
 	int err;
 
-	orca_cmd_init(&cmd, ORCA_CMD_QUERY_QP);
+	orca_com_init(&cmd, ORCA_CMD_QUERY_QP);
 	in = (void *)cmd.in;
 	in->qpn = cpu_to_le32(qpn);
-	err = orca_cmd_exec_out(odev, &cmd, &hw, sizeof(hw));
+	err = orca_com_exec_out(odev, &cmd, &hw, sizeof(hw));
 	if (err)
 		return err;
 	attr->qpn = le32_to_cpu(hw.qpn);
@@ -473,19 +506,19 @@ int orca_cmd_query_qp(struct orca_dev *odev, u32 qpn,
 	attr->rq_psn = le32_to_cpu(hw.rq_psn);
 	attr->sq_psn = le32_to_cpu(hw.sq_psn);
 	attr->dest_qpn = le32_to_cpu(hw.dest_qpn);
-	orca_cmd_av_from_hw(&attr->av, &hw.av);
+	orca_com_av_from_hw(&attr->av, &hw.av);
 	attr->sq_draining = hw.sq_draining;
 	return 0;
 }
 
 /* QUERY_CQ (1.2): inline input is the cqn, as in DESTROY_CQ. */
-int orca_cmd_query_cq(struct orca_dev *odev, u32 cqn,
-		      struct orca_cmd_cq_attr *attr)
+int orca_com_query_cq(struct orca_dev *odev, u32 cqn,
+		      struct orca_com_cq_attr *attr)
 {
 	struct orca_cq_attr hw;
 	int err;
 
-	err = orca_cmd_query_raw(odev, ORCA_CMD_QUERY_CQ, cqn, &hw, sizeof(hw));
+	err = orca_com_query_raw(odev, ORCA_CMD_QUERY_CQ, cqn, &hw, sizeof(hw));
 	if (err)
 		return err;
 	attr->cqn = le32_to_cpu(hw.cqn);
@@ -502,7 +535,7 @@ int orca_cmd_query_cq(struct orca_dev *odev, u32 cqn,
 }
 
 /**
- * orca_cmd_query_raw() - run a QUERY_* command and keep its output as is
+ * orca_com_query_raw() - run a QUERY_* command and keep its output as is
  * @odev: device
  * @opcode: ORCA_CMD_QUERY_QP or ORCA_CMD_QUERY_CQ
  * @handle: the qpn or cqn
@@ -515,39 +548,59 @@ int orca_cmd_query_cq(struct orca_dev *odev, u32 cqn,
  * Return: 0 or a negative errno (-EOPNOTSUPP from a device that does not
  * know the command).
  */
-int orca_cmd_query_raw(struct orca_dev *odev, u16 opcode, u32 handle,
+int orca_com_query_raw(struct orca_dev *odev, u16 opcode, u32 handle,
 		       void *buf, size_t len)
 {
 	struct orca_cmd_destroy_obj *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, opcode);
+	orca_com_init(&cmd, opcode);
 	in = (void *)cmd.in;
 	in->handle = cpu_to_le32(handle);
-	return orca_cmd_exec_out(odev, &cmd, buf, len);
+	return orca_com_exec_out(odev, &cmd, buf, len);
 }
 
-/* @sleepable: false from atomic context (the CM's locks). */
-int orca_cmd_create_ah(struct orca_dev *odev, u32 pdn,
-		       const struct orca_cmd_av *av, bool sleepable, u32 *ahn)
+/**
+ * orca_com_create_ah() - run CREATE_AH
+ * @odev: device
+ * @pdn: the AH's PD
+ * @av: its address vector
+ * @sleepable: false from atomic context (the CM's locks)
+ * @orphaned: atomic callers: takes the AH of a command given up on with
+ *	      -EBUSY that completes after all (struct orca_cmdq_out)
+ * @ahn: receives the new AH's handle
+ *
+ * Return: 0 or a negative errno; atomic only: -EAGAIN when no slot came in
+ * time (not posted), -EBUSY when the command was orphaned.
+ */
+int orca_com_create_ah(struct orca_dev *odev, u32 pdn,
+		       const struct orca_com_av *av, bool sleepable,
+		       void (*orphaned)(struct orca_dev *odev, int err,
+					const u8 *out),
+		       u32 *ahn)
 {
+	struct orca_cmdq_out res = { .orphaned = orphaned };
 	struct orca_cmd_create_ah *in;
 	struct orca_cmd cmd;
+	int err;
 
-	orca_cmd_init(&cmd, ORCA_CMD_CREATE_AH);
+	orca_com_init(&cmd, ORCA_CMD_CREATE_AH);
 	in = (void *)cmd.in;
 	in->pdn = cpu_to_le32(pdn);
-	orca_cmd_av_to_hw(&in->av, av);
-	return orca_cmd_exec_handle(odev, &cmd, sleepable, ahn);
+	orca_com_av_to_hw(&in->av, av);
+	err = orca_cmdq_exec(odev, &cmd, &res, sleepable);
+	if (!err)
+		*ahn = orca_com_out_handle(res.out);
+	return err;
 }
 
-int orca_cmd_create_srq(struct orca_dev *odev,
-			const struct orca_cmd_srq_params *p, u32 *srqn)
+int orca_com_create_srq(struct orca_dev *odev,
+			const struct orca_com_srq_params *p, u32 *srqn)
 {
 	struct orca_cmd_create_srq *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_CREATE_SRQ);
+	orca_com_init(&cmd, ORCA_CMD_CREATE_SRQ);
 	in = (void *)cmd.in;
 	in->pdn = cpu_to_le32(p->pdn);
 	in->log_depth = p->log_depth;
@@ -556,17 +609,17 @@ int orca_cmd_create_srq(struct orca_dev *odev,
 	in->npages = cpu_to_le32(p->ring.npages);
 	in->limit = cpu_to_le32(p->limit);
 	in->uar = cpu_to_le32(p->uar);
-	orca_cmd_set_ring(&cmd, &p->ring, &in->page_addr);
+	orca_com_set_ring(&cmd, &p->ring, &in->page_addr);
 	in->db_rec_addr = cpu_to_le64(p->db_rec);
-	return orca_cmd_exec_handle(odev, &cmd, true, srqn);
+	return orca_com_exec_handle(odev, &cmd, true, srqn);
 }
 
-int orca_cmd_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit)
+int orca_com_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit)
 {
 	struct orca_cmd_modify_srq *in;
 	struct orca_cmd cmd;
 
-	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_SRQ);
+	orca_com_init(&cmd, ORCA_CMD_MODIFY_SRQ);
 	in = (void *)cmd.in;
 	in->srqn = cpu_to_le32(srqn);
 	in->limit = cpu_to_le32(limit);
@@ -574,14 +627,14 @@ int orca_cmd_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit)
 }
 
 /* QUERY_SRQ: inline input is the srqn at offset 0, as in MODIFY_SRQ. */
-int orca_cmd_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit)
+int orca_com_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit)
 {
 	struct orca_cmd_modify_srq *in;
-	struct orca_cmd_out res = {};
+	struct orca_cmdq_out res = {};
 	struct orca_cmd cmd;
 	int err;
 
-	orca_cmd_init(&cmd, ORCA_CMD_QUERY_SRQ);
+	orca_com_init(&cmd, ORCA_CMD_QUERY_SRQ);
 	in = (void *)cmd.in;
 	in->srqn = cpu_to_le32(srqn);
 	err = orca_cmdq_exec(odev, &cmd, &res, true);

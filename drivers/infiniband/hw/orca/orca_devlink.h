@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ORCA devlink (orca_devlink.c): an instance per PCI function (struct
+ * orca_pf), and its "fw_fatal" health reporter, whose recovery brings up
+ * a new orca_dev.
+ */
+#ifndef ORCA_DEVLINK_H
+#define ORCA_DEVLINK_H
+
+#include "orca.h"
+
+/* orca_devlink.c: the devlink instance and its fw_fatal health reporter */
+struct orca_pf *orca_pf_alloc(struct pci_dev *pdev);
+int orca_pf_register(struct orca_pf *pf);
+void orca_pf_unregister(struct orca_pf *pf);
+void orca_pf_free(struct orca_pf *pf);
+void orca_devlink_report_dead(struct orca_dev *odev);
+
+#endif /* ORCA_DEVLINK_H */
