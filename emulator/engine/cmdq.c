@@ -78,7 +78,8 @@ static bool cmd_destroys(uint16_t op)
  * "fail-destroy N": the next N destroys of an object that holds guest
  * memory fail without effect, as a firmware error would leave them: the
  * object lives on and the adapter may still write its rings.  A driver
- * must keep that memory (spec, "Destroy commands, common rules").
+ * must keep that memory (spec, commands.rst, "Destroy commands, common
+ * rules").
  */
 static bool cmd_refuse_destroy(struct cmd_ctx *c, uint16_t op)
 {

@@ -80,10 +80,10 @@ struct roce_qp;
 #define EMU_EQ_DB_CI_MASK	ORCA_EQ_DB_CI
 /*
  * The adapter's memory for what commands make it keep (programming
- * interface, "Device memory"): every object costs EMU_OBJ_COST, every page
- * list 8 bytes a page (a FAST_REG MR its max_pages), a QP also its
- * transport state.  A command that would pass the budget fails with
- * NO_RESOURCES, whatever the max_* caps say.
+ * interface, command-interface.rst, "Device memory"): every object costs
+ * EMU_OBJ_COST, every page list 8 bytes a page (a FAST_REG MR its
+ * max_pages), a QP also its transport state.  A command that would pass the
+ * budget fails with NO_RESOURCES, whatever the max_* caps say.
  */
 #define EMU_MEM_BUDGET		(256ull << 20)
 #define EMU_OBJ_COST		1024

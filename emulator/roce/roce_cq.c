@@ -3,8 +3,8 @@
  * Completion queues on the data path: writing CQEs with the phase protocol,
  * detecting overrun from the driver's consumer index, CQ arming (the
  * doorbell record's arm word, a COMP event at most once per arm) and event
- * moderation (MODIFY_CQ), as the programming interface's "CQ arming" and
- * "CQ event moderation" sections specify.
+ * moderation (MODIFY_CQ), as the "CQ arming" and "CQ event moderation"
+ * sections of the programming interface's data-path.rst specify.
  *
  * Moderation holds an armed CQ's event back until mod_count matching CQEs
  * have accumulated or mod_period microseconds have passed since the first

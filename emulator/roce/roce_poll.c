@@ -3,10 +3,10 @@
  * Doorbell record polling for send queues.  The engine learns of new send
  * WQEs from the QP's doorbell record; the driver traps a UAR write only
  * when its producer index passes the event index, which the engine writes
- * when it stops working on the queue (programming interface, "Doorbell
- * records and event indices").  A trap costs the poster a VM exit and the
- * engine a wake-up, for every message of a poster that waits for each
- * completion.  So a send queue found empty is not given up at once: the
+ * when it stops working on the queue (programming interface, data-path.rst,
+ * "Doorbell records and event indices").  A trap costs the poster a VM exit
+ * and the engine a wake-up, for every message of a poster that waits for
+ * each completion.  So a send queue found empty is not given up at once: the
  * engine keeps polling the record for a window and writes the event index
  * only when the window ends without a post.  That is the device side of
  * the protocol as it stands: while it polls, the engine is still working

@@ -340,13 +340,13 @@ static inline bool is_rd_atomic(uint8_t op)
 }
 
 /*
- * The device's side of the event index handshake (spec, "Doorbell records
- * and event indices"), for a queue found empty at producer index @pi:
- * publish @pi as the event index, then read the producer index again
- * after a full barrier.  The driver stores its index, fences, then reads
- * ours: of the two, at least one sees the other's store, so a WQE posted
- * meanwhile is either in the returned index or rung for.  A return value
- * other than @pi means there is more to take.
+ * The device's side of the event index handshake (spec, data-path.rst,
+ * "Doorbell records and event indices"), for a queue found empty at
+ * producer index @pi: publish @pi as the event index, then read the
+ * producer index again after a full barrier.  The driver stores its index,
+ * fences, then reads ours: of the two, at least one sees the other's store,
+ * so a WQE posted meanwhile is either in the returned index or rung for.
+ * A return value other than @pi means there is more to take.
  */
 static inline uint32_t roce_publish_event_idx(__le32 *event_idx,
 					      const __le32 *prod_idx,

@@ -6,9 +6,10 @@
  * The data path is kernel-bypass: WQEs and CQEs live in rings this
  * library allocates (the kernel pins them), indices are published in
  * doorbell records in user memory, and a trapped 32-bit UAR write is only
- * made when the device's event index says its engine went idle (spec
- * "Doorbell records and event indices").  The layouts are those of
- * the kernel driver's orca_regs_defs.h and orca_io_defs.h (orca_hw.h).
+ * made when the device's event index says its engine went idle (spec,
+ * data-path.rst, "Doorbell records and event indices").  The layouts are
+ * those of the kernel driver's orca_regs_defs.h and orca_io_defs.h
+ * (orca_hw.h).
  */
 #ifndef ORCA_PROVIDER_H
 #define ORCA_PROVIDER_H

@@ -98,8 +98,8 @@ err_free:
 
 /*
  * The adapter copies the unpolled CQEs into the new ring and keeps the
- * indices (spec RESIZE_CQ), so once the command is done the poller just
- * switches rings; until then it may go on polling the old one.
+ * indices (spec, commands.rst, RESIZE_CQ), so once the command is done the
+ * poller just switches rings; until then it may go on polling the old one.
  */
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 {

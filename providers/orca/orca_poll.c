@@ -190,9 +190,10 @@ int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 }
 
 /*
- * The spec's "CQ arming": store a new arm word, then look at the CQE at
- * ci; one the adapter may have written before it saw the arm is reported
- * through ORCA_UAR_CQ_DB, so no wakeup is lost.  Otherwise no trap.
+ * The spec's "CQ arming" (data-path.rst): store a new arm word, then look
+ * at the CQE at ci; one the adapter may have written before it saw the arm
+ * is reported through ORCA_UAR_CQ_DB, so no wakeup is lost.  Otherwise no
+ * trap.
  */
 int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {

@@ -16,9 +16,9 @@
 #include "orca.h"
 
 /*
- * The spec's "Doorbell records and event indices" (NVMe shadow doorbells
- * with 32-bit indices): publish @new, then ring @uar_reg only if the
- * device's event index lies in [@old, @new).
+ * The spec's "Doorbell records and event indices" (data-path.rst; NVMe
+ * shadow doorbells with 32-bit indices): publish @new, then ring @uar_reg
+ * only if the device's event index lies in [@old, @new).
  */
 static void orca_publish_pi(struct orca_context *ctx, __le32 *pi,
 			    __le32 *event_idx, uint32_t old, uint32_t new,

@@ -9,7 +9,7 @@
 # and store): with it, the adapter's event index write and the producer
 # index write could miss each other, and ops-identity (20-port-ops) stranded its last
 # sends in about one run in three with send queue polling on (spec:
-# "Doorbell records and event indices").
+# data-path.rst, "Doorbell records and event indices").
 #
 # Usage: selftests/tree/provider-barriers.sh [LIBORCA.so]   (default: the
 # installed provider, as guests load it).  Runs inside the toolroot.

@@ -424,7 +424,7 @@ int orca_comp_eqs_init(struct orca_dev *odev)
 		 * Each CQ has at most one COMP event unconsumed, and a run
 		 * holds at most ORCA_EQ_BUDGET consumed entries before it
 		 * frees them: with fewer CQs than this the EQ cannot
-		 * overflow (spec, "Overflow").
+		 * overflow (spec, event-queues.rst, "Overflow").
 		 */
 		eq->max_cqs = (1U << log_depth) - ORCA_EQ_BUDGET - 1;
 		atomic_set(&eq->ncqs, 0);

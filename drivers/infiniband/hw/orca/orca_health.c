@@ -15,8 +15,8 @@
  * Bus mastering off first: it holds even if the device ignores the reset
  * (a hung device may come back later and finish its work).  The reset
  * then makes it forget every address it was given (the spec's "Function
- * reset"; mlx5's internal-error flow and ionic's reset do the same in
- * their own way).  Safe in atomic context.
+ * reset" in registers.rst; mlx5's internal-error flow and ionic's reset do
+ * the same in their own way).  Safe in atomic context.
  */
 void orca_dev_fence(struct orca_dev *odev)
 {
@@ -82,8 +82,8 @@ bool orca_dev_fence_dead(struct orca_dev *odev, const char *reason)
 	WRITE_ONCE(odev->dead_reason, reason);
 	/*
 	 * The adapter's state for devlink health, before the fence's reset
-	 * erases it: the adapter takes the snapshot first (spec, "Diagnostic
-	 * dump").
+	 * erases it: the adapter takes the snapshot first (spec,
+	 * event-queues.rst, "Diagnostic dump").
 	 */
 	if (odev->has_dump) {
 		orca_wr32(odev, ORCA_REG_DUMP_CTRL, ORCA_DUMP_CTRL_SNAPSHOT);
@@ -182,8 +182,8 @@ int orca_kept_init(struct orca_dev *odev)
  * @odev: device whose objects were all destroyed (or refused to be)
  *
  * A reset makes the device forget every address it was given (spec,
- * "Function reset"); one that does not come back READY, or a dead one, is
- * fenced (bus mastering off) instead.
+ * registers.rst, "Function reset"); one that does not come back READY, or a
+ * dead one, is fenced (bus mastering off) instead.
  */
 void orca_dev_quiesce(struct orca_dev *odev)
 {

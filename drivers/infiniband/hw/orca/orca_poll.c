@@ -109,8 +109,8 @@ bad:
 
 /*
  * A completion error moves the QP on in the adapter without an event
- * (spec, CQE status table): RC to ERR, a UD send to SQE.  Flushes
- * only follow a state the QP is already in.
+ * (spec, data-path.rst, CQE status table): RC to ERR, a UD send to SQE.
+ * Flushes only follow a state the QP is already in.
  */
 static void orca_cqe_qp_state(struct orca_qp *qp, const struct ib_wc *wc,
 			      bool recv)
@@ -299,9 +299,9 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 }
 
 /*
- * The spec's "CQ arming": store a new arm word, then look at the CQE at
- * ci; one the device may have written before it saw the arm is reported
- * through ORCA_UAR_CQ_DB, so no wakeup is lost.
+ * The spec's "CQ arming" (data-path.rst): store a new arm word, then look
+ * at the CQE at ci; one the device may have written before it saw the arm
+ * is reported through ORCA_UAR_CQ_DB, so no wakeup is lost.
  */
 int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {

@@ -18,9 +18,9 @@
  * @uar_reg: ORCA_UAR_*_DB to write on a wakeup
  * @handle: qpn or srqn written to @uar_reg
  *
- * The event index protocol of the spec ("Doorbell records and event
- * indices"), NVMe's shadow doorbells with 32-bit indices: ring only when
- * the device's event index lies in [@old, @new).
+ * The event index protocol of the spec (data-path.rst, "Doorbell records
+ * and event indices"), NVMe's shadow doorbells with 32-bit indices: ring
+ * only when the device's event index lies in [@old, @new).
  */
 static void orca_publish_pi(struct orca_dev *odev, __le32 *pi,
 			    __le32 *event_idx, u32 old, u32 new, u32 uar_reg,

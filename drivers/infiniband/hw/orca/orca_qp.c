@@ -54,7 +54,10 @@ static void orca_qp_event(struct orca_dev *odev, struct orca_qp *qp,
 {
 	struct ib_event ev = {};
 
-	/* The adapter moved the QP to ERR before it told us (spec, events). */
+	/*
+	 * The adapter moved the QP to ERR before it told us (spec,
+	 * event-queues.rst, "Event types").
+	 */
 	if (type == IB_EVENT_QP_FATAL || type == IB_EVENT_QP_REQ_ERR ||
 	    type == IB_EVENT_QP_ACCESS_ERR ||
 	    type == IB_EVENT_QP_LAST_WQE_REACHED)
@@ -424,9 +427,10 @@ static u32 orca_access_from_ib(int access)
 /*
  * RESET and DESTROY_QP stop a QP without completions, so an SRQ WQE it took
  * for a message still arriving would never complete and its slot would be
- * lost to the SRQ's count (spec, "SRQ: the number of receive CQEs").  A
- * QP that can hold one goes to ERR first: the adapter flushes that WQE
- * with a CQE, which the CQ clean of the reset or destroy then counts.
+ * lost to the SRQ's count (spec, data-path.rst, "SRQ: the number of
+ * receive CQEs").  A QP that can hold one goes to ERR first: the adapter
+ * flushes that WQE with a CQE, which the CQ clean of the reset or destroy
+ * then counts.
  * Called with qp->lock held, or on destroy.
  */
 static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
