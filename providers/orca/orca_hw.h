@@ -3,8 +3,9 @@
  * The adapter's data-path interface for the provider: the kernel types the
  * kernel driver's orca_regs_defs.h and orca_io_defs.h use (rdma-core's
  * util/util.h already has BIT, GENMASK and FIELD_*), then those very files,
- * which the build puts next to this one (scripts/out-of-tree/provider-build.sh; the
- * rdma-core series carries them as they are in the driver).
+ * which the build puts next to this one
+ * (scripts/out-of-tree/provider-build.sh; the rdma-core series carries them
+ * as they are in the driver).
  */
 #ifndef ORCA_PROVIDER_HW_H
 #define ORCA_PROVIDER_HW_H

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of the adapter's Ethernet port (emulator/port/port.c): the test plays
- * QEMU's virtio-net backend and the wire switch with two datagram sockets in
- * a temporary directory and checks what the port forwards where.
+ * Unit test of the adapter's Ethernet port (emulator/port/port.c): the test
+ * plays QEMU's virtio-net backend and the wire switch with two datagram
+ * sockets in a temporary directory and checks what the port forwards where.
  */
 #include <errno.h>
 #include <poll.h>

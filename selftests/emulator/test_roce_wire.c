@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the RoCEv2 wire format (emulator/roce/roce_wire.c) and the ICRC
- * (emulator/roce/roce_icrc.c): build/parse round trips for every RC and UD
+ * Unit tests for the RoCEv2 wire format (emulator/roce/roce_wire.c) and the
+ * ICRC (emulator/roce/roce_icrc.c): build/parse round trips for every RC and UD
  * opcode over IPv4 and IPv6, tagged and untagged; every truncation and
  * every covered bit flip rejected; malformed headers dropped with the right
  * reason; random garbage never read out of bounds (this test runs under

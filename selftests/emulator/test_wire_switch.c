@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test of the orca-wire program (emulator/wire/wire_switch.c) as a black box: it
- * runs the switch binary, exchanges frames between three client sockets and
+ * Test of the orca-wire program (emulator/wire/wire_switch.c) as a black box:
+ * it runs the switch binary, exchanges frames between three client sockets and
  * checks learning, flooding, the pcap file, fault injection and a clean exit
  * on SIGTERM.
  *

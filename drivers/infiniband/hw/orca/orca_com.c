@@ -434,7 +434,8 @@ static void orca_com_av_to_hw(struct orca_av *hw, const struct orca_com_av *av)
 	hw->flow_label = cpu_to_le32(av->flow_label);
 }
 
-static void orca_com_av_from_hw(struct orca_com_av *av, const struct orca_av *hw)
+static void orca_com_av_from_hw(struct orca_com_av *av,
+				const struct orca_av *hw)
 {
 	memcpy(av->dgid, hw->dgid, sizeof(av->dgid));
 	ether_addr_copy(av->dmac, hw->dmac);
