@@ -39,7 +39,8 @@
 # ORCA_GUEST_KERNEL=DIR boots the kernel of scripts/debug-kernel.sh's cache
 # directory DIR (vmlinuz, kernelrelease, root/lib/modules/) instead of the
 # toolroot's; ORCA_TIMEOUT_SCALE=N multiplies the timeout (a debug kernel
-# under TCG is several times slower).
+# under TCG is several times slower); ORCA_PROVIDER_PRIVATE=1 has the guests
+# load the provider of this checkout's out/provider/ (provider-build.sh).
 #
 # Runs inside the toolroot; re-executes itself there when started outside.
 set -uo pipefail
@@ -59,6 +60,7 @@ if [ "${ORCA_IN_TOOLROOT:-}" != 1 ]; then
 		ORCA_NO_BUILD="${ORCA_NO_BUILD:-}" ORCA_CACHE="${ORCA_CACHE:-}" \
 		ORCA_GUEST_KERNEL="${ORCA_GUEST_KERNEL:-}" \
 		ORCA_TIMEOUT_SCALE="${ORCA_TIMEOUT_SCALE:-}" \
+		ORCA_PROVIDER_PRIVATE="${ORCA_PROVIDER_PRIVATE:-}" \
 		ORCA_CALLER_PWD="$caller" \
 		"scripts/guests/run-guests.sh" "$@" &
 	child=$!
@@ -208,6 +210,10 @@ initrd=$("$here/guest-initramfs.sh") || { log "initramfs build failed"; exit 1; 
 	# The guests' own waits (flag_wait, wait_for) stretch with the run's.
 	[ -n "${ORCA_TIMEOUT_SCALE:-}" ] &&
 		echo "export ORCA_TIMEOUT_SCALE=$ORCA_TIMEOUT_SCALE"
+	# A checkout's own provider (provider-build.sh, ORCA_PROVIDER_PRIVATE=1)
+	# before the toolroot's: libibverbs loads RDMAV_DRIVERS first.
+	[ "${ORCA_PROVIDER_PRIVATE:-}" = 1 ] &&
+		echo "export RDMAV_DRIVERS=$repo/out/provider/liborca"
 	printf '%q ' "$@"
 	echo
 } >"$out/cmd.sh"

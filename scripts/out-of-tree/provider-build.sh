@@ -20,7 +20,8 @@
 #
 # Usage (inside the toolroot; from the host it re-enters it):
 #   scripts/out-of-tree/provider-build.sh
-# Environment: ORCA_RDMA_CORE_CACHE (default /opt/orca-rdma-core)
+# Environment: ORCA_RDMA_CORE_CACHE (default /opt/orca-rdma-core),
+#   ORCA_PROVIDER_PRIVATE=1 (install into out/provider/ of this checkout)
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +30,8 @@ self=$here/$(basename "${BASH_SOURCE[0]}")
 
 if [ -z "${ORCA_IN_TOOLROOT:-}" ]; then
 	cd "$repo"
-	exec "$repo/scripts/toolroot.sh" --run env ORCA_IN_TOOLROOT=1 "$self" "$@"
+	exec "$repo/scripts/toolroot.sh" --run env ORCA_IN_TOOLROOT=1 \
+		ORCA_PROVIDER_PRIVATE="${ORCA_PROVIDER_PRIVATE:-}" "$self" "$@"
 fi
 
 cache=${ORCA_RDMA_CORE_CACHE:-/opt/orca-rdma-core}
@@ -193,6 +195,15 @@ fi
 sync_sources
 run ninja -C "$build" kern-abi orca-rdmav34 || fail "ninja failed"
 
+# ORCA_PROVIDER_PRIVATE=1: a copy in this checkout's out/provider/ only,
+# which guests load through RDMAV_DRIVERS (scripts/guests/run-guests.sh),
+# so that two checkouts sharing the toolroot test their own providers.
+if [ "${ORCA_PROVIDER_PRIVATE:-}" = 1 ]; then
+	mkdir -p "$repo/out/provider"
+	install_file 0644 "$build/lib/liborca-rdmav34.so" \
+		"$repo/out/provider/liborca-rdmav34.so"
+	exit 0
+fi
 install_file 0644 "$build/lib/liborca-rdmav34.so" \
 	"$provider_dir/liborca-rdmav34.so"
 printf 'driver orca\n' >"$cache/orca.driver"
