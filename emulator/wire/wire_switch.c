@@ -18,7 +18,10 @@
  * of its own, connected to it, whose poll() says when the client's queue
  * has room.  A QEMU carries its guest's whole Ethernet, so what one did
  * not take is counted in two: RoCEv2 frames (send_errors, a loss of the
- * RDMA wire) and the guest's other traffic (not_roce_dropped).  The log
+ * RDMA wire) and the guest's other traffic (not_roce_dropped); RoCEv2
+ * frames to a QEMU that has exited (its socket is gone: the guest powered
+ * off before the last ACK or CM message of a peer reached it) are a third
+ * count, departed_dropped, which no guest could have missed.  The log
  * says when and for how long a client was given up on, and at exit the
  * longest any client made the switch wait.
  *
@@ -121,6 +124,7 @@ struct wire_stats {
 	uint64_t copies_sent;
 	uint64_t send_errors;		/* RoCE frames a QEMU did not take */
 	uint64_t not_roce_dropped;	/* its other frames: not the RDMA wire */
+	uint64_t departed_dropped;	/* RoCE frames to a QEMU that exited */
 	uint64_t stall_dropped;		/* to an adapter that stopped draining */
 	uint64_t backpressured;		/* tries that found no room: held back */
 	uint64_t invalid;
@@ -398,13 +402,20 @@ static void send_to_dgram(struct wire *w, int port, const struct frame *f)
 	 * discovery or TCP segment is recovered by the guest's IP stack and
 	 * is no loss of the RDMA wire that the tests assert on.
 	 */
+	if (fd < 0 || errno == ECONNREFUSED || errno == ENOENT ||
+	    errno == ENOTCONN) {
+		/* The QEMU exited: its guest is done, nothing to lose there. */
+		if (frame_is_roce(f))
+			w->st.departed_dropped++;
+		else
+			w->st.not_roce_dropped++;
+		port_remove(w, port);
+		return;
+	}
 	if (frame_is_roce(f))
 		w->st.send_errors++;
 	else
 		w->st.not_roce_dropped++;
-	if (fd < 0 || errno == ECONNREFUSED || errno == ENOENT ||
-	    errno == ENOTCONN)
-		port_remove(w, port);
 }
 
 /*
@@ -1003,7 +1014,7 @@ int main(int argc, char **argv)
 	unlink(w->path);
 	if (w->pcap)
 		fclose(w->pcap);
-	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu stall_dropped %llu backpressured %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d not_roce_dropped %llu",
+	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu stall_dropped %llu backpressured %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d not_roce_dropped %llu departed_dropped %llu",
 	     (unsigned long long)w->st.received,
 	     (unsigned long long)w->st.forwarded,
 	     (unsigned long long)w->st.flooded,
@@ -1014,6 +1025,7 @@ int main(int argc, char **argv)
 	     (unsigned long long)w->st.invalid,
 	     (unsigned long long)w->st.fault_dropped,
 	     (unsigned long long)w->st.fault_reordered, w->has_held,
-	     (unsigned long long)w->st.not_roce_dropped);
+	     (unsigned long long)w->st.not_roce_dropped,
+	     (unsigned long long)w->st.departed_dropped);
 	return 0;
 }

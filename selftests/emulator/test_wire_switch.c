@@ -32,7 +32,7 @@
 #define WAIT_MS		2000
 #define QUIET_MS	150
 #define NCLIENTS	3
-#define NCASES		14
+#define NCASES		15
 
 static char wire_bin[PATH_MAX];
 static char dir[40];
@@ -552,6 +552,30 @@ static void test_slow_and_stopped_dgram(void)
 }
 
 /*
+ * A client that exits (its QEMU's guest powered off) while a peer still
+ * sends it RoCE (the last ACK, a CM DREP): not a loss of the RDMA wire.
+ * Counted apart from send_errors, and the port is forgotten.
+ */
+static void test_departed_dgram(void)
+{
+	unlink(log_path);
+	CHECK(start_switch(NULL, NULL));
+	hello_all();
+	close(cl_fd[2]);
+	cl_fd[2] = -1;
+	unlink(cl_path[2]);
+	send_roce(0, mac[2], 0x11);	/* RC ACK */
+	usleep(QUIET_MS * 1000 * 2);
+	CHECK(stop_switch());
+	CHECK(wire_exit_count(log_path, "departed_dropped") == 1);
+	CHECK(wire_exit_count(log_path, "send_errors") == 0);
+	CHECK(log_contains("port 2 gone"));
+	cl_fd[2] = bind_dgram(cl_path[2]);
+	drain_all();
+	ktap_case_end("roce_to_departed_dgram_client_not_a_send_error");
+}
+
+/*
  * --qemu-wait-scale 4: a client that reads nothing for 1 s (twice the
  * usual wait) loses nothing, and the log says how long it was waited for.
  */
@@ -651,6 +675,7 @@ int main(void)
 	test_faults_rc_only();
 	test_slow_and_stopped_dgram();
 	test_scaled_qemu_wait();
+	test_departed_dgram();
 	test_bad_args();
 
 	for (c = 0; c < NCLIENTS; c++) {

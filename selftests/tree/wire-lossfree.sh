@@ -5,7 +5,8 @@
 # wire_lossfree.py) on fixed sample logs, as KTAP: what the switch could not
 # give a QEMU counts as lost when it was RoCE (send_errors) and is only
 # reported when it was the guest's other Ethernet traffic
-# (not_roce_dropped); the log's give-up and longest-wait lines are
+# (not_roce_dropped) or went to a QEMU that had exited (departed_dropped);
+# the log's give-up and longest-wait lines are
 # reported; a switch of the older exit line is still read; on slower guests
 # (--slow-guests) retransmissions count only with a drop; with an rxe peer
 # (--rxe-peer) only what rxe's retransmissions cause is excused: a
@@ -20,8 +21,8 @@ check=selftests/lib/host/wire_lossfree.py
 
 . "$top/selftests/lib/host/ktap-result.sh"
 
-# sample NAME SEND_ERRORS [NOT_ROCE]: a run of one guest whose adapter
-# moved no RoCE frame; its switch gave up on a QEMU once.
+# sample NAME SEND_ERRORS [NOT_ROCE [DEPARTED]]: a run of one guest whose
+# adapter moved no RoCE frame; its switch gave up on a QEMU once.
 sample() {
 	local run=$out/$1
 	mkdir -p "$run/g0"
@@ -29,7 +30,7 @@ sample() {
 	{
 		echo "2026-12-04 03:40:30.100 orca-wire: port 1: /r/g1/qemu-nic.sock took no frame for 500 ms: given up on for 30000 ms (or until it reads)"
 		echo "2026-12-04 03:40:31.000 orca-wire: port 1: /r/g1/qemu-nic.sock: longest wait for room 12 ms"
-		echo "2026-12-04 03:40:31.000 orca-wire: exit: received 9 forwarded 9 flooded 1 copies 8 send_errors $2 stall_dropped 0 backpressured 1 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0${3:+ not_roce_dropped $3}"
+		echo "2026-12-04 03:40:31.000 orca-wire: exit: received 9 forwarded 9 flooded 1 copies 8 send_errors $2 stall_dropped 0 backpressured 1 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0${3:+ not_roce_dropped $3}${4:+ departed_dropped $4}"
 	} >"$run/wire.log"
 	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
 }
@@ -90,7 +91,7 @@ foreign() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 sample other 0 3
 grep -qx 'ok wire loss-free: .*' "$out/other.log" &&
 	grep -q 'not RoCE, to a QEMU that did not read 3 (not counted)' "$out/other.log"
@@ -103,6 +104,13 @@ result $? "a RoCE frame a QEMU did not take fails the check" "$out/roce.log"
 grep -q '^# switch: port 1: .* took no frame for 500 ms' "$out/other.log" &&
 	grep -q '^# switch: port 1: .* longest wait for room 12 ms' "$out/other.log"
 result $? "the switch's give-up and longest-wait lines are reported" "$out/other.log"
+
+# A QEMU that exited (its guest powered off) before a peer's last ACK or
+# CM message reached it lost nothing a test could miss.
+sample departed 0 0 2
+grep -qx 'ok wire loss-free: .*' "$out/departed.log" &&
+	grep -q 'RoCE to a QEMU that had exited 2 (not counted)' "$out/departed.log"
+result $? "RoCE frames to a QEMU that had exited are reported, not counted" "$out/departed.log"
 
 sample old 0
 grep -qx 'ok wire loss-free: .*' "$out/old.log" &&

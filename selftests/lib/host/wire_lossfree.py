@@ -34,7 +34,9 @@ Drops towards a guest's own virtio-net (QEMU not reading its socket, e.g.
 before the guest's driver is up) are reported, not counted: that is the
 guest's Ethernet, not the RDMA wire.  So are the frames other than RoCE
 that the switch could not give a QEMU (not_roce_dropped: a guest's ARP,
-neighbour discovery or TCP, which its IP stack recovers).
+neighbour discovery or TCP, which its IP stack recovers), and the RoCE
+frames to a QEMU that had already exited (departed_dropped: the peer's
+last ACKs or CM messages after a guest powered off).
 With --mac-changes (the test changes a guest's MAC address on purpose),
 the frames a port drops for their foreign source MAC (it passes only its
 guest's own address) are reported, not counted: the guest sent them from
@@ -190,19 +192,22 @@ def check_wire(text, bad, notes):
                    r'(\d+) copies (\d+) send_errors (\d+) stall_dropped '
                    r'(\d+) backpressured (\d+) invalid (\d+) fault_dropped '
                    r'(\d+) fault_reordered (\d+) held_unsent (\d+)'
-                   r'(?: not_roce_dropped (\d+))?')
+                   r'(?: not_roce_dropped (\d+))?'
+                   r'(?: departed_dropped (\d+))?')
     if not m:
         bad.append('switch: no counters at exit')
         return
     recv, fwd, _fl, _cp, senderr, stall, bp, inval, fdrop, freord, held = \
         [int(x) for x in m.groups()[:11]]
     other = int(m.group(12) or 0)
+    departed = int(m.group(13) or 0)
     notes.append(f'switch: received {recv} forwarded {fwd} send_errors '
                  f'{senderr} stall_dropped {stall} backpressured {bp} '
                  f'invalid {inval} fault_dropped {fdrop} '
                  f'fault_reordered {freord} held_unsent {held}; '
                  f'not RoCE, to a QEMU that did not read {other} '
-                 f'(not counted)')
+                 f'(not counted); RoCE to a QEMU that had exited '
+                 f'{departed} (not counted)')
     for line in re.findall(r'^.*(?:took no frame for|longest wait for room)'
                            r'.*$', text, re.M):
         notes.append('switch: ' + line.split('orca-wire: ', 1)[-1])
