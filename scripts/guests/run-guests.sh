@@ -238,7 +238,7 @@ for ((i = 0; i < count; i++)); do
 	mkdir -p "$g"
 	mac=$(printf '52:54:00:0d:ca:%02x' $((i + 1)))
 	qemu_nic=$g/qemu-nic.sock
-	sockets+=("$qemu_nic")
+	sockets+=("$qemu_nic" "$g/qmp.sock")
 	ctl=
 	dev=()
 	if no_orca "$i"; then
@@ -279,6 +279,7 @@ for ((i = 0; i < count; i++)); do
 		-object memory-backend-memfd,id=mem,size="$mem",share=on \
 		-nodefaults -no-user-config -display none -vga none \
 		-monitor none -serial "file:$g/console.log" -no-reboot \
+		-qmp "unix:$g/qmp.sock,server=on,wait=off" \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		-netdev "dgram,id=wire,local.type=unix,local.path=$qemu_nic,remote.type=unix,remote.path=$nic_remote" \
 		-device "virtio-net-pci,netdev=wire,mac=$mac" \
@@ -300,6 +301,10 @@ while [ ${#running[@]} -gt 0 ]; do
 	wait -n -p done_pid "${!running[@]}" "$timer"
 	if [ "$done_pid" = "$timer" ]; then
 		log "timeout after ${timeout}s; still running: QEMU pid(s) ${!running[*]}"
+		# What each process and vCPU was doing, before cleanup kills them.
+		"$here/stuck-report.py" "$out" "${pids[@]:0:${#pids[@]}-1}" \
+			>"$out/stuck-report.txt" 2>&1
+		log "what the run was doing: $out/stuck-report.txt"
 		break
 	fi
 	[ -n "$done_pid" ] && unset "running[$done_pid]"
