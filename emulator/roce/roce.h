@@ -66,6 +66,8 @@ struct roce_stats {
 	uint64_t err_naks_rx, err_naks_tx;
 	uint64_t acks_tx;
 	uint64_t dup_requests;
+	uint64_t flushes;		/* RDMA FLUSHes executed (responder) */
+	uint64_t atomic_writes;		/* ATOMIC WRITEs executed (responder) */
 	uint64_t cq_overruns;
 	/*
 	 * UAR writes that found the doorbell queue full; each overflow makes

@@ -35,6 +35,10 @@ static uint8_t cqe_opcode(uint8_t wqe_op)
 		return ORCA_CQE_LOCAL_INV;
 	case ORCA_WQE_REG_MR:
 		return ORCA_CQE_REG_MR;
+	case ORCA_WQE_FLUSH:
+		return ORCA_CQE_FLUSH;
+	case ORCA_WQE_ATOMIC_WRITE:
+		return ORCA_CQE_ATOMIC_WRITE;
 	default:
 		return ORCA_CQE_SEND;
 	}
@@ -347,6 +351,27 @@ static void on_aeth(struct roce_qp *rq, const struct roce_pkt *pkt)
 	}
 }
 
+/*
+ * FLUSH and ATOMIC WRITE @w are answered, as rxe answers them, by an RDMA
+ * READ Response Only with an ACK and no payload; anything else for them
+ * is a bad response.
+ */
+static void flush_or_atomic_write_response(struct roce_qp *rq,
+					   struct roce_swqe *w,
+					   const struct roce_pkt *pkt)
+{
+	ack_through(rq, pkt->psn - 1);
+	if (roce_psn_diff(rq->una_psn, pkt->psn) < 0)
+		return;	/* an earlier READ is incomplete: asked again */
+	if (pkt->opcode != ROCE_RC_READ_RESP_ONLY || pkt->paylen ||
+	    (pkt->aeth_syndrome & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK) {
+		fail_at(rq, pkt->psn, ORCA_CQE_ST_BAD_RESP_ERR);
+		return;
+	}
+	w->done = true;
+	progress(rq, pkt->psn + 1);
+}
+
 static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
 {
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
@@ -357,6 +382,10 @@ static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
 	bool last;
 	int st;
 
+	if (w && !w->done && is_flush_or_atomic_write(w->opcode)) {
+		flush_or_atomic_write_response(rq, w, pkt);
+		return;
+	}
 	if (!w || w->opcode != ORCA_WQE_RDMA_READ || w->done) {
 		rq->dev->st.drop_ghost++;
 		return;

@@ -12,9 +12,8 @@
 
 #include "roce_priv.h"
 
-int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
-		  uint64_t va, uint64_t len, uint32_t access,
-		  struct emu_mr **out)
+int roce_mr_check_key(struct orca_engine *eng, uint32_t key, uint32_t pdn,
+		      uint32_t access, struct emu_mr **out)
 {
 	struct emu_mr *mr = objtab_get(&eng->mrs,
 				       FIELD_GET(ORCA_MKEY_INDEX, key));
@@ -25,6 +24,19 @@ int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
 	/* Local read is always allowed; everything else must be granted. */
 	if ((mr->access & access) != access)
 		return ORCA_CQE_ST_LOC_PROT_ERR;
+	*out = mr;
+	return 0;
+}
+
+int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
+		  uint64_t va, uint64_t len, uint32_t access,
+		  struct emu_mr **out)
+{
+	struct emu_mr *mr;
+	int err = roce_mr_check_key(eng, key, pdn, access, &mr);
+
+	if (err)
+		return err;
 	if (va < mr->iova || len > mr->length ||
 	    va - mr->iova > mr->length - len)
 		return ORCA_CQE_ST_LOC_PROT_ERR;

@@ -198,7 +198,7 @@ struct roce_swqe {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t len;			/* message length */
-	uint64_t cmp_add, swap;
+	uint64_t cmp_add, swap;		/* ATOMIC_WRITE: cmp_add's bytes */
 	uint32_t ahn, dest_qpn, qkey;
 	uint32_t first_psn, npsn;	/* PSNs, valid once started */
 	uint32_t rd_next;		/* READ: next response PSN */
@@ -227,6 +227,8 @@ struct roce_rjob {
 	uint32_t left;			/* READ: bytes still to send */
 	bool first;			/* READ: next is the first response */
 	uint64_t orig;			/* atomic: value returned */
+	bool placed;			/* FLUSH, ATOMIC WRITE: ACK only ... */
+	uint32_t msn;			/* ... with the MSN of its execution */
 };
 
 /*
@@ -247,6 +249,7 @@ static inline uint32_t roce_resp_jobs(uint32_t nres)
 struct roce_res {
 	bool valid;
 	bool atomic;
+	bool placed;			/* FLUSH or ATOMIC WRITE: ACK only */
 	uint32_t psn, npsn;
 	uint64_t orig;			/* atomic: value returned */
 };
@@ -332,11 +335,21 @@ static inline struct roce_swqe *swqe(struct roce_qp *rq, uint32_t idx)
 	return &rq->sw[idx & sq_mask(rq)];
 }
 
-/* RDMA READ and atomics: the WQEs max_rd_atomic limits (rq->rd_atomic). */
+/* FLUSH and ATOMIC WRITE: answered by an empty READ Response Only. */
+static inline bool is_flush_or_atomic_write(uint8_t op)
+{
+	return op == ORCA_WQE_FLUSH || op == ORCA_WQE_ATOMIC_WRITE;
+}
+
+/*
+ * RDMA READ, atomics, FLUSH and ATOMIC WRITE: the WQEs that wait for a
+ * response and take a responder resource, which max_rd_atomic limits
+ * (rq->rd_atomic).
+ */
 static inline bool is_rd_atomic(uint8_t op)
 {
 	return op == ORCA_WQE_RDMA_READ || op == ORCA_WQE_ATOMIC_CS ||
-	       op == ORCA_WQE_ATOMIC_FA;
+	       op == ORCA_WQE_ATOMIC_FA || is_flush_or_atomic_write(op);
 }
 
 /*
@@ -441,6 +454,9 @@ uint32_t roce_poll_adapt(uint32_t window, uint64_t gap_us, bool missed,
 int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
 		  uint64_t va, uint64_t len, uint32_t access,
 		  struct emu_mr **out);
+/* roce_mr_check() without the bounds (a FLUSH of a whole MR); sets *@out. */
+int roce_mr_check_key(struct orca_engine *eng, uint32_t key, uint32_t pdn,
+		      uint32_t access, struct emu_mr **out);
 /* Copies between an MR range (already checked) and @buf. */
 int roce_mr_copy(struct orca_engine *eng, const struct emu_mr *mr,
 		 uint64_t va, void *buf, uint32_t len, bool to_mr);

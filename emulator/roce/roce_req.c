@@ -215,7 +215,7 @@ bool roce_req_sges(struct roce_qp *rq, const struct roce_swqe *w,
 static bool op_allowed(const struct emu_qp *qp, uint8_t op)
 {
 	if (qp->type == ORCA_QPT_RC)
-		return op <= ORCA_WQE_REG_MR;
+		return op <= ORCA_WQE_REG_MR || is_flush_or_atomic_write(op);
 	return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM;
 }
 
@@ -257,6 +257,18 @@ static bool fetch_one(struct roce_qp *rq, uint32_t idx)
 	}
 	if (w->opcode == ORCA_WQE_LOCAL_INV)
 		return true;
+	/* No SGEs: FLUSH has no data, ATOMIC WRITE's 8 bytes are here. */
+	if (w->opcode == ORCA_WQE_FLUSH) {
+		w->num_sge = 0;
+		w->len = le32toh(h->length);
+		return true;
+	}
+	if (w->opcode == ORCA_WQE_ATOMIC_WRITE) {
+		w->num_sge = 0;
+		w->len = 8;
+		memcpy(&w->cmp_add, h->atomic_data, 8);
+		return true;
+	}
 	if (w->flags & ORCA_WQE_F_INLINE) {
 		w->len = le32toh(h->length);
 		w->num_sge = 0;
@@ -340,6 +352,19 @@ fatal:
 }
 
 /* ---- payload sources ---- */
+
+/* ATOMIC WRITE: the WQE's 8 bytes, as they were posted. */
+static int fill_atomic_write(struct roce_qp *rq, void *arg, uint8_t *dst,
+			     uint32_t len)
+{
+	const struct roce_swqe *w = arg;
+
+	(void)rq;
+	if (len != sizeof(w->cmp_add))
+		return -1;
+	memcpy(dst, &w->cmp_add, len);
+	return 0;
+}
 
 struct fill_ctx {
 	struct roce_swqe *w;
@@ -484,6 +509,34 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 		}
 		end = psn + 1;
 		break;
+	case ORCA_WQE_FLUSH:
+	case ORCA_WQE_ATOMIC_WRITE:
+		/* One request packet each, as rxe frames them. */
+		psn = w->first_psn;
+		if (window_full(rq, psn, true))
+			return TX_WINDOW;
+		pkt.psn = psn;
+		pkt.ack_req = true;
+		pkt.reth_va = w->raddr;
+		pkt.reth_rkey = w->rkey;
+		pkt.reth_len = w->len;
+		if (w->opcode == ORCA_WQE_FLUSH) {
+			pkt.opcode = ROCE_RC_FLUSH;
+			pkt.feth_plt = FIELD_GET(ORCA_WQE_FLUSH_TYPE,
+						 w->imm_or_inv);
+			pkt.feth_sel = FIELD_GET(ORCA_WQE_FLUSH_LEVEL,
+						 w->imm_or_inv);
+		} else {
+			pkt.opcode = ROCE_RC_ATOMIC_WRITE;
+			pkt.paylen = 8;
+		}
+		if (roce_send_pkt(rq, &qp->attr.av, &pkt,
+				  pkt.paylen ? fill_atomic_write : NULL, w)) {
+			w->status = ORCA_CQE_ST_LOC_QP_OP_ERR;
+			return TX_FAILED;
+		}
+		note_sent(rq, psn + 1);
+		return TX_DONE;
 	default:	/* SEND*, RDMA_WRITE* */
 		i = rq->next_off / mtu;
 		psn = (w->first_psn + i) & ROCE_PSN_MASK;
@@ -599,6 +652,8 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 	case ORCA_WQE_RDMA_READ:
 	case ORCA_WQE_ATOMIC_CS:
 	case ORCA_WQE_ATOMIC_FA:
+	case ORCA_WQE_FLUSH:
+	case ORCA_WQE_ATOMIC_WRITE:
 		if (rq->rd_atomic >= max_rd)
 			return false;
 		rq->rd_atomic++;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The responder: executes incoming requests in PSN order.  SENDs fill
- * receive WQEs (RQ or SRQ; none posted -> RNR NAK), RDMA WRITEs and READs
- * and atomics go through the rkey checks, every request's rights are
+ * receive WQEs (RQ or SRQ; none posted -> RNR NAK), RDMA WRITEs and READs,
+ * atomics, FLUSHes and ATOMIC WRITEs go through the rkey checks, every
+ * request's rights are
  * checked against the QP and the MR.  A PSN ahead of the expected one gets
  * one sequence NAK; duplicates are acknowledged again (SEND/WRITE) or
  * replayed from the responder resources (READ, atomic).  ACKs are
@@ -443,7 +444,7 @@ static int send_read_response(struct roce_qp *rq, struct roce_rjob *j)
 	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
 	pkt.psn = j->psn;
 	pkt.aeth_syndrome = ROCE_AETH_ACK | ROCE_AETH_ACK_NO_CREDIT;
-	pkt.aeth_msn = rq->msn & 0xffffff;
+	pkt.aeth_msn = (j->placed ? j->msn : rq->msn) & 0xffffff;
 	pkt.paylen = last ? j->left : mtu;
 	/*
 	 * If the MR vanished meanwhile, nothing goes out: the requester
@@ -499,6 +500,7 @@ static void resp_read(struct roce_qp *rq, const struct roce_pkt *pkt)
 	res = res_alloc(rq);
 	res->valid = true;
 	res->atomic = false;
+	res->placed = false;
 	res->psn = pkt->psn;
 	res->npsn = pkt->reth_len ? (pkt->reth_len + mtu - 1) / mtu : 1;
 	rq->epsn = (pkt->psn + res->npsn) & ROCE_PSN_MASK;
@@ -564,6 +566,7 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 	res = res_alloc(rq);
 	res->valid = true;
 	res->atomic = true;
+	res->placed = false;
 	res->psn = pkt->psn;
 	res->npsn = 1;
 	res->orig = orig;
@@ -574,6 +577,135 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 	j->atomic = true;
 	j->psn = pkt->psn;
 	j->orig = orig;
+}
+
+/* ---- FLUSH and ATOMIC WRITE (IBA 1.5) ---- */
+
+/* An empty RDMA READ Response Only answers FLUSH and ATOMIC WRITE (rxe). */
+static void queue_placed_ack(struct roce_qp *rq, uint32_t psn)
+{
+	struct roce_rjob *j = job_add(rq);
+
+	if (!j)
+		return;		/* full: the retry will do */
+	j->psn = psn;
+	j->left = 0;
+	j->first = true;
+	/* rxe answers at once: the MSN counts this request, no later one. */
+	j->placed = true;
+	j->msn = rq->msn;
+}
+
+/* FLUSH or ATOMIC WRITE @pkt executed: a resource for its duplicates. */
+static void placed(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	struct roce_res *res = res_alloc(rq);
+
+	res->valid = true;
+	res->atomic = false;
+	res->placed = true;
+	res->psn = pkt->psn;
+	res->npsn = 1;
+	rq->epsn = (pkt->psn + 1) & ROCE_PSN_MASK;
+	rq->msn++;
+	rq->ack_pending = false;	/* the response acknowledges */
+	queue_placed_ack(rq, pkt->psn);
+}
+
+static bool jobs_full(const struct roce_qp *rq)
+{
+	return rq->job_tail - rq->job_head >= rq->njobs;
+}
+
+static void nak_access(struct roce_qp *rq, uint32_t psn)
+{
+	nak_fatal(rq, psn, ROCE_NAK_REMOTE_ACCESS, ORCA_CQE_ST_LOC_ACCESS_ERR,
+		  ORCA_EQE_QP_ACCESS_ERR);
+}
+
+static void nak_invalid(struct roce_qp *rq, uint32_t psn)
+{
+	nak_fatal(rq, psn, ROCE_NAK_INVALID_REQ, ORCA_CQE_ST_REM_INV_REQ_ERR,
+		  ORCA_EQE_QP_REQ_ERR);
+}
+
+/*
+ * FLUSH: each placement type bit needs its right on the QP and on the MR;
+ * level RANGE checks [va, va + len) against the MR, level MR the key only
+ * (rxe).  The adapter writes guest memory as requests execute, so what
+ * earlier requests placed is placed: a full barrier makes it visible
+ * before the answer leaves.  Persistence is the memory's: an MR granted
+ * FLUSH_PERSISTENT is what the host chose to call persistent.
+ */
+static void resp_flush(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	uint32_t need = 0;
+	struct emu_mr *mr;
+	int err;
+
+	if (jobs_full(rq))
+		return;		/* more than we granted: the retry will do */
+	if (pkt->feth_sel > ORCA_FLUSH_LEVEL_MR) {
+		nak_invalid(rq, pkt->psn);	/* a reserved level */
+		return;
+	}
+	if (pkt->feth_plt & ORCA_FLUSH_GLOBAL)
+		need |= ORCA_ACCESS_FLUSH_GLOBAL;
+	if (pkt->feth_plt & ORCA_FLUSH_PERSISTENT)
+		need |= ORCA_ACCESS_FLUSH_PERSISTENT;
+	if (!qp_allows(rq, need)) {
+		nak_access(rq, pkt->psn);
+		return;
+	}
+	if (pkt->feth_sel == ORCA_FLUSH_LEVEL_MR)
+		err = roce_mr_check_key(rq->dev->eng, pkt->reth_rkey,
+					rq->qp->pdn, need, &mr);
+	else
+		err = roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
+				    pkt->reth_va, pkt->reth_len, need, NULL);
+	if (err) {
+		nak_access(rq, pkt->psn);
+		return;
+	}
+	atomic_thread_fence(memory_order_seq_cst);
+	rq->dev->st.flushes++;
+	placed(rq, pkt);
+}
+
+/*
+ * ATOMIC WRITE: the QP's and the MR's remote write right over 8 bytes,
+ * then exactly 8 bytes of payload and RETH length at an 8-byte aligned
+ * address (IBA oA19-28; rxe: invalid request otherwise), stored at once:
+ * the device's other atomics see the old or the new 8 bytes.
+ */
+static void resp_atomic_write(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	struct emu_mr *mr;
+	uint64_t *p, v;
+
+	if (jobs_full(rq))
+		return;		/* more than we granted: the retry will do */
+	if (!qp_allows(rq, ORCA_ACCESS_REMOTE_WRITE) ||
+	    roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
+			  pkt->reth_va, pkt->reth_len,
+			  ORCA_ACCESS_REMOTE_WRITE, &mr)) {
+		nak_access(rq, pkt->psn);
+		return;
+	}
+	if (pkt->reth_len != 8 || pkt->paylen != 8 || pkt->pad ||
+	    (pkt->reth_va & 7)) {
+		nak_invalid(rq, pkt->psn);
+		return;
+	}
+	p = roce_mr_u64(rq->dev->eng, mr, pkt->reth_va);
+	if (!p) {
+		nak_access(rq, pkt->psn);
+		return;
+	}
+	memcpy(&v, pkt->payload, 8);	/* the bytes as sent, in order */
+	__atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+	rq->dev->st.atomic_writes++;
+	placed(rq, pkt);
 }
 
 /* ---- duplicates ---- */
@@ -616,9 +748,17 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 	struct roce_res *res;
 
 	rq->dev->st.dup_requests++;
+	if (flags & (ROCE_K_FLUSH | ROCE_K_ATOMIC_WRITE)) {
+		/* Executed once: answered again, not executed again. */
+		res = res_find(rq, pkt->psn);
+		if (res && res->placed)
+			queue_placed_ack(rq, pkt->psn);
+		return;
+	}
 	if (flags & (ROCE_K_READ | ROCE_K_ATOMIC)) {
 		res = res_find(rq, pkt->psn);
-		if (!res || res->atomic != !!(flags & ROCE_K_ATOMIC))
+		if (!res || res->placed ||
+		    res->atomic != !!(flags & ROCE_K_ATOMIC))
 			return;		/* too old to replay: drop */
 		/*
 		 * Responses already queued stay queued (as rxe finishes a
@@ -699,6 +839,10 @@ void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 		resp_read(rq, pkt);
 	else if (flags & ROCE_K_ATOMIC)
 		resp_atomic(rq, pkt);
+	else if (flags & ROCE_K_FLUSH)
+		resp_flush(rq, pkt);
+	else if (flags & ROCE_K_ATOMIC_WRITE)
+		resp_atomic_write(rq, pkt);
 }
 
 /* UD and GSI: Q_Key, a receive WQE or drop, the GRH area, one CQE. */

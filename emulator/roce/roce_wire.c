@@ -23,6 +23,7 @@
 /* Extension header bytes for a set of ROCE_H_* flags (a constant). */
 #define EXT_LEN(f) \
 	(((f) & ROCE_H_DETH ? ROCE_DETH_LEN : 0) + \
+	 ((f) & ROCE_H_FETH ? ROCE_FETH_LEN : 0) + \
 	 ((f) & ROCE_H_RETH ? ROCE_RETH_LEN : 0) + \
 	 ((f) & ROCE_H_ATMETH ? ROCE_ATMETH_LEN : 0) + \
 	 ((f) & ROCE_H_AETH ? ROCE_AETH_LEN : 0) + \
@@ -84,6 +85,11 @@ static const struct roce_opinfo opinfo[256] = {
 		RQ | ROCE_K_SEND | ROCE_K_LAST | PL | ROCE_H_IETH),
 	[ROCE_RC_SEND_ONLY_INV] = OP("RC SEND Only with Invalidate",
 		RQ | ROCE_K_SEND | ROCE_K_ONLY | PL | ROCE_H_IETH),
+	/* IBA 1.5; rxe answers both with an empty READ Response Only. */
+	[ROCE_RC_FLUSH] = OP("RC FLUSH",
+		RQ | ROCE_K_FLUSH | ROCE_K_ONLY | ROCE_H_FETH | ROCE_H_RETH),
+	[ROCE_RC_ATOMIC_WRITE] = OP("RC ATOMIC WRITE",
+		RQ | ROCE_K_ATOMIC_WRITE | ROCE_K_ONLY | PL | ROCE_H_RETH),
 	[ROCE_UD_SEND_ONLY] = OP("UD SEND Only",
 		ROCE_K_REQ | ROCE_K_UD | ROCE_K_SEND | ROCE_K_ONLY | PL |
 		ROCE_H_DETH),
@@ -311,7 +317,10 @@ static uint8_t *build_bth(uint8_t *p, const struct roce_pkt *pkt)
 	return p + ROCE_BTH_LEN;
 }
 
-/* Extension headers in IBA order: DETH RETH AtomicETH AETH AtomicAck ... */
+/*
+ * Extension headers in IBA order: DETH FETH RETH AtomicETH AETH AtomicAck
+ * ... (no opcode has both a DETH and a FETH).
+ */
 static uint8_t *build_ext(uint8_t *p, const struct roce_pkt *pkt,
 			  uint32_t flags)
 {
@@ -320,6 +329,12 @@ static uint8_t *build_ext(uint8_t *p, const struct roce_pkt *pkt,
 		p[4] = 0;
 		put24(p + 5, pkt->deth_sqpn);
 		p += ROCE_DETH_LEN;
+	}
+	if (flags & ROCE_H_FETH) {
+		put32(p, ((uint32_t)pkt->feth_sel << ROCE_FETH_SEL_SHIFT &
+			  ROCE_FETH_SEL_MASK) |
+			 (pkt->feth_plt & ROCE_FETH_PLT_MASK));
+		p += ROCE_FETH_LEN;
 	}
 	if (flags & ROCE_H_RETH) {
 		put64(p, pkt->reth_va);
@@ -573,6 +588,15 @@ static void parse_ext(const uint8_t *p, struct roce_pkt *pkt, uint32_t flags)
 		pkt->deth_qkey = get32(p);
 		pkt->deth_sqpn = get24(p + 5);
 		p += ROCE_DETH_LEN;
+	}
+	if (flags & ROCE_H_FETH) {
+		/* Reserved bits are ignored, as rxe does. */
+		uint32_t feth = get32(p);
+
+		pkt->feth_plt = feth & ROCE_FETH_PLT_MASK;
+		pkt->feth_sel = (feth & ROCE_FETH_SEL_MASK) >>
+				ROCE_FETH_SEL_SHIFT;
+		p += ROCE_FETH_LEN;
 	}
 	if (flags & ROCE_H_RETH) {
 		pkt->reth_va = get64(p);

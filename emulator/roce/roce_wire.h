@@ -32,6 +32,7 @@
 #define ROCE_IMMDT_LEN		4
 #define ROCE_IETH_LEN		4
 #define ROCE_DETH_LEN		8
+#define ROCE_FETH_LEN		4
 #define ROCE_ICRC_LEN		4
 #define ROCE_ETH_MIN_FRAME	60	/* without FCS */
 #define ROCE_NO_VLAN		0xffff
@@ -69,6 +70,8 @@ enum roce_opcode {
 	ROCE_RC_FETCH_ADD		= 0x14,
 	ROCE_RC_SEND_LAST_INV		= 0x16,
 	ROCE_RC_SEND_ONLY_INV		= 0x17,
+	ROCE_RC_FLUSH			= 0x1c,	/* IBA 1.5 */
+	ROCE_RC_ATOMIC_WRITE		= 0x1d,	/* IBA 1.5 */
 	ROCE_UD_SEND_ONLY		= 0x64,
 	ROCE_UD_SEND_ONLY_IMM		= 0x65,
 };
@@ -81,6 +84,7 @@ enum roce_opcode {
 #define ROCE_H_IMMDT		(1u << 4)
 #define ROCE_H_IETH		(1u << 5)
 #define ROCE_H_DETH		(1u << 6)
+#define ROCE_H_FETH		(1u << 7)
 #define ROCE_K_PAYLOAD		(1u << 8)	/* may carry payload */
 #define ROCE_K_REQ		(1u << 9)	/* requester -> responder */
 #define ROCE_K_RESP		(1u << 10)	/* responder -> requester */
@@ -95,6 +99,13 @@ enum roce_opcode {
 #define ROCE_K_ONLY		(ROCE_K_FIRST | ROCE_K_LAST)
 #define ROCE_K_RC		(1u << 19)
 #define ROCE_K_UD		(1u << 20)
+#define ROCE_K_FLUSH		(1u << 21)
+#define ROCE_K_ATOMIC_WRITE	(1u << 22)
+
+/* FETH (IBA 1.5 A19.4): placement type and selectivity level. */
+#define ROCE_FETH_PLT_MASK	0x0fu
+#define ROCE_FETH_SEL_MASK	0x30u
+#define ROCE_FETH_SEL_SHIFT	4
 
 /**
  * struct roce_opinfo - one row of the opcode table
@@ -145,6 +156,7 @@ const struct roce_opinfo *roce_opinfo(uint8_t opcode);
  * @atm_orig: AtomicAckETH, the original remote data
  * @imm: ImmDt, the 4 wire bytes read big endian
  * @ieth_rkey: IETH
+ * @feth_plt, @feth_sel: FETH placement type and selectivity level
  * @deth_qkey, @deth_sqpn: DETH
  * @payload, @paylen: payload (parser: points into the frame)
  * @l3, @l3_hdr_len: parser: the IP header in the frame (UD receive copies
@@ -184,6 +196,8 @@ struct roce_pkt {
 	uint64_t atm_orig;
 	uint32_t imm;
 	uint32_t ieth_rkey;
+	uint8_t feth_plt;
+	uint8_t feth_sel;
 	uint32_t deth_qkey;
 	uint32_t deth_sqpn;
 

@@ -49,6 +49,9 @@ static void test_query_device(void)
 	CHECK(le16toh(caps->max_cq_mod_count) == 4095);
 	CHECK(le16toh(caps->max_cq_mod_period) == 32767);
 	CHECK(caps->rsvd[0] == 0 && caps->rsvd[3] == 0);
+	/* 1.4: RDMA FLUSH and ATOMIC WRITE (IBA 1.5). */
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_FLUSH);
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_ATOMIC_WRITE);
 
 	/*
 	 * The structure grew in 1.2: a 1.0/1.1 driver's out_len of 136 bytes

@@ -59,8 +59,8 @@ static const uint8_t all_opcodes[] = {
 	ROCE_RC_READ_REQ, ROCE_RC_READ_RESP_FIRST, ROCE_RC_READ_RESP_MIDDLE,
 	ROCE_RC_READ_RESP_LAST, ROCE_RC_READ_RESP_ONLY, ROCE_RC_ACK,
 	ROCE_RC_ATOMIC_ACK, ROCE_RC_CMP_SWAP, ROCE_RC_FETCH_ADD,
-	ROCE_RC_SEND_LAST_INV, ROCE_RC_SEND_ONLY_INV, ROCE_UD_SEND_ONLY,
-	ROCE_UD_SEND_ONLY_IMM,
+	ROCE_RC_SEND_LAST_INV, ROCE_RC_SEND_ONLY_INV, ROCE_RC_FLUSH,
+	ROCE_RC_ATOMIC_WRITE, ROCE_UD_SEND_ONLY, ROCE_UD_SEND_ONLY_IMM,
 };
 
 static uint8_t payload_src[8192];
@@ -115,6 +115,8 @@ static void fill_pkt(struct roce_pkt *p, uint8_t opcode, bool v6,
 	p->ieth_rkey = 0xc0de0000 + seed;
 	p->deth_qkey = ROCE_GSI_QKEY + seed;
 	p->deth_sqpn = (0x654321 + seed) & ROCE_QPN_MASK;
+	p->feth_plt = (uint8_t)(seed & ROCE_FETH_PLT_MASK);
+	p->feth_sel = (uint8_t)((seed >> 4) & 3);
 	p->payload = payload_src + (seed % 64);
 	p->paylen = paylen;
 }
@@ -153,6 +155,9 @@ static bool same_pkt(const struct roce_pkt *a, const struct roce_pkt *b)
 		SAME(ieth_rkey);
 	if (f & ROCE_H_DETH) {
 		SAME(deth_qkey); SAME(deth_sqpn);
+	}
+	if (f & ROCE_H_FETH) {
+		SAME(feth_plt); SAME(feth_sel);
 	}
 #undef SAME
 	if (a->paylen == b->paylen && a->paylen &&
@@ -233,6 +238,11 @@ static void test_opcode_table(void)
 	CHECK(roce_opinfo(ROCE_UD_SEND_ONLY_IMM)->ext_len == 12);
 	CHECK(roce_opinfo(ROCE_RC_READ_RESP_MIDDLE)->ext_len == 0);
 	CHECK(roce_opinfo(ROCE_RC_SEND_ONLY_INV)->ext_len == 4);
+	/* IBA 1.5 as rxe_opcode.c: FETH + RETH; RETH + 8-byte payload. */
+	CHECK(roce_opinfo(ROCE_RC_FLUSH)->ext_len == 20);
+	CHECK(!(roce_opinfo(ROCE_RC_FLUSH)->flags & ROCE_K_PAYLOAD));
+	CHECK(roce_opinfo(ROCE_RC_ATOMIC_WRITE)->ext_len == 16);
+	CHECK(roce_opinfo(ROCE_RC_ATOMIC_WRITE)->flags & ROCE_K_PAYLOAD);
 	CHECK(!(roce_opinfo(ROCE_RC_READ_REQ)->flags & ROCE_K_PAYLOAD));
 	ktap_case_end("opcode_table");
 }

@@ -164,6 +164,12 @@ struct orca_cmd_comp {
  * and max_cq_mod_period are valid.
  */
 #define ORCA_DEV_CAP_CQ_MODERATION	BIT(9)
+/*
+ * 1.4: RDMA FLUSH (ORCA_WQE_FLUSH; MRs and QPs take the ORCA_ACCESS_FLUSH_*
+ * rights) and RDMA ATOMIC WRITE (ORCA_WQE_ATOMIC_WRITE), IBA 1.5.
+ */
+#define ORCA_DEV_CAP_FLUSH		BIT(13)
+#define ORCA_DEV_CAP_ATOMIC_WRITE	BIT(14)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -360,12 +366,19 @@ struct orca_cq_attr {
 	__le32 rsvd[4];
 };
 
-/* Memory access rights, as in IB. */
+/*
+ * Memory access rights: bits 3:0 as in IB; the FLUSH rights (1.4,
+ * ORCA_DEV_CAP_FLUSH) are not IB's bit numbers.
+ */
 #define ORCA_ACCESS_LOCAL_WRITE		BIT(0)
 #define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
 #define ORCA_ACCESS_REMOTE_READ		BIT(2)
 #define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
-#define ORCA_ACCESS_ALL			GENMASK(3, 0)
+#define ORCA_ACCESS_FLUSH_GLOBAL	BIT(5)	/* 1.4 */
+#define ORCA_ACCESS_FLUSH_PERSISTENT	BIT(6)	/* 1.4 */
+#define ORCA_ACCESS_ALL			(GENMASK(3, 0) | \
+					 ORCA_ACCESS_FLUSH_GLOBAL | \
+					 ORCA_ACCESS_FLUSH_PERSISTENT)
 
 #define ORCA_MR_F_PHYS			BIT(0)	/* all memory, iova = DMA addr */
 #define ORCA_MR_F_FAST_REG		BIT(1)	/* keys only; REG_MR WQE maps */

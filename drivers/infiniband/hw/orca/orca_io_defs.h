@@ -109,7 +109,20 @@ enum orca_wqe_opcode {
 	ORCA_WQE_ATOMIC_FA		= 0x07,
 	ORCA_WQE_LOCAL_INV		= 0x08,
 	ORCA_WQE_REG_MR			= 0x09,
+	ORCA_WQE_FLUSH			= 0x0b,	/* 1.4 */
+	ORCA_WQE_ATOMIC_WRITE		= 0x0c,	/* 1.4 */
 };
+
+/*
+ * FLUSH (1.4, ORCA_DEV_CAP_FLUSH): imm_or_inv holds the FETH's placement
+ * type and selectivity level, laid out as on the wire (IBA 1.5 A19.4).
+ */
+#define ORCA_WQE_FLUSH_TYPE		GENMASK(3, 0)	/* ORCA_FLUSH_* */
+#define ORCA_WQE_FLUSH_LEVEL		GENMASK(5, 4)	/* ORCA_FLUSH_LEVEL_* */
+#define ORCA_FLUSH_GLOBAL		BIT(0)	/* global visibility */
+#define ORCA_FLUSH_PERSISTENT		BIT(1)	/* persistence */
+#define ORCA_FLUSH_LEVEL_RANGE		0	/* remote_addr, length */
+#define ORCA_FLUSH_LEVEL_MR		1	/* the whole MR of rkey */
 
 #define ORCA_WQE_F_SIGNALED		BIT(0)
 #define ORCA_WQE_F_SOLICITED		BIT(1)
@@ -147,11 +160,20 @@ struct orca_send_wqe_hdr {
 	u8 page_shift;			/* REG_MR (1.1): page size; 0: the MR's */
 	__le32 wr_id_lo;		/* not interpreted; echoed in the CQE */
 	__le32 wr_id_hi;
-	__le32 imm_or_inv;		/* immediate data or rkey to invalidate */
+	__le32 imm_or_inv;		/* immediate data or rkey to invalidate;
+					 * FLUSH: ORCA_WQE_FLUSH_*
+					 */
 	__le64 remote_addr;		/* RDMA/atomic; REG_MR: iova */
 	__le32 rkey;			/* RDMA/atomic; REG_MR: new key */
-	__le32 length;			/* inline length; REG_MR: MR length */
-	__le64 compare_add;		/* atomic; REG_MR: page list address */
+	__le32 length;			/* inline length; REG_MR: MR length;
+					 * FLUSH: bytes to flush
+					 */
+	union {
+		__le64 compare_add;	/* atomic; REG_MR: page list address */
+		u8 atomic_data[8];	/* ATOMIC_WRITE: the bytes to write,
+					 * in memory order, not converted
+					 */
+	};
 	__le64 swap;			/* atomic; REG_MR: access | npages << 32 */
 	__le32 ahn;			/* UD: address handle */
 	__le32 dest_qpn;		/* UD */
@@ -218,6 +240,8 @@ enum orca_cqe_opcode {
 	ORCA_CQE_FETCH_ADD		= 0x04,
 	ORCA_CQE_LOCAL_INV		= 0x05,
 	ORCA_CQE_REG_MR			= 0x06,
+	ORCA_CQE_FLUSH			= 0x08,	/* 1.4 */
+	ORCA_CQE_ATOMIC_WRITE		= 0x09,	/* 1.4 */
 	ORCA_CQE_RECV			= 0x80,
 	ORCA_CQE_RECV_RDMA_WITH_IMM	= 0x81,
 };

@@ -2,7 +2,9 @@
 /*
  * ORCA memory regions for kernel consumers: the DMA MR (all memory,
  * iova = bus address) and fast-registration MRs whose page list is filled
- * by map_mr_sg and handed to the device by a REG_MR work request.
+ * by map_mr_sg and handed to the device by a REG_MR work request; and the
+ * translation of IB access flags to the device's rights, for every MR and
+ * QP.
  */
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
@@ -10,6 +12,52 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca_verbs.h"
+
+/* Bits 3:0 of the device's rights are IB's. */
+#define ORCA_ACCESS_IB_BITS	(ORCA_ACCESS_LOCAL_WRITE | \
+				 ORCA_ACCESS_REMOTE_WRITE | \
+				 ORCA_ACCESS_REMOTE_READ | \
+				 ORCA_ACCESS_REMOTE_ATOMIC)
+static_assert(ORCA_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE &&
+	      ORCA_ACCESS_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE &&
+	      ORCA_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ &&
+	      ORCA_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+
+/**
+ * orca_access_to_hw() - the device's rights for IB access flags
+ * @odev: device
+ * @access: IB_ACCESS_* of an MR, a REG_MR work request or a QP
+ *
+ * The FLUSH rights (1.4) have bits of their own and go only to a device
+ * that has RDMA FLUSH; flags that are no right the device checks (MW bind,
+ * zero based, relaxed ordering, ODP) are dropped.
+ *
+ * Return: ORCA_ACCESS_* bits.
+ */
+u32 orca_access_to_hw(struct orca_dev *odev, int access)
+{
+	u32 hw = access & ORCA_ACCESS_IB_BITS;
+
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_FLUSH))
+		return hw;
+	if (access & IB_ACCESS_FLUSH_GLOBAL)
+		hw |= ORCA_ACCESS_FLUSH_GLOBAL;
+	if (access & IB_ACCESS_FLUSH_PERSISTENT)
+		hw |= ORCA_ACCESS_FLUSH_PERSISTENT;
+	return hw;
+}
+
+/* The IB access flags of the device's rights @hw (query_qp). */
+int orca_access_to_ib(u32 hw)
+{
+	int access = hw & ORCA_ACCESS_IB_BITS;
+
+	if (hw & ORCA_ACCESS_FLUSH_GLOBAL)
+		access |= IB_ACCESS_FLUSH_GLOBAL;
+	if (hw & ORCA_ACCESS_FLUSH_PERSISTENT)
+		access |= IB_ACCESS_FLUSH_PERSISTENT;
+	return access;
+}
 
 static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
 			  const struct orca_com_mr_params *p)
@@ -30,7 +78,7 @@ struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct orca_dev *odev = to_odev(ibpd->device);
 	struct orca_com_mr_params p = {
 		.pdn = to_opd(ibpd)->pdn,
-		.access = access & ORCA_ACCESS_ALL,
+		.access = orca_access_to_hw(odev, access),
 		.flags = ORCA_MR_F_PHYS,
 		.length = U64_MAX,
 	};
