@@ -70,6 +70,14 @@ void roce_comp_swqe(struct roce_qp *rq, struct roce_swqe *w, uint8_t status)
 	cqe.opcode = cqe_opcode(w->opcode);
 	cqe.status = status;
 	cqe.wqe_idx = htole16((uint16_t)w->idx);
+	/*
+	 * The message length, as rxe reports it: bytes sent or written,
+	 * bytes read (ibv_poll_cq(3)), 8 for an atomic; a REG_MR's length
+	 * is the MR's, no message.
+	 */
+	if (status == ORCA_CQE_ST_SUCCESS && w->opcode != ORCA_WQE_REG_MR &&
+	    w->opcode != ORCA_WQE_LOCAL_INV)
+		cqe.byte_len = htole32(w->len);
 	if (roce_cq_post(rq->dev->eng, qp->send_cqn, &cqe, false)) {
 		roce_qp_to_err(rq, ORCA_EQE_QP_FATAL);
 		return;

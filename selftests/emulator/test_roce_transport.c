@@ -135,6 +135,8 @@ static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
 {
 	struct orca_cqe c;
 
+	if (out)
+		memset(out, 0, sizeof(*out));
 	if (!poll_cq(n, cq, &c, WAIT_MS)) {
 		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
 		return false;
@@ -184,7 +186,8 @@ static bool do_sends(struct pair *p, uint32_t seed)
 		post_recv(p->nb, &p->bqp, 500 + i, r, 2);
 		post_send(p->na, &p->aqp, &h, &s, 1);
 		ok &= expect_cqe(p->na, &p->acq, 100 + i, ORCA_CQE_SEND,
-				 ORCA_CQE_ST_SUCCESS, NULL);
+				 ORCA_CQE_ST_SUCCESS, &c);
+		ok &= le32toh(c.byte_len) == len;	/* bytes sent, as rxe */
 		ok &= expect_cqe(p->nb, &p->bcq, 500 + i, ORCA_CQE_RECV,
 				 ORCA_CQE_ST_SUCCESS, &c);
 		ok &= le32toh(c.byte_len) == len;
@@ -227,7 +230,8 @@ static bool do_writes(struct pair *p, uint32_t seed, bool imm)
 			post_recv(p->nb, &p->bqp, 600 + i, NULL, 0);
 		post_send(p->na, &p->aqp, &h, &s, 1);
 		ok &= expect_cqe(p->na, &p->acq, 200 + i, ORCA_CQE_RDMA_WRITE,
-				 ORCA_CQE_ST_SUCCESS, NULL);
+				 ORCA_CQE_ST_SUCCESS, &c);
+		ok &= le32toh(c.byte_len) == len;	/* bytes written */
 		if (imm) {
 			ok &= expect_cqe(p->nb, &p->bcq, 600 + i,
 					 ORCA_CQE_RECV_RDMA_WITH_IMM,
@@ -260,13 +264,20 @@ static bool do_reads(struct pair *p, uint32_t seed)
 			{ IOVA_A + 1, len / 3, p->abuf.key },
 			{ IOVA_A + 1 + len / 3, len - len / 3, p->abuf.key },
 		};
+		struct orca_cqe c;
 
 		buf_fill(p->nb, &p->bbuf, 9, len, xfer_seed(seed, i));
 		h.remote_addr = htole64(IOVA_B + 9);
 		h.rkey = htole32(p->bbuf.key);
 		post_send(p->na, &p->aqp, &h, s, 2);
 		ok &= expect_cqe(p->na, &p->acq, 300 + i, ORCA_CQE_RDMA_READ,
-				 ORCA_CQE_ST_SUCCESS, NULL);
+				 ORCA_CQE_ST_SUCCESS, &c);
+		/* ibv_poll_cq(3): a READ's byte_len is the bytes read. */
+		if (le32toh(c.byte_len) != len) {
+			printf("# read %u: byte_len %u\n", len,
+			       le32toh(c.byte_len));
+			ok = false;
+		}
 		/* Compare what landed at A with B's source bytes. */
 		for (uint32_t k = 0; k < len && ok; k++)
 			if (*node_va(p->na, &p->abuf, 1 + k) !=
@@ -286,6 +297,7 @@ static bool do_atomics(struct pair *p)
 	uint64_t *result = (uint64_t *)node_va(p->na, &p->abuf, 128);
 	struct tsge s = { IOVA_A + 128, 8, p->abuf.key };
 	struct orca_send_wqe_hdr h;
+	struct orca_cqe c;
 	bool ok = true;
 
 	/* IOVA_B + 64 is 8-byte aligned. */
@@ -296,7 +308,8 @@ static bool do_atomics(struct pair *p)
 	h.compare_add = htole64(234);
 	post_send(p->na, &p->aqp, &h, &s, 1);
 	ok &= expect_cqe(p->na, &p->acq, 400, ORCA_CQE_FETCH_ADD,
-			 ORCA_CQE_ST_SUCCESS, NULL);
+			 ORCA_CQE_ST_SUCCESS, &c);
+	ok &= le32toh(c.byte_len) == 8;		/* ibv_poll_cq(3) */
 	ok &= le64toh(*result) == 1000 && le64toh(*target) == 1234;
 
 	h = wqe(ORCA_WQE_ATOMIC_CS, 401);	/* compare fails */
@@ -306,14 +319,16 @@ static bool do_atomics(struct pair *p)
 	h.swap = htole64(77);
 	post_send(p->na, &p->aqp, &h, &s, 1);
 	ok &= expect_cqe(p->na, &p->acq, 401, ORCA_CQE_COMP_SWAP,
-			 ORCA_CQE_ST_SUCCESS, NULL);
+			 ORCA_CQE_ST_SUCCESS, &c);
+	ok &= le32toh(c.byte_len) == 8;		/* ibv_poll_cq(3) */
 	ok &= le64toh(*result) == 1234 && le64toh(*target) == 1234;
 
 	h.compare_add = htole64(1234);		/* compare succeeds */
 	h.wr_id_lo = htole32(402);
 	post_send(p->na, &p->aqp, &h, &s, 1);
 	ok &= expect_cqe(p->na, &p->acq, 402, ORCA_CQE_COMP_SWAP,
-			 ORCA_CQE_ST_SUCCESS, NULL);
+			 ORCA_CQE_ST_SUCCESS, &c);
+	ok &= le32toh(c.byte_len) == 8;		/* ibv_poll_cq(3) */
 	ok &= le64toh(*result) == 1234 && le64toh(*target) == 77;
 	return ok;
 }

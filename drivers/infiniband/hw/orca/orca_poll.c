@@ -144,10 +144,11 @@ static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
 		wc->vendor_err = status;
 		return;
 	}
+	/* Send side: the message length (bytes read, 8 for an atomic). */
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
 	if (!(cqe->opcode & ORCA_CQE_RECV))
 		return;
 
-	wc->byte_len = le32_to_cpu(cqe->byte_len);
 	if (flags & ORCA_CQE_F_IMM) {
 		/* The immediate's bytes are those of the wire. */
 		wc->ex.imm_data = (__force __be32)cqe->imm_or_inv;

@@ -79,6 +79,9 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access, struct ib_dmah *dmah,
 			       struct ib_udata *udata);
+struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 iova, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* orca_user_ah.c */
 int orca_create_user_ah(struct ib_ah *ibah,

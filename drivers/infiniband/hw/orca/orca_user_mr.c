@@ -109,6 +109,10 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_umem;
 	mr->ibmr.lkey = keys.lkey;
 	mr->ibmr.rkey = keys.rkey;
+	mr->access = access;
+	/* The core sets these after reg, but not for an MR rereg returns. */
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
 	return &mr->ibmr;
 
 err_umem:
@@ -116,4 +120,53 @@ err_umem:
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/**
+ * orca_rereg_user_mr() - change a user MR's translation, access or PD
+ * @ibmr: the MR
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_ACCESS, IB_MR_REREG_PD
+ * @start: new user address (IB_MR_REREG_TRANS)
+ * @length: new length (IB_MR_REREG_TRANS)
+ * @iova: new I/O virtual address (IB_MR_REREG_TRANS)
+ * @access: new access rights (IB_MR_REREG_ACCESS)
+ * @ibpd: the PD, new or not
+ * @udata: driver data (none)
+ *
+ * The adapter cannot change an MR in place (CREATE_MR fixes its pages,
+ * access and PD), so a new MR is registered with the result and returned;
+ * the RDMA core then destroys the old one (as mlx5 does when it cannot
+ * reuse its mkey).  Until the new MR exists, the old one is untouched, so
+ * a failure leaves the MR as it was.  The new MR has new keys, which
+ * ibv_rereg_mr(3) allows ("conceptually, deregister then register").  An
+ * access change alone is refused: it is made to a region whose rkey a
+ * peer already holds, expecting the keys to stay (as mlx5 keeps them, and
+ * pyverbs' rereg access tests assume), which needs an in-place change the
+ * adapter does not have.
+ *
+ * Return: the new MR, or an ERR_PTR.
+ */
+struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 iova, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+
+	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_ACCESS |
+		      IB_MR_REREG_PD))
+		return ERR_PTR(-EOPNOTSUPP);
+	if ((flags & IB_MR_REREG_ACCESS) && !(flags & IB_MR_REREG_TRANS))
+		return ERR_PTR(-EOPNOTSUPP);
+	/* Only user MRs come here; they all have a umem. */
+	if (WARN_ON_ONCE(!mr->umem))
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	return orca_reg_user_mr(ibpd, start, length, iova, access, NULL,
+				udata);
 }

@@ -151,12 +151,14 @@ struct orca_qp {
  * @page_shift: page size fixed at CREATE_MR; FAST_REG: of the last
  *		map_mr_sg, which the REG_MR WQE carries
  * @umem: pinned user memory of a user MR
+ * @access: a user MR's IB_ACCESS_* as registered (rereg keeps them)
  */
 struct orca_mr {
 	struct ib_mr ibmr;
 	struct orca_pgl pgl;
 	u8 page_shift;
 	struct ib_umem *umem;
+	int access;
 };
 
 struct orca_ah {
