@@ -41,9 +41,9 @@ static void orca_publish_pi(struct orca_context *ctx, __le32 *pi,
 }
 
 static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
-			  int num_sge)
+			  size_t num_sge)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < num_sge; i++) {
 		dst[i].addr = htole64(sg[i].addr);
@@ -52,111 +52,136 @@ static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 	}
 }
 
-/* Copy the data the SGEs point at into the WQE (user addresses). */
-static int orca_copy_inline(struct orca_qp *qp, const struct ibv_send_wr *wr,
-			    struct orca_send_wqe_hdr *hdr)
+/*
+ * The send WQE builder: orca_wqe_begin() for the opcode, wr_id and flags,
+ * then the opcode's fields (orca_wqe_set_*()), then the data (SGEs or
+ * inline bytes).  An opcode the adapter gains is one case in
+ * orca_wqe_opcode() and its fields' setter.
+ */
+
+/* The adapter's opcode for @op on a QP of @qpt, or -1. */
+static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 {
-	uint8_t *dst = (uint8_t *)(hdr + 1);
-	uint32_t len = 0;
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++) {
-		const struct ibv_sge *sge = &wr->sg_list[i];
-
-		if (sge->length > qp->max_inline_data - len)
-			return EINVAL;
-		memcpy(dst + len, (void *)(uintptr_t)sge->addr, sge->length);
-		len += sge->length;
+	/* UD QPs only send, to the address handle of each request. */
+	if (qpt == IBV_QPT_UD && op != IBV_WR_SEND &&
+	    op != IBV_WR_SEND_WITH_IMM)
+		return -1;
+	switch (op) {
+	case IBV_WR_SEND:
+		return ORCA_WQE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return ORCA_WQE_SEND_IMM;
+	case IBV_WR_SEND_WITH_INV:
+		return ORCA_WQE_SEND_INV;
+	case IBV_WR_RDMA_WRITE:
+		return ORCA_WQE_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return ORCA_WQE_RDMA_WRITE_IMM;
+	case IBV_WR_RDMA_READ:
+		return ORCA_WQE_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return ORCA_WQE_ATOMIC_CS;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return ORCA_WQE_ATOMIC_FA;
+	case IBV_WR_LOCAL_INV:
+		return ORCA_WQE_LOCAL_INV;
+	default:
+		/* BIND_MW, TSO, FLUSH, ATOMIC_WRITE, driver opcodes. */
+		return -1;
 	}
-	hdr->flags |= ORCA_WQE_F_INLINE;
-	hdr->length = htole32(len);
+}
+
+/* Start the WQE at @hdr: opcode, wr_id and the IBV_SEND_* flags. */
+static int orca_wqe_begin(struct orca_qp *qp, struct orca_send_wqe_hdr *hdr,
+			  enum ibv_wr_opcode op, uint64_t wr_id,
+			  unsigned int send_flags)
+{
+	int opcode = orca_wqe_opcode(qp->ibv_qp.qp_type, op);
+
+	if (opcode < 0)
+		return EINVAL;
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->opcode = opcode;
+	hdr->wr_id_lo = htole32((uint32_t)wr_id);
+	hdr->wr_id_hi = htole32((uint32_t)(wr_id >> 32));
+	if ((send_flags & IBV_SEND_SIGNALED) || qp->sig_all)
+		hdr->flags |= ORCA_WQE_F_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		hdr->flags |= ORCA_WQE_F_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		hdr->flags |= ORCA_WQE_F_FENCE;
 	return 0;
 }
 
-static void orca_wqe_rdma(const struct ibv_send_wr *wr,
-			  struct orca_send_wqe_hdr *hdr)
+/* Immediate data: network byte order, carried as the wire bytes. */
+static void orca_wqe_set_imm(struct orca_send_wqe_hdr *hdr, __be32 imm)
 {
-	hdr->remote_addr = htole64(wr->wr.rdma.remote_addr);
-	hdr->rkey = htole32(wr->wr.rdma.rkey);
+	memcpy(&hdr->imm_or_inv, &imm, sizeof(imm));
 }
 
-static void orca_wqe_atomic(const struct ibv_send_wr *wr,
-			    struct orca_send_wqe_hdr *hdr)
+static void orca_wqe_set_inv(struct orca_send_wqe_hdr *hdr, uint32_t rkey)
 {
-	hdr->remote_addr = htole64(wr->wr.atomic.remote_addr);
-	hdr->rkey = htole32(wr->wr.atomic.rkey);
-	hdr->compare_add = htole64(wr->wr.atomic.compare_add);
-	hdr->swap = htole64(wr->wr.atomic.swap);
+	hdr->imm_or_inv = htole32(rkey);
 }
 
-/* Opcode and opcode-specific fields of an RC work request. */
-static int orca_wqe_rc(const struct ibv_send_wr *wr,
-		       struct orca_send_wqe_hdr *hdr)
+static void orca_wqe_set_rdma(struct orca_send_wqe_hdr *hdr, uint64_t raddr,
+			      uint32_t rkey)
 {
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		hdr->opcode = ORCA_WQE_SEND;
-		return 0;
-	case IBV_WR_SEND_WITH_IMM:
-		hdr->opcode = ORCA_WQE_SEND_IMM;
-		/* Network byte order, carried as the wire bytes. */
-		memcpy(&hdr->imm_or_inv, &wr->imm_data, 4);
-		return 0;
-	case IBV_WR_SEND_WITH_INV:
-		hdr->opcode = ORCA_WQE_SEND_INV;
-		hdr->imm_or_inv = htole32(wr->invalidate_rkey);
-		return 0;
-	case IBV_WR_RDMA_WRITE:
-		hdr->opcode = ORCA_WQE_RDMA_WRITE;
-		orca_wqe_rdma(wr, hdr);
-		return 0;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		hdr->opcode = ORCA_WQE_RDMA_WRITE_IMM;
-		memcpy(&hdr->imm_or_inv, &wr->imm_data, 4);
-		orca_wqe_rdma(wr, hdr);
-		return 0;
-	case IBV_WR_RDMA_READ:
-		hdr->opcode = ORCA_WQE_RDMA_READ;
-		orca_wqe_rdma(wr, hdr);
-		return 0;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		hdr->opcode = ORCA_WQE_ATOMIC_CS;
-		orca_wqe_atomic(wr, hdr);
-		return 0;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		hdr->opcode = ORCA_WQE_ATOMIC_FA;
-		orca_wqe_atomic(wr, hdr);
-		return 0;
-	case IBV_WR_LOCAL_INV:
-		hdr->opcode = ORCA_WQE_LOCAL_INV;
-		hdr->imm_or_inv = htole32(wr->invalidate_rkey);
-		return 0;
-	default:
-		/* BIND_MW, TSO, driver opcodes: not on this adapter. */
-		return EINVAL;
-	}
+	hdr->remote_addr = htole64(raddr);
+	hdr->rkey = htole32(rkey);
 }
 
-/* UD QPs only send, to the address handle of each request. */
-static int orca_wqe_ud(const struct ibv_send_wr *wr,
-		       struct orca_send_wqe_hdr *hdr)
+static void orca_wqe_set_atomic(struct orca_send_wqe_hdr *hdr, uint64_t raddr,
+				uint32_t rkey, uint64_t compare_add,
+				uint64_t swap)
 {
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		hdr->opcode = ORCA_WQE_SEND;
-		break;
-	case IBV_WR_SEND_WITH_IMM:
-		hdr->opcode = ORCA_WQE_SEND_IMM;
-		memcpy(&hdr->imm_or_inv, &wr->imm_data, 4);
-		break;
-	default:
+	orca_wqe_set_rdma(hdr, raddr, rkey);
+	hdr->compare_add = htole64(compare_add);
+	hdr->swap = htole64(swap);
+}
+
+static int orca_wqe_set_ud(struct orca_send_wqe_hdr *hdr, struct ibv_ah *ah,
+			   uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	if (!ah)
 		return EINVAL;
-	}
-	if (!wr->wr.ud.ah)
+	hdr->ahn = htole32(to_oah(ah)->ahn);
+	hdr->dest_qpn = htole32(remote_qpn);
+	hdr->qkey = htole32(remote_qkey);
+	return 0;
+}
+
+/* The WQE's gather list; replaces inline data set before. */
+static int orca_wqe_set_sgl(struct orca_qp *qp, struct orca_send_wqe_hdr *hdr,
+			    const struct ibv_sge *sg, size_t num_sge)
+{
+	if (num_sge > qp->sq.max_sge)
 		return EINVAL;
-	hdr->ahn = htole32(to_oah(wr->wr.ud.ah)->ahn);
-	hdr->dest_qpn = htole32(wr->wr.ud.remote_qpn);
-	hdr->qkey = htole32(wr->wr.ud.remote_qkey);
+	orca_set_sges((struct orca_sge *)(hdr + 1), sg, num_sge);
+	hdr->num_sge = num_sge;
+	hdr->flags &= ~ORCA_WQE_F_INLINE;
+	hdr->length = 0;
+	return 0;
+}
+
+/*
+ * Inline data: @first starts the WQE's data (dropping SGEs or inline bytes
+ * set before), later calls append.  The bytes are copied now, so the caller
+ * may reuse its buffers as soon as the call returns.
+ */
+static int orca_wqe_add_inline(struct orca_qp *qp,
+			       struct orca_send_wqe_hdr *hdr, bool first,
+			       const void *addr, size_t length)
+{
+	uint32_t len = first ? 0 : le32toh(hdr->length);
+
+	if (length > qp->max_inline_data - len)
+		return EINVAL;
+	if (length)
+		memcpy((uint8_t *)(hdr + 1) + len, addr, length);
+	hdr->flags |= ORCA_WQE_F_INLINE;
+	hdr->num_sge = 0;
+	hdr->length = htole32(len + length);
 	return 0;
 }
 
@@ -167,39 +192,66 @@ static bool orca_wr_carries_data(enum ibv_wr_opcode op)
 	       op == IBV_WR_RDMA_WRITE_WITH_IMM;
 }
 
+/* ibv_post_send(): one work request into the WQE at @hdr. */
 static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 			       struct orca_send_wqe_hdr *hdr)
 {
-	int err;
+	int err, i;
 
 	if (wr->num_sge < 0)
 		return EINVAL;
-	memset(hdr, 0, sizeof(*hdr));
-	if (qp->ibv_qp.qp_type == IBV_QPT_RC)
-		err = orca_wqe_rc(wr, hdr);
-	else
-		err = orca_wqe_ud(wr, hdr);
+	err = orca_wqe_begin(qp, hdr, wr->opcode, wr->wr_id, wr->send_flags);
 	if (err)
 		return err;
 
-	hdr->wr_id_lo = htole32((uint32_t)wr->wr_id);
-	hdr->wr_id_hi = htole32((uint32_t)(wr->wr_id >> 32));
-	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sig_all)
-		hdr->flags |= ORCA_WQE_F_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		hdr->flags |= ORCA_WQE_F_SOLICITED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		hdr->flags |= ORCA_WQE_F_FENCE;
-
-	if (wr->opcode == IBV_WR_LOCAL_INV)
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+		orca_wqe_set_imm(hdr, wr->imm_data);
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		orca_wqe_set_inv(hdr, wr->invalidate_rkey);
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		orca_wqe_set_imm(hdr, wr->imm_data);
+		orca_wqe_set_rdma(hdr, wr->wr.rdma.remote_addr,
+				  wr->wr.rdma.rkey);
+		break;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_READ:
+		orca_wqe_set_rdma(hdr, wr->wr.rdma.remote_addr,
+				  wr->wr.rdma.rkey);
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		orca_wqe_set_atomic(hdr, wr->wr.atomic.remote_addr,
+				    wr->wr.atomic.rkey,
+				    wr->wr.atomic.compare_add,
+				    wr->wr.atomic.swap);
+		break;
+	case IBV_WR_LOCAL_INV:
+		orca_wqe_set_inv(hdr, wr->invalidate_rkey);
 		return 0;
-	if ((wr->send_flags & IBV_SEND_INLINE) &&
-	    orca_wr_carries_data(wr->opcode))
-		return orca_copy_inline(qp, wr, hdr);
-	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
-		return EINVAL;
-	orca_set_sges((struct orca_sge *)(hdr + 1), wr->sg_list, wr->num_sge);
-	hdr->num_sge = wr->num_sge;
+	default:
+		break;
+	}
+	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+		err = orca_wqe_set_ud(hdr, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				      wr->wr.ud.remote_qkey);
+		if (err)
+			return err;
+	}
+
+	if (!(wr->send_flags & IBV_SEND_INLINE) ||
+	    !orca_wr_carries_data(wr->opcode))
+		return orca_wqe_set_sgl(qp, hdr, wr->sg_list, wr->num_sge);
+	hdr->flags |= ORCA_WQE_F_INLINE;
+	for (i = 0; i < wr->num_sge; i++) {
+		err = orca_wqe_add_inline(qp, hdr, false,
+					  (void *)(uintptr_t)wr->sg_list[i].addr,
+					  wr->sg_list[i].length);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -217,13 +269,33 @@ static uint32_t orca_wq_ci(const uint32_t *ci)
 	return __atomic_load_n(ci, __ATOMIC_ACQUIRE);
 }
 
+/* The send WQE at free-running index @idx, or NULL if the SQ is full. */
+static struct orca_send_wqe_hdr *orca_sq_slot(struct orca_qp *qp,
+					      uint32_t idx)
+{
+	uint32_t depth = 1U << qp->sq.log_depth;
+
+	if (idx - orca_wq_ci(&qp->sq.ci) >= depth)
+		return NULL;
+	return (struct orca_send_wqe_hdr *)(qp->sq.buf +
+					    (size_t)(idx & (depth - 1)) *
+					    qp->sq.stride);
+}
+
+/* Hand WQEs [old, new) to the adapter; called under the SQ lock. */
+static void orca_sq_publish(struct orca_qp *qp, uint32_t old, uint32_t new)
+{
+	__atomic_store_n(&qp->sq.pi, new, __ATOMIC_RELAXED);
+	orca_publish_pi(to_octx(qp->ibv_qp.context), &qp->db->sq_pi,
+			&qp->db->sq_event_idx, old, new, ORCA_UAR_SQ_DB,
+			qp->qpn);
+}
+
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr)
 {
-	struct orca_context *ctx = to_octx(ibqp->context);
 	struct orca_qp *qp = to_oqp(ibqp);
-	uint32_t depth = 1U << qp->sq.log_depth;
-	uint32_t old;
+	uint32_t old, pi;
 	int err = 0;
 
 	if (!orca_qp_can_send(qp)) {
@@ -232,24 +304,21 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	pthread_spin_lock(&qp->sq.lock);
 	old = qp->sq.pi;
+	pi = old;
 	for (; wr; wr = wr->next) {
-		uint8_t *wqe;
+		struct orca_send_wqe_hdr *hdr = orca_sq_slot(qp, pi);
 
-		if (qp->sq.pi - orca_wq_ci(&qp->sq.ci) >= depth) {
+		if (!hdr) {
 			err = ENOMEM;
 			break;
 		}
-		wqe = qp->sq.buf +
-		      (size_t)(qp->sq.pi & (depth - 1)) * qp->sq.stride;
-		err = orca_build_send_wqe(qp, wr,
-					  (struct orca_send_wqe_hdr *)wqe);
+		err = orca_build_send_wqe(qp, wr, hdr);
 		if (err)
 			break;
-		__atomic_store_n(&qp->sq.pi, qp->sq.pi + 1, __ATOMIC_RELAXED);
+		pi++;
 	}
-	if (qp->sq.pi != old)
-		orca_publish_pi(ctx, &qp->db->sq_pi, &qp->db->sq_event_idx, old,
-				qp->sq.pi, ORCA_UAR_SQ_DB, qp->qpn);
+	if (pi != old)
+		orca_sq_publish(qp, old, pi);
 	pthread_spin_unlock(&qp->sq.lock);
 	if (err)
 		*bad_wr = wr;
