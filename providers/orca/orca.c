@@ -24,6 +24,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
 	.create_qp = orca_create_qp,
+	.create_qp_ex = orca_create_qp_ex,
 	.create_srq = orca_create_srq,
 	.dealloc_pd = orca_dealloc_pd,
 	.dereg_mr = orca_dereg_mr,

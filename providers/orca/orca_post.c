@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <ccan/array_size.h>
 #include <util/mmio.h>
 #include <util/udma_barrier.h>
 
@@ -53,10 +54,11 @@ static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 }
 
 /*
- * The send WQE builder: orca_wqe_begin() for the opcode, wr_id and flags,
- * then the opcode's fields (orca_wqe_set_*()), then the data (SGEs or
+ * The send WQE builder.  ibv_post_send() and the ibv_wr_* calls fill WQEs
+ * through the same helpers: orca_wqe_begin() for the opcode, wr_id and
+ * flags, then the opcode's fields (orca_wqe_set_*()), then the data (SGEs or
  * inline bytes).  An opcode the adapter gains is one case in
- * orca_wqe_opcode() and its fields' setter.
+ * orca_wqe_opcode(), one row in orca_send_ops[] and its fields' setter.
  */
 
 /* The adapter's opcode for @op on a QP of @qpt, or -1. */
@@ -96,7 +98,7 @@ static int orca_wqe_begin(struct orca_qp *qp, struct orca_send_wqe_hdr *hdr,
 			  enum ibv_wr_opcode op, uint64_t wr_id,
 			  unsigned int send_flags)
 {
-	int opcode = orca_wqe_opcode(qp->ibv_qp.qp_type, op);
+	int opcode = orca_wqe_opcode(qp->vqp.qp.qp_type, op);
 
 	if (opcode < 0)
 		return EINVAL;
@@ -234,7 +236,7 @@ static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	default:
 		break;
 	}
-	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		err = orca_wqe_set_ud(hdr, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				      wr->wr.ud.remote_qkey);
 		if (err)
@@ -286,7 +288,7 @@ static struct orca_send_wqe_hdr *orca_sq_slot(struct orca_qp *qp,
 static void orca_sq_publish(struct orca_qp *qp, uint32_t old, uint32_t new)
 {
 	__atomic_store_n(&qp->sq.pi, new, __ATOMIC_RELAXED);
-	orca_publish_pi(to_octx(qp->ibv_qp.context), &qp->db->sq_pi,
+	orca_publish_pi(to_octx(qp->vqp.qp.context), &qp->db->sq_pi,
 			&qp->db->sq_event_idx, old, new, ORCA_UAR_SQ_DB,
 			qp->qpn);
 }
@@ -323,6 +325,299 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+/*
+ * The ibv_wr_* API (ibv_wr_post(3)).  wr_start() takes the SQ lock and
+ * wr_complete() or wr_abort() releases it; in between, each ibv_wr_<op>()
+ * builds the next WQE past the published producer index with the wr_id and
+ * wr_flags the ibv_qp_ex holds at that call, and the wr_set_*() calls fill
+ * that WQE's address and data.  Nothing reaches the adapter before
+ * wr_complete(), which publishes the whole batch with one doorbell; the
+ * first error (full SQ, bad opcode or data) is kept, the WQEs after it are
+ * not built, and wr_complete() reports it and posts nothing, as wr_abort()
+ * posts nothing.
+ */
+static struct orca_qp *qpx_to_oqp(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct orca_qp, vqp.qp_ex);
+}
+
+static void orca_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->wr_pi = qp->sq.pi;
+	qp->wr_cur = NULL;
+	qp->wr_err = orca_qp_can_send(qp) ? 0 : EINVAL;
+}
+
+static void orca_wr_fail(struct orca_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+	qp->wr_cur = NULL;
+}
+
+/* The next WQE of the batch, begun for @op; NULL after an error. */
+static struct orca_send_wqe_hdr *orca_wr_next(struct ibv_qp_ex *qpx,
+					      enum ibv_wr_opcode op)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	struct orca_send_wqe_hdr *hdr;
+	int err;
+
+	qp->wr_cur = NULL;
+	if (qp->wr_err)
+		return NULL;
+	hdr = orca_sq_slot(qp, qp->wr_pi);
+	if (!hdr) {
+		orca_wr_fail(qp, ENOMEM);
+		return NULL;
+	}
+	err = orca_wqe_begin(qp, hdr, op, qpx->wr_id, qpx->wr_flags);
+	if (err) {
+		orca_wr_fail(qp, err);
+		return NULL;
+	}
+	qp->wr_pi++;
+	qp->wr_cur = hdr;
+	return hdr;
+}
+
+static void orca_wr_send(struct ibv_qp_ex *qpx)
+{
+	orca_wr_next(qpx, IBV_WR_SEND);
+}
+
+static void orca_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_SEND_WITH_IMM);
+
+	if (hdr)
+		orca_wqe_set_imm(hdr, imm_data);
+}
+
+static void orca_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (hdr)
+		orca_wqe_set_inv(hdr, invalidate_rkey);
+}
+
+static void orca_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_RDMA_WRITE);
+
+	if (hdr)
+		orca_wqe_set_rdma(hdr, remote_addr, rkey);
+}
+
+static void orca_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, __be32 imm_data)
+{
+	struct orca_send_wqe_hdr *hdr;
+
+	hdr = orca_wr_next(qpx, IBV_WR_RDMA_WRITE_WITH_IMM);
+	if (hdr) {
+		orca_wqe_set_rdma(hdr, remote_addr, rkey);
+		orca_wqe_set_imm(hdr, imm_data);
+	}
+}
+
+static void orca_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_RDMA_READ);
+
+	if (hdr)
+		orca_wqe_set_rdma(hdr, remote_addr, rkey);
+}
+
+static void orca_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	struct orca_send_wqe_hdr *hdr;
+
+	hdr = orca_wr_next(qpx, IBV_WR_ATOMIC_CMP_AND_SWP);
+	if (hdr)
+		orca_wqe_set_atomic(hdr, remote_addr, rkey, compare, swap);
+}
+
+static void orca_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	struct orca_send_wqe_hdr *hdr;
+
+	hdr = orca_wr_next(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD);
+	if (hdr)
+		orca_wqe_set_atomic(hdr, remote_addr, rkey, add, 0);
+}
+
+static void orca_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_LOCAL_INV);
+
+	if (hdr)
+		orca_wqe_set_inv(hdr, invalidate_rkey);
+}
+
+static void orca_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	int err;
+
+	if (!qp->wr_cur)
+		return;
+	err = orca_wqe_set_ud(qp->wr_cur, ah, remote_qpn, remote_qkey);
+	if (err)
+		orca_wr_fail(qp, err);
+}
+
+static void orca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+				 const struct ibv_sge *sg_list)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	int err;
+
+	if (!qp->wr_cur)
+		return;
+	err = orca_wqe_set_sgl(qp, qp->wr_cur, sg_list, num_sge);
+	if (err)
+		orca_wr_fail(qp, err);
+}
+
+static void orca_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
+			    uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	orca_wr_set_sge_list(qpx, 1, &sge);
+}
+
+static void orca_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
+					 const struct ibv_data_buf *buf_list)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	size_t i;
+	int err;
+
+	if (!qp->wr_cur)
+		return;
+	/* An empty list is a zero-length message. */
+	err = orca_wqe_add_inline(qp, qp->wr_cur, true, NULL, 0);
+	for (i = 0; !err && i < num_buf; i++)
+		err = orca_wqe_add_inline(qp, qp->wr_cur, false,
+					  buf_list[i].addr,
+					  buf_list[i].length);
+	if (err)
+		orca_wr_fail(qp, err);
+}
+
+static void orca_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				    size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	orca_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+static int orca_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	int err = qp->wr_err;
+
+	if (!err && qp->wr_pi != qp->sq.pi)
+		orca_sq_publish(qp, qp->sq.pi, qp->wr_pi);
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+	return err;
+}
+
+static void orca_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+
+	/* The batch's WQEs lie past the published index: drop them. */
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+/*
+ * The IBV_QP_EX_WITH_* operations and what they need: the QP types that
+ * have them and the ORCA_DEV_CAP_* bit of the adapter feature behind them.
+ */
+static const struct orca_send_op {
+	uint64_t flag;
+	bool ud;
+	uint32_t dev_cap;
+} orca_send_ops[] = {
+	{ IBV_QP_EX_WITH_SEND, true, 0 },
+	{ IBV_QP_EX_WITH_SEND_WITH_IMM, true, 0 },
+	{ IBV_QP_EX_WITH_SEND_WITH_INV, false, ORCA_DEV_CAP_FRWR },
+	{ IBV_QP_EX_WITH_RDMA_WRITE, false, 0 },
+	{ IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, false, 0 },
+	{ IBV_QP_EX_WITH_RDMA_READ, false, 0 },
+	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, false, ORCA_DEV_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, false, ORCA_DEV_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_LOCAL_INV, false, ORCA_DEV_CAP_FRWR },
+};
+
+/* The IBV_QP_EX_WITH_* flags a QP of @qpt may ask for on this adapter. */
+uint64_t orca_send_ops_supported(struct orca_context *ctx,
+				 enum ibv_qp_type qpt)
+{
+	uint64_t ops = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(orca_send_ops); i++) {
+		const struct orca_send_op *o = &orca_send_ops[i];
+
+		if ((qpt == IBV_QPT_RC || o->ud) &&
+		    (ctx->dev_caps & o->dev_cap) == o->dev_cap)
+			ops |= o->flag;
+	}
+	return ops;
+}
+
+/* Fill the ibv_qp_ex calls for @ops (checked by the caller). */
+void orca_qp_init_send_ops(struct orca_qp *qp, uint64_t ops)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+
+	if (ops & IBV_QP_EX_WITH_SEND)
+		qpx->wr_send = orca_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		qpx->wr_send_imm = orca_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = orca_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		qpx->wr_rdma_write = orca_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		qpx->wr_rdma_write_imm = orca_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		qpx->wr_rdma_read = orca_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		qpx->wr_atomic_cmp_swp = orca_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		qpx->wr_atomic_fetch_add = orca_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = orca_wr_local_inv;
+
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+		qpx->wr_set_ud_addr = orca_wr_set_ud_addr;
+	qpx->wr_set_sge = orca_wr_set_sge;
+	qpx->wr_set_sge_list = orca_wr_set_sge_list;
+	qpx->wr_set_inline_data = orca_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = orca_wr_set_inline_data_list;
+	qpx->wr_start = orca_wr_start;
+	qpx->wr_complete = orca_wr_complete;
+	qpx->wr_abort = orca_wr_abort;
 }
 
 static void orca_write_recv_wqe(uint8_t *wqe, const struct ibv_recv_wr *wr)
