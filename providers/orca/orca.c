@@ -28,6 +28,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_cq = orca_create_cq,
 	.create_cq_ex = orca_create_cq_ex,
 	.create_qp = orca_create_qp,
+	.create_qp_ex = orca_create_qp_ex,
 	.create_srq = orca_create_srq,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_td = orca_dealloc_td,

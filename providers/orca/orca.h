@@ -203,17 +203,37 @@ struct orca_wq {
 	uint32_t ci;
 };
 
+/**
+ * struct orca_qp - a queue pair (RC or UD)
+ * @vqp: the verbs QP; its qp_ex is filled when created with send_ops_flags
+ * @qpn: the device's handle
+ * @sq: the send queue
+ * @rq: the receive queue (log_depth 0 and no buf with an SRQ)
+ * @max_inline_data: inline bytes per send WQE
+ * @sig_all: every send WQE is signaled
+ * @state: enum ibv_qp_state, atomic access
+ * @ring: SQ pages, then RQ pages
+ * @db: the doorbell record
+ * @wr_pi: ibv_wr_* batch: index of its next WQE (from wr_start to
+ *	wr_complete or wr_abort, which hold @sq.lock)
+ * @wr_cur: ibv_wr_* batch: the WQE the wr_set_*() calls fill, NULL if none
+ * @parent: the parent domain it is on, or NULL
+ * @wr_err: ibv_wr_* batch: its first error, for wr_complete() to return
+ */
 struct orca_qp {
-	struct ibv_qp ibv_qp;
+	struct verbs_qp vqp;
 	uint32_t qpn;
 	struct orca_wq sq;
-	struct orca_wq rq;	/* log_depth 0 and no buf with an SRQ */
+	struct orca_wq rq;
 	uint32_t max_inline_data;
 	bool sig_all;
-	int state;		/* enum ibv_qp_state, atomic access */
-	struct orca_ring ring;	/* SQ pages, then RQ pages */
+	int state;
+	struct orca_ring ring;
 	struct orca_qp_db_rec *db;
-	struct orca_pd *parent;	/* the parent domain it is on, or NULL */
+	struct orca_pd *parent;
+	uint32_t wr_pi;
+	struct orca_send_wqe_hdr *wr_cur;
+	int wr_err;
 };
 
 /**
@@ -287,7 +307,7 @@ static inline struct orca_pd *orca_parent_domain(struct ibv_pd *ibpd)
 
 static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
 {
-	return container_of(ibqp, struct orca_qp, ibv_qp);
+	return container_of(ibqp, struct orca_qp, vqp.qp);
 }
 
 static inline struct orca_srq *to_osrq(struct ibv_srq *ibsrq)
@@ -379,6 +399,8 @@ void orca_cq_event(struct ibv_cq *ibcq);
 /* orca_qp.c */
 struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 			      struct ibv_qp_init_attr *attr);
+struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
 int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask);
 int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -405,11 +427,9 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 void orca_qp_reset_indices(struct orca_qp *qp);
-int orca_wqe_flush(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
-		   uint64_t remote_addr, size_t len, uint8_t type,
-		   uint8_t level);
-void orca_wqe_atomic_write(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
-			   uint64_t remote_addr, const void *atomic_wire_buf);
+uint64_t orca_send_ops_supported(struct orca_context *ctx,
+				 enum ibv_qp_type qpt);
+void orca_qp_init_send_ops(struct orca_qp *qp, uint64_t ops);
 
 /* orca_poll.c */
 int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);

@@ -84,7 +84,7 @@ static uint32_t orca_wqe_index(uint32_t ci, uint16_t wqe_idx)
 
 static void orca_srq_consumed(struct orca_qp *qp)
 {
-	__atomic_fetch_add(&to_osrq(qp->ibv_qp.srq)->ci, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&to_osrq(qp->vqp.qp.srq)->ci, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -98,7 +98,7 @@ static void orca_retire(struct orca_context *ctx, struct orca_qp *qp,
 	struct orca_wq *wq = recv ? &qp->rq : &qp->sq;
 	uint32_t ci, pi, next;
 
-	if (recv && qp->ibv_qp.srq) {
+	if (recv && qp->vqp.qp.srq) {
 		orca_srq_consumed(qp);
 		return;
 	}
@@ -148,7 +148,7 @@ static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
 		wc->invalidated_rkey = le32toh(cqe->imm_or_inv);
 		wc->wc_flags |= IBV_WC_WITH_INV;
 	}
-	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		wc->src_qp = le32toh(cqe->src_qpn) & GENMASK(23, 0);
 		if (flags & ORCA_CQE_F_GRH)
 			wc->wc_flags |= IBV_WC_GRH;
@@ -400,7 +400,7 @@ static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)
 			break;
 		if (le32toh(cqe->qpn) != qp->qpn)
 			continue;
-		if ((cqe->opcode & ORCA_CQE_RECV) && qp->ibv_qp.srq)
+		if ((cqe->opcode & ORCA_CQE_RECV) && qp->vqp.qp.srq)
 			orca_srq_consumed(qp);
 		cqe->qpn = htole32(ORCA_CQE_QPN_NONE);
 	}
@@ -418,8 +418,8 @@ static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)
  */
 void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 {
-	struct orca_cq *first = to_ocq(qp->ibv_qp.send_cq);
-	struct orca_cq *second = to_ocq(qp->ibv_qp.recv_cq);
+	struct orca_cq *first = to_ocq(qp->vqp.qp.send_cq);
+	struct orca_cq *second = to_ocq(qp->vqp.qp.recv_cq);
 
 	/* A fixed order (by cqn) between the two CQ locks. */
 	if (first->cqn > second->cqn) {
@@ -435,7 +435,7 @@ void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 	if (second != first)
 		orca_cq_scrub(second, qp);
 	if (unlink)
-		orca_qp_table_remove(to_octx(qp->ibv_qp.context), qp);
+		orca_qp_table_remove(to_octx(qp->vqp.qp.context), qp);
 	if (second != first)
 		orca_unlock(&second->lock);
 	orca_unlock(&first->lock);

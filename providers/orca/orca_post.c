@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <ccan/array_size.h>
 #include <util/mmio.h>
 #include <util/udma_barrier.h>
 
@@ -41,9 +42,9 @@ static void orca_publish_pi(struct orca_context *ctx, __le32 *pi,
 }
 
 static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
-			  int num_sge)
+			  size_t num_sge)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < num_sge; i++) {
 		dst[i].addr = htole64(sg[i].addr);
@@ -52,43 +53,98 @@ static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 	}
 }
 
-/* Copy the data the SGEs point at into the WQE (user addresses). */
-static int orca_copy_inline(struct orca_qp *qp, const struct ibv_send_wr *wr,
-			    struct orca_send_wqe_hdr *hdr)
+/*
+ * The send WQE builder.  ibv_post_send() and the ibv_wr_* calls fill WQEs
+ * through the same helpers: orca_wqe_begin() for the opcode, wr_id and
+ * flags, then the opcode's fields (orca_wqe_set_*()), then the data (SGEs or
+ * inline bytes).  An opcode the adapter gains is one case in
+ * orca_wqe_opcode(), one row in orca_send_ops[] and its fields' setter.
+ */
+
+/* The adapter's opcode for @op on a QP of @qpt, or -1. */
+static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 {
-	uint8_t *dst = (uint8_t *)(hdr + 1);
-	uint32_t len = 0;
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++) {
-		const struct ibv_sge *sge = &wr->sg_list[i];
-
-		if (sge->length > qp->max_inline_data - len)
-			return EINVAL;
-		memcpy(dst + len, (void *)(uintptr_t)sge->addr, sge->length);
-		len += sge->length;
+	/* UD QPs only send, to the address handle of each request. */
+	if (qpt == IBV_QPT_UD && op != IBV_WR_SEND &&
+	    op != IBV_WR_SEND_WITH_IMM)
+		return -1;
+	switch (op) {
+	case IBV_WR_SEND:
+		return ORCA_WQE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return ORCA_WQE_SEND_IMM;
+	case IBV_WR_SEND_WITH_INV:
+		return ORCA_WQE_SEND_INV;
+	case IBV_WR_RDMA_WRITE:
+		return ORCA_WQE_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return ORCA_WQE_RDMA_WRITE_IMM;
+	case IBV_WR_RDMA_READ:
+		return ORCA_WQE_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return ORCA_WQE_ATOMIC_CS;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return ORCA_WQE_ATOMIC_FA;
+	case IBV_WR_LOCAL_INV:
+		return ORCA_WQE_LOCAL_INV;
+	case IBV_WR_FLUSH:
+		return ORCA_WQE_FLUSH;
+	case IBV_WR_ATOMIC_WRITE:
+		return ORCA_WQE_ATOMIC_WRITE;
+	default:
+		/* BIND_MW, TSO, driver opcodes. */
+		return -1;
 	}
-	hdr->flags |= ORCA_WQE_F_INLINE;
-	hdr->length = htole32(len);
+}
+
+/* Start the WQE at @hdr: opcode, wr_id and the IBV_SEND_* flags. */
+static int orca_wqe_begin(struct orca_qp *qp, struct orca_send_wqe_hdr *hdr,
+			  enum ibv_wr_opcode op, uint64_t wr_id,
+			  unsigned int send_flags)
+{
+	int opcode = orca_wqe_opcode(qp->vqp.qp.qp_type, op);
+
+	if (opcode < 0)
+		return EINVAL;
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->opcode = opcode;
+	hdr->wr_id_lo = htole32((uint32_t)wr_id);
+	hdr->wr_id_hi = htole32((uint32_t)(wr_id >> 32));
+	if ((send_flags & IBV_SEND_SIGNALED) || qp->sig_all)
+		hdr->flags |= ORCA_WQE_F_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		hdr->flags |= ORCA_WQE_F_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		hdr->flags |= ORCA_WQE_F_FENCE;
 	return 0;
 }
 
-static void orca_wqe_rdma(const struct ibv_send_wr *wr,
-			  struct orca_send_wqe_hdr *hdr)
+/* Immediate data: network byte order, carried as the wire bytes. */
+static void orca_wqe_set_imm(struct orca_send_wqe_hdr *hdr, __be32 imm)
 {
-	hdr->remote_addr = htole64(wr->wr.rdma.remote_addr);
-	hdr->rkey = htole32(wr->wr.rdma.rkey);
+	memcpy(&hdr->imm_or_inv, &imm, sizeof(imm));
 }
 
-static void orca_wqe_atomic(const struct ibv_send_wr *wr,
-			    struct orca_send_wqe_hdr *hdr)
+static void orca_wqe_set_inv(struct orca_send_wqe_hdr *hdr, uint32_t rkey)
 {
-	hdr->remote_addr = htole64(wr->wr.atomic.remote_addr);
-	hdr->rkey = htole32(wr->wr.atomic.rkey);
-	hdr->compare_add = htole64(wr->wr.atomic.compare_add);
-	hdr->swap = htole64(wr->wr.atomic.swap);
+	hdr->imm_or_inv = htole32(rkey);
 }
 
+static void orca_wqe_set_rdma(struct orca_send_wqe_hdr *hdr, uint64_t raddr,
+			      uint32_t rkey)
+{
+	hdr->remote_addr = htole64(raddr);
+	hdr->rkey = htole32(rkey);
+}
+
+static void orca_wqe_set_atomic(struct orca_send_wqe_hdr *hdr, uint64_t raddr,
+				uint32_t rkey, uint64_t compare_add,
+				uint64_t swap)
+{
+	orca_wqe_set_rdma(hdr, raddr, rkey);
+	hdr->compare_add = htole64(compare_add);
+	hdr->swap = htole64(swap);
+}
 /* The FETH values of IBA 1.5 that the WQE carries: verbs' own numbers. */
 static_assert(ORCA_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL, "flush type");
 static_assert(ORCA_FLUSH_PERSISTENT == IBV_FLUSH_PERSISTENT, "flush type");
@@ -102,16 +158,15 @@ static_assert(ORCA_FLUSH_LEVEL_MR == IBV_FLUSH_MR, "flush level");
  * not looked at).  Returns EINVAL for a type or level the FETH cannot
  * carry or a range longer than a RETH's 32-bit length.
  */
-int orca_wqe_flush(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
-		   uint64_t remote_addr, size_t len, uint8_t type,
-		   uint8_t level)
+static int orca_wqe_set_flush(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
+			      uint64_t remote_addr, size_t len, uint8_t type,
+			      uint8_t level)
 {
 	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
 	    level > IBV_FLUSH_MR)
 		return EINVAL;
 	if (level == IBV_FLUSH_RANGE && len > UINT32_MAX)
 		return EINVAL;
-	hdr->opcode = ORCA_WQE_FLUSH;
 	hdr->remote_addr = htole64(remote_addr);
 	hdr->rkey = htole32(rkey);
 	hdr->length = htole32(len > UINT32_MAX ? UINT32_MAX : (uint32_t)len);
@@ -126,87 +181,58 @@ int orca_wqe_flush(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
  * @remote_addr (8-byte aligned, else the responder NAKs) as they are, in
  * memory order, in one store.
  */
-void orca_wqe_atomic_write(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
-			   uint64_t remote_addr, const void *atomic_wire_buf)
+static void orca_wqe_set_atomic_write(struct orca_send_wqe_hdr *hdr,
+				      uint32_t rkey, uint64_t remote_addr,
+				      const void *atomic_wire_buf)
 {
-	hdr->opcode = ORCA_WQE_ATOMIC_WRITE;
 	hdr->remote_addr = htole64(remote_addr);
 	hdr->rkey = htole32(rkey);
 	memcpy(hdr->atomic_data, atomic_wire_buf, sizeof(hdr->atomic_data));
 }
 
-/* Opcode and opcode-specific fields of an RC work request. */
-static int orca_wqe_rc(const struct ibv_send_wr *wr,
-		       struct orca_send_wqe_hdr *hdr)
+
+static int orca_wqe_set_ud(struct orca_send_wqe_hdr *hdr, struct ibv_ah *ah,
+			   uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		hdr->opcode = ORCA_WQE_SEND;
-		return 0;
-	case IBV_WR_SEND_WITH_IMM:
-		hdr->opcode = ORCA_WQE_SEND_IMM;
-		/* Network byte order, carried as the wire bytes. */
-		memcpy(&hdr->imm_or_inv, &wr->imm_data, 4);
-		return 0;
-	case IBV_WR_SEND_WITH_INV:
-		hdr->opcode = ORCA_WQE_SEND_INV;
-		hdr->imm_or_inv = htole32(wr->invalidate_rkey);
-		return 0;
-	case IBV_WR_RDMA_WRITE:
-		hdr->opcode = ORCA_WQE_RDMA_WRITE;
-		orca_wqe_rdma(wr, hdr);
-		return 0;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		hdr->opcode = ORCA_WQE_RDMA_WRITE_IMM;
-		memcpy(&hdr->imm_or_inv, &wr->imm_data, 4);
-		orca_wqe_rdma(wr, hdr);
-		return 0;
-	case IBV_WR_RDMA_READ:
-		hdr->opcode = ORCA_WQE_RDMA_READ;
-		orca_wqe_rdma(wr, hdr);
-		return 0;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		hdr->opcode = ORCA_WQE_ATOMIC_CS;
-		orca_wqe_atomic(wr, hdr);
-		return 0;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		hdr->opcode = ORCA_WQE_ATOMIC_FA;
-		orca_wqe_atomic(wr, hdr);
-		return 0;
-	case IBV_WR_LOCAL_INV:
-		hdr->opcode = ORCA_WQE_LOCAL_INV;
-		hdr->imm_or_inv = htole32(wr->invalidate_rkey);
-		return 0;
-	default:
-		/*
-		 * BIND_MW, TSO, driver opcodes: not on this adapter.  FLUSH
-		 * and ATOMIC_WRITE: ibv_send_wr has no fields for them (rxe
-		 * takes them only through ibv_wr_flush/ibv_wr_atomic_write).
-		 */
+	if (!ah)
 		return EINVAL;
-	}
+	hdr->ahn = htole32(to_oah(ah)->ahn);
+	hdr->dest_qpn = htole32(remote_qpn);
+	hdr->qkey = htole32(remote_qkey);
+	return 0;
 }
 
-/* UD QPs only send, to the address handle of each request. */
-static int orca_wqe_ud(const struct ibv_send_wr *wr,
-		       struct orca_send_wqe_hdr *hdr)
+/* The WQE's gather list; replaces inline data set before. */
+static int orca_wqe_set_sgl(struct orca_qp *qp, struct orca_send_wqe_hdr *hdr,
+			    const struct ibv_sge *sg, size_t num_sge)
 {
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		hdr->opcode = ORCA_WQE_SEND;
-		break;
-	case IBV_WR_SEND_WITH_IMM:
-		hdr->opcode = ORCA_WQE_SEND_IMM;
-		memcpy(&hdr->imm_or_inv, &wr->imm_data, 4);
-		break;
-	default:
+	if (num_sge > qp->sq.max_sge)
 		return EINVAL;
-	}
-	if (!wr->wr.ud.ah)
+	orca_set_sges((struct orca_sge *)(hdr + 1), sg, num_sge);
+	hdr->num_sge = num_sge;
+	hdr->flags &= ~ORCA_WQE_F_INLINE;
+	hdr->length = 0;
+	return 0;
+}
+
+/*
+ * Inline data: @first starts the WQE's data (dropping SGEs or inline bytes
+ * set before), later calls append.  The bytes are copied now, so the caller
+ * may reuse its buffers as soon as the call returns.
+ */
+static int orca_wqe_add_inline(struct orca_qp *qp,
+			       struct orca_send_wqe_hdr *hdr, bool first,
+			       const void *addr, size_t length)
+{
+	uint32_t len = first ? 0 : le32toh(hdr->length);
+
+	if (length > qp->max_inline_data - len)
 		return EINVAL;
-	hdr->ahn = htole32(to_oah(wr->wr.ud.ah)->ahn);
-	hdr->dest_qpn = htole32(wr->wr.ud.remote_qpn);
-	hdr->qkey = htole32(wr->wr.ud.remote_qkey);
+	if (length)
+		memcpy((uint8_t *)(hdr + 1) + len, addr, length);
+	hdr->flags |= ORCA_WQE_F_INLINE;
+	hdr->num_sge = 0;
+	hdr->length = htole32(len + length);
 	return 0;
 }
 
@@ -217,39 +243,71 @@ static bool orca_wr_carries_data(enum ibv_wr_opcode op)
 	       op == IBV_WR_RDMA_WRITE_WITH_IMM;
 }
 
+/* ibv_post_send(): one work request into the WQE at @hdr. */
 static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 			       struct orca_send_wqe_hdr *hdr)
 {
-	int err;
+	int err, i;
 
-	if (wr->num_sge < 0)
+	/*
+	 * FLUSH and ATOMIC_WRITE: ibv_send_wr has no fields for them (rxe
+	 * takes them only through ibv_wr_flush/ibv_wr_atomic_write).
+	 */
+	if (wr->num_sge < 0 || wr->opcode == IBV_WR_FLUSH ||
+	    wr->opcode == IBV_WR_ATOMIC_WRITE)
 		return EINVAL;
-	memset(hdr, 0, sizeof(*hdr));
-	if (qp->ibv_qp.qp_type == IBV_QPT_RC)
-		err = orca_wqe_rc(wr, hdr);
-	else
-		err = orca_wqe_ud(wr, hdr);
+	err = orca_wqe_begin(qp, hdr, wr->opcode, wr->wr_id, wr->send_flags);
 	if (err)
 		return err;
 
-	hdr->wr_id_lo = htole32((uint32_t)wr->wr_id);
-	hdr->wr_id_hi = htole32((uint32_t)(wr->wr_id >> 32));
-	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sig_all)
-		hdr->flags |= ORCA_WQE_F_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		hdr->flags |= ORCA_WQE_F_SOLICITED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		hdr->flags |= ORCA_WQE_F_FENCE;
-
-	if (wr->opcode == IBV_WR_LOCAL_INV)
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+		orca_wqe_set_imm(hdr, wr->imm_data);
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		orca_wqe_set_inv(hdr, wr->invalidate_rkey);
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		orca_wqe_set_imm(hdr, wr->imm_data);
+		orca_wqe_set_rdma(hdr, wr->wr.rdma.remote_addr,
+				  wr->wr.rdma.rkey);
+		break;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_READ:
+		orca_wqe_set_rdma(hdr, wr->wr.rdma.remote_addr,
+				  wr->wr.rdma.rkey);
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		orca_wqe_set_atomic(hdr, wr->wr.atomic.remote_addr,
+				    wr->wr.atomic.rkey,
+				    wr->wr.atomic.compare_add,
+				    wr->wr.atomic.swap);
+		break;
+	case IBV_WR_LOCAL_INV:
+		orca_wqe_set_inv(hdr, wr->invalidate_rkey);
 		return 0;
-	if ((wr->send_flags & IBV_SEND_INLINE) &&
-	    orca_wr_carries_data(wr->opcode))
-		return orca_copy_inline(qp, wr, hdr);
-	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
-		return EINVAL;
-	orca_set_sges((struct orca_sge *)(hdr + 1), wr->sg_list, wr->num_sge);
-	hdr->num_sge = wr->num_sge;
+	default:
+		break;
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		err = orca_wqe_set_ud(hdr, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				      wr->wr.ud.remote_qkey);
+		if (err)
+			return err;
+	}
+
+	if (!(wr->send_flags & IBV_SEND_INLINE) ||
+	    !orca_wr_carries_data(wr->opcode))
+		return orca_wqe_set_sgl(qp, hdr, wr->sg_list, wr->num_sge);
+	hdr->flags |= ORCA_WQE_F_INLINE;
+	for (i = 0; i < wr->num_sge; i++) {
+		err = orca_wqe_add_inline(qp, hdr, false,
+					  (void *)(uintptr_t)wr->sg_list[i].addr,
+					  wr->sg_list[i].length);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -267,13 +325,33 @@ static uint32_t orca_wq_ci(const uint32_t *ci)
 	return __atomic_load_n(ci, __ATOMIC_ACQUIRE);
 }
 
+/* The send WQE at free-running index @idx, or NULL if the SQ is full. */
+static struct orca_send_wqe_hdr *orca_sq_slot(struct orca_qp *qp,
+					      uint32_t idx)
+{
+	uint32_t depth = 1U << qp->sq.log_depth;
+
+	if (idx - orca_wq_ci(&qp->sq.ci) >= depth)
+		return NULL;
+	return (struct orca_send_wqe_hdr *)(qp->sq.buf +
+					    (size_t)(idx & (depth - 1)) *
+					    qp->sq.stride);
+}
+
+/* Hand WQEs [old, new) to the adapter; called under the SQ lock. */
+static void orca_sq_publish(struct orca_qp *qp, uint32_t old, uint32_t new)
+{
+	__atomic_store_n(&qp->sq.pi, new, __ATOMIC_RELAXED);
+	orca_publish_pi(to_octx(qp->vqp.qp.context), &qp->db->sq_pi,
+			&qp->db->sq_event_idx, old, new, ORCA_UAR_SQ_DB,
+			qp->qpn);
+}
+
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr)
 {
-	struct orca_context *ctx = to_octx(ibqp->context);
 	struct orca_qp *qp = to_oqp(ibqp);
-	uint32_t depth = 1U << qp->sq.log_depth;
-	uint32_t old;
+	uint32_t old, pi;
 	int err = 0;
 
 	if (!orca_qp_can_send(qp)) {
@@ -282,28 +360,349 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	orca_lock(&qp->sq.lock);
 	old = qp->sq.pi;
+	pi = old;
 	for (; wr; wr = wr->next) {
-		uint8_t *wqe;
+		struct orca_send_wqe_hdr *hdr = orca_sq_slot(qp, pi);
 
-		if (qp->sq.pi - orca_wq_ci(&qp->sq.ci) >= depth) {
+		if (!hdr) {
 			err = ENOMEM;
 			break;
 		}
-		wqe = qp->sq.buf +
-		      (size_t)(qp->sq.pi & (depth - 1)) * qp->sq.stride;
-		err = orca_build_send_wqe(qp, wr,
-					  (struct orca_send_wqe_hdr *)wqe);
+		err = orca_build_send_wqe(qp, wr, hdr);
 		if (err)
 			break;
-		__atomic_store_n(&qp->sq.pi, qp->sq.pi + 1, __ATOMIC_RELAXED);
+		pi++;
 	}
-	if (qp->sq.pi != old)
-		orca_publish_pi(ctx, &qp->db->sq_pi, &qp->db->sq_event_idx, old,
-				qp->sq.pi, ORCA_UAR_SQ_DB, qp->qpn);
+	if (pi != old)
+		orca_sq_publish(qp, old, pi);
 	orca_unlock(&qp->sq.lock);
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+/*
+ * The ibv_wr_* API (ibv_wr_post(3)).  wr_start() takes the SQ lock and
+ * wr_complete() or wr_abort() releases it; in between, each ibv_wr_<op>()
+ * builds the next WQE past the published producer index with the wr_id and
+ * wr_flags the ibv_qp_ex holds at that call, and the wr_set_*() calls fill
+ * that WQE's address and data.  Nothing reaches the adapter before
+ * wr_complete(), which publishes the whole batch with one doorbell; the
+ * first error (full SQ, bad opcode or data) is kept, the WQEs after it are
+ * not built, and wr_complete() reports it and posts nothing, as wr_abort()
+ * posts nothing.
+ */
+static struct orca_qp *qpx_to_oqp(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct orca_qp, vqp.qp_ex);
+}
+
+static void orca_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+
+	orca_lock(&qp->sq.lock);
+	qp->wr_pi = qp->sq.pi;
+	qp->wr_cur = NULL;
+	qp->wr_err = orca_qp_can_send(qp) ? 0 : EINVAL;
+}
+
+static void orca_wr_fail(struct orca_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+	qp->wr_cur = NULL;
+}
+
+/* The next WQE of the batch, begun for @op; NULL after an error. */
+static struct orca_send_wqe_hdr *orca_wr_next(struct ibv_qp_ex *qpx,
+					      enum ibv_wr_opcode op)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	struct orca_send_wqe_hdr *hdr;
+	int err;
+
+	qp->wr_cur = NULL;
+	if (qp->wr_err)
+		return NULL;
+	hdr = orca_sq_slot(qp, qp->wr_pi);
+	if (!hdr) {
+		orca_wr_fail(qp, ENOMEM);
+		return NULL;
+	}
+	err = orca_wqe_begin(qp, hdr, op, qpx->wr_id, qpx->wr_flags);
+	if (err) {
+		orca_wr_fail(qp, err);
+		return NULL;
+	}
+	qp->wr_pi++;
+	qp->wr_cur = hdr;
+	return hdr;
+}
+
+static void orca_wr_send(struct ibv_qp_ex *qpx)
+{
+	orca_wr_next(qpx, IBV_WR_SEND);
+}
+
+static void orca_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_SEND_WITH_IMM);
+
+	if (hdr)
+		orca_wqe_set_imm(hdr, imm_data);
+}
+
+static void orca_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (hdr)
+		orca_wqe_set_inv(hdr, invalidate_rkey);
+}
+
+static void orca_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_RDMA_WRITE);
+
+	if (hdr)
+		orca_wqe_set_rdma(hdr, remote_addr, rkey);
+}
+
+static void orca_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, __be32 imm_data)
+{
+	struct orca_send_wqe_hdr *hdr;
+
+	hdr = orca_wr_next(qpx, IBV_WR_RDMA_WRITE_WITH_IMM);
+	if (hdr) {
+		orca_wqe_set_rdma(hdr, remote_addr, rkey);
+		orca_wqe_set_imm(hdr, imm_data);
+	}
+}
+
+static void orca_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_RDMA_READ);
+
+	if (hdr)
+		orca_wqe_set_rdma(hdr, remote_addr, rkey);
+}
+
+static void orca_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	struct orca_send_wqe_hdr *hdr;
+
+	hdr = orca_wr_next(qpx, IBV_WR_ATOMIC_CMP_AND_SWP);
+	if (hdr)
+		orca_wqe_set_atomic(hdr, remote_addr, rkey, compare, swap);
+}
+
+static void orca_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	struct orca_send_wqe_hdr *hdr;
+
+	hdr = orca_wr_next(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD);
+	if (hdr)
+		orca_wqe_set_atomic(hdr, remote_addr, rkey, add, 0);
+}
+
+static void orca_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_LOCAL_INV);
+
+	if (hdr)
+		orca_wqe_set_inv(hdr, invalidate_rkey);
+}
+
+static void orca_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			  uint64_t remote_addr, size_t len, uint8_t type,
+			  uint8_t level)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_FLUSH);
+	int err;
+
+	if (!hdr)
+		return;
+	err = orca_wqe_set_flush(hdr, rkey, remote_addr, len, type, level);
+	if (err)
+		orca_wr_fail(qpx_to_oqp(qpx), err);
+}
+
+static void orca_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				 uint64_t remote_addr,
+				 const void *atomic_wire_buf)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_ATOMIC_WRITE);
+
+	if (hdr)
+		orca_wqe_set_atomic_write(hdr, rkey, remote_addr,
+					  atomic_wire_buf);
+}
+
+static void orca_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	int err;
+
+	if (!qp->wr_cur)
+		return;
+	err = orca_wqe_set_ud(qp->wr_cur, ah, remote_qpn, remote_qkey);
+	if (err)
+		orca_wr_fail(qp, err);
+}
+
+static void orca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+				 const struct ibv_sge *sg_list)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	int err;
+
+	if (!qp->wr_cur)
+		return;
+	err = orca_wqe_set_sgl(qp, qp->wr_cur, sg_list, num_sge);
+	if (err)
+		orca_wr_fail(qp, err);
+}
+
+static void orca_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
+			    uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	orca_wr_set_sge_list(qpx, 1, &sge);
+}
+
+static void orca_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
+					 const struct ibv_data_buf *buf_list)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	size_t i;
+	int err;
+
+	if (!qp->wr_cur)
+		return;
+	/* An empty list is a zero-length message. */
+	err = orca_wqe_add_inline(qp, qp->wr_cur, true, NULL, 0);
+	for (i = 0; !err && i < num_buf; i++)
+		err = orca_wqe_add_inline(qp, qp->wr_cur, false,
+					  buf_list[i].addr,
+					  buf_list[i].length);
+	if (err)
+		orca_wr_fail(qp, err);
+}
+
+static void orca_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				    size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	orca_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+static int orca_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	int err = qp->wr_err;
+
+	if (!err && qp->wr_pi != qp->sq.pi)
+		orca_sq_publish(qp, qp->sq.pi, qp->wr_pi);
+	qp->wr_cur = NULL;
+	orca_unlock(&qp->sq.lock);
+	return err;
+}
+
+static void orca_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+
+	/* The batch's WQEs lie past the published index: drop them. */
+	qp->wr_cur = NULL;
+	orca_unlock(&qp->sq.lock);
+}
+
+/*
+ * The IBV_QP_EX_WITH_* operations and what they need: the QP types that
+ * have them and the ORCA_DEV_CAP_* bit of the adapter feature behind them.
+ */
+static const struct orca_send_op {
+	uint64_t flag;
+	bool ud;
+	uint32_t dev_cap;
+} orca_send_ops[] = {
+	{ IBV_QP_EX_WITH_SEND, true, 0 },
+	{ IBV_QP_EX_WITH_SEND_WITH_IMM, true, 0 },
+	{ IBV_QP_EX_WITH_SEND_WITH_INV, false, ORCA_DEV_CAP_FRWR },
+	{ IBV_QP_EX_WITH_RDMA_WRITE, false, 0 },
+	{ IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, false, 0 },
+	{ IBV_QP_EX_WITH_RDMA_READ, false, 0 },
+	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, false, ORCA_DEV_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, false, ORCA_DEV_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_LOCAL_INV, false, ORCA_DEV_CAP_FRWR },
+	{ IBV_QP_EX_WITH_FLUSH, false, ORCA_DEV_CAP_FLUSH },
+	{ IBV_QP_EX_WITH_ATOMIC_WRITE, false, ORCA_DEV_CAP_ATOMIC_WRITE },
+};
+
+/* The IBV_QP_EX_WITH_* flags a QP of @qpt may ask for on this adapter. */
+uint64_t orca_send_ops_supported(struct orca_context *ctx,
+				 enum ibv_qp_type qpt)
+{
+	uint64_t ops = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(orca_send_ops); i++) {
+		const struct orca_send_op *o = &orca_send_ops[i];
+
+		if ((qpt == IBV_QPT_RC || o->ud) &&
+		    (ctx->dev_caps & o->dev_cap) == o->dev_cap)
+			ops |= o->flag;
+	}
+	return ops;
+}
+
+/* Fill the ibv_qp_ex calls for @ops (checked by the caller). */
+void orca_qp_init_send_ops(struct orca_qp *qp, uint64_t ops)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+
+	if (ops & IBV_QP_EX_WITH_SEND)
+		qpx->wr_send = orca_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		qpx->wr_send_imm = orca_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = orca_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		qpx->wr_rdma_write = orca_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		qpx->wr_rdma_write_imm = orca_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		qpx->wr_rdma_read = orca_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		qpx->wr_atomic_cmp_swp = orca_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		qpx->wr_atomic_fetch_add = orca_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = orca_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_FLUSH)
+		qpx->wr_flush = orca_wr_flush;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = orca_wr_atomic_write;
+
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+		qpx->wr_set_ud_addr = orca_wr_set_ud_addr;
+	qpx->wr_set_sge = orca_wr_set_sge;
+	qpx->wr_set_sge_list = orca_wr_set_sge_list;
+	qpx->wr_set_inline_data = orca_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = orca_wr_set_inline_data_list;
+	qpx->wr_start = orca_wr_start;
+	qpx->wr_complete = orca_wr_complete;
+	qpx->wr_abort = orca_wr_abort;
 }
 
 static void orca_write_recv_wqe(uint8_t *wqe, const struct ibv_recv_wr *wr)

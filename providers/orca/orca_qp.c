@@ -159,28 +159,61 @@ static void orca_qp_init_wq(struct orca_wq *wq, uint8_t *buf,
 	wq->max_sge = max_sge;
 }
 
-struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
-			      struct ibv_qp_init_attr *attr)
+enum {
+	ORCA_QP_COMP_MASK_SUP = IBV_QP_INIT_ATTR_PD |
+				IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+	/* No IBV_QP_CREATE_* flag: the driver refuses them all, as rxe. */
+	ORCA_QP_CREATE_FLAGS_SUP = 0,
+};
+
+/* Attributes ORCA has not got: EOPNOTSUPP, as rxe answers. */
+static int orca_check_qp_init_attr(struct orca_context *ctx,
+				   const struct ibv_qp_init_attr_ex *attr)
 {
-	struct orca_context *ctx = to_octx(pd->context);
-	struct orca_pd *parent = orca_parent_domain(pd);
-	struct orca_ucmd_create_qp_resp resp = {};
-	struct orca_ucmd_create_qp cmd = {};
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & ~ORCA_QP_COMP_MASK_SUP)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    (attr->create_flags & ~ORCA_QP_CREATE_FLAGS_SUP))
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags &
+	     ~orca_send_ops_supported(ctx, attr->qp_type)))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * ibv_create_qp() and ibv_create_qp_ex() both come here; with
+ * send_ops_flags the QP gets the ibv_wr_* calls (orca_post.c).
+ */
+struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct orca_context *ctx = to_octx(context);
+	/* The layout of ibv_qp_init_attr's members is the same. */
+	struct ibv_qp_init_attr *base = (struct ibv_qp_init_attr *)attr;
+	struct orca_ucmd_create_qp_ex_resp resp = {};
+	struct orca_ucmd_create_qp_ex cmd = {};
 	struct orca_qp_geometry g;
+	struct orca_pd *parent;
 	bool need_lock;
 	struct orca_qp *qp;
 	uint8_t *buf;
 	int err;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	err = orca_qp_geometry(ctx, attr, &g);
+	err = orca_check_qp_init_attr(ctx, attr);
+	if (!err)
+		err = orca_qp_geometry(ctx, base, &g);
 	if (err) {
 		errno = err;
 		return NULL;
 	}
+	parent = orca_parent_domain(attr->pd);
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		errno = ENOMEM;
@@ -212,11 +245,11 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 	cmd.rq_buf_va = g.rq_bytes ? (uintptr_t)(buf + g.sq_bytes) : 0;
 	cmd.rq_buf_len = g.rq_bytes;
 	cmd.db_rec_va = (uintptr_t)qp->db;
-	err = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd.ibv_cmd,
-				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_db;
-	if (!orca_qp_geometry_agrees(&g, attr, &resp.drv_payload)) {
+	if (!orca_qp_geometry_agrees(&g, base, &resp.drv_payload)) {
 		verbs_err(&ctx->ibv_ctx,
 			  "orca: QP %u: kernel geometry differs (strides %u/%u, expected %u/%u)\n",
 			  resp.qpn, resp.sq_stride, resp.rq_stride,
@@ -225,6 +258,10 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 		goto err_destroy;
 	}
 	qp->qpn = resp.qpn;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		orca_qp_init_send_ops(qp, attr->send_ops_flags);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
 	err = orca_qp_table_insert(ctx, qp);
 	if (err)
 		goto err_destroy;
@@ -232,10 +269,10 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 		qp->parent = parent;
 		orca_parent_get(parent);
 	}
-	return &qp->ibv_qp;
+	return &qp->vqp.qp;
 
 err_destroy:
-	ibv_cmd_destroy_qp(&qp->ibv_qp);
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_db:
 	orca_lock_destroy(&qp->sq.lock);
 	orca_lock_destroy(&qp->rq.lock);
@@ -246,6 +283,21 @@ err_free:
 	free(qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
+			      struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {};
+	struct ibv_qp *qp;
+
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = pd;
+	qp = orca_create_qp_ex(pd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
+	return qp;
 }
 
 int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

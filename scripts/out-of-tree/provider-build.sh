@@ -157,7 +157,7 @@ sync_sources() {
 		"$src/kernel-headers/rdma/orca-abi.h"
 	# The hardware layouts: the driver's own files, which the provider's
 	# orca_hw.h includes.
-	for name in orca_regs_defs.h orca_io_defs.h; do
+	for name in orca_regs_defs.h orca_cmds_defs.h orca_io_defs.h; do
 		sync_file "$repo/drivers/infiniband/hw/orca/$name" \
 			"$src/providers/orca/$name"
 	done
