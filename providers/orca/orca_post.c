@@ -68,6 +68,11 @@ static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 	if (qpt == IBV_QPT_UD && op != IBV_WR_SEND &&
 	    op != IBV_WR_SEND_WITH_IMM)
 		return -1;
+	/* UC: SEND and RDMA WRITE, no READ, atomics or invalidation (9.7.x). */
+	if (qpt == IBV_QPT_UC && op != IBV_WR_SEND &&
+	    op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE &&
+	    op != IBV_WR_RDMA_WRITE_WITH_IMM)
+		return -1;
 	switch (op) {
 	case IBV_WR_SEND:
 		return ORCA_WQE_SEND;
@@ -634,19 +639,22 @@ static void orca_wr_abort(struct ibv_qp_ex *qpx)
 static const struct orca_send_op {
 	uint64_t flag;
 	bool ud;
+	bool uc;
 	uint32_t dev_cap;
 } orca_send_ops[] = {
-	{ IBV_QP_EX_WITH_SEND, true, 0 },
-	{ IBV_QP_EX_WITH_SEND_WITH_IMM, true, 0 },
-	{ IBV_QP_EX_WITH_SEND_WITH_INV, false, ORCA_DEV_CAP_FRWR },
-	{ IBV_QP_EX_WITH_RDMA_WRITE, false, 0 },
-	{ IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, false, 0 },
-	{ IBV_QP_EX_WITH_RDMA_READ, false, 0 },
-	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, false, ORCA_DEV_CAP_ATOMIC },
-	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, false, ORCA_DEV_CAP_ATOMIC },
-	{ IBV_QP_EX_WITH_LOCAL_INV, false, ORCA_DEV_CAP_FRWR },
-	{ IBV_QP_EX_WITH_FLUSH, false, ORCA_DEV_CAP_FLUSH },
-	{ IBV_QP_EX_WITH_ATOMIC_WRITE, false, ORCA_DEV_CAP_ATOMIC_WRITE },
+	{ IBV_QP_EX_WITH_SEND, true, true, 0 },
+	{ IBV_QP_EX_WITH_SEND_WITH_IMM, true, true, 0 },
+	{ IBV_QP_EX_WITH_SEND_WITH_INV, false, false, ORCA_DEV_CAP_FRWR },
+	{ IBV_QP_EX_WITH_RDMA_WRITE, false, true, 0 },
+	{ IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, false, true, 0 },
+	{ IBV_QP_EX_WITH_RDMA_READ, false, false, 0 },
+	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, false, false, ORCA_DEV_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, false, false,
+	  ORCA_DEV_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_LOCAL_INV, false, false, ORCA_DEV_CAP_FRWR },
+	{ IBV_QP_EX_WITH_FLUSH, false, false, ORCA_DEV_CAP_FLUSH },
+	{ IBV_QP_EX_WITH_ATOMIC_WRITE, false, false,
+	  ORCA_DEV_CAP_ATOMIC_WRITE },
 };
 
 /* The IBV_QP_EX_WITH_* flags a QP of @qpt may ask for on this adapter. */
@@ -659,7 +667,8 @@ uint64_t orca_send_ops_supported(struct orca_context *ctx,
 	for (i = 0; i < ARRAY_SIZE(orca_send_ops); i++) {
 		const struct orca_send_op *o = &orca_send_ops[i];
 
-		if ((qpt == IBV_QPT_RC || o->ud) &&
+		if ((qpt == IBV_QPT_RC || (qpt == IBV_QPT_UD && o->ud) ||
+		     (qpt == IBV_QPT_UC && o->uc)) &&
 		    (ctx->dev_caps & o->dev_cap) == o->dev_cap)
 			ops |= o->flag;
 	}

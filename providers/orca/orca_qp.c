@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ORCA provider QPs (RC and UD): the rings and the doorbell record are
+ * ORCA provider QPs (RC, UC and UD): the rings and the doorbell record are
  * allocated here with the geometry rule the kernel applies to the same
  * capabilities (orca_qp_set_caps() in the driver), and the kernel's answer
  * is checked against it.  The provider owns the indices, so it also does
@@ -171,7 +171,8 @@ enum {
 static int orca_check_qp_init_attr(struct orca_context *ctx,
 				   const struct ibv_qp_init_attr_ex *attr)
 {
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & ~ORCA_QP_COMP_MASK_SUP)
 		return EOPNOTSUPP;
