@@ -172,6 +172,7 @@ int cmd_create_qp(struct cmd_ctx *c)
 		}
 	}
 	qp->qpn = qpn;
+	qp->serial = ++eng->qp_serial;
 	qp->type = in.qp_type;
 	qp->flags = flags;
 	qp->state = ORCA_QPS_RESET;

@@ -4,8 +4,8 @@
  * the doorbell record, event index published when the queue goes idle),
  * turns them into RoCEv2 request packets segmented by the path MTU with
  * consecutive PSNs, and executes the local work requests (REG_MR,
- * LOCAL_INV).  UC sends the same SEND and WRITE packets, completed as
- * their last packet leaves: no ACKs, no retransmission.  RC's
+ * LOCAL_INV, BIND_MW).  UC sends the same SEND and WRITE packets, completed
+ * as their last packet leaves: no ACKs, no retransmission.  RC's
  * retransmission is go-back-N: the completer moves the
  * transmit position back with roce_req_rewind() and this code sends again
  * from there, with the PSNs the WQEs were given the first time.
@@ -217,7 +217,7 @@ bool roce_req_sges(struct roce_qp *rq, const struct roce_swqe *w,
 static bool op_allowed(const struct emu_qp *qp, uint8_t op)
 {
 	if (qp->type == ORCA_QPT_RC)
-		return op <= ORCA_WQE_REG_MR || is_flush_or_atomic_write(op);
+		return op <= ORCA_WQE_BIND_MW || is_flush_or_atomic_write(op);
 	/* UC: no READ, atomics, invalidation or local work (IBA 9.7.x). */
 	if (qp->type == ORCA_QPT_UC)
 		return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM ||
@@ -262,7 +262,7 @@ static bool fetch_one(struct roce_qp *rq, uint32_t idx)
 		w->page_shift = h->page_shift;
 		return true;
 	}
-	if (w->opcode == ORCA_WQE_LOCAL_INV)
+	if (w->opcode == ORCA_WQE_LOCAL_INV || w->opcode == ORCA_WQE_BIND_MW)
 		return true;
 	/* No SGEs: FLUSH has no data, ATOMIC WRITE's 8 bytes are here. */
 	if (w->opcode == ORCA_WQE_FLUSH) {
@@ -664,12 +664,16 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 		return false;
 	switch (w->opcode) {
 	case ORCA_WQE_LOCAL_INV:
-		w->status = roce_mr_invalidate(rq->dev->eng, qp->pdn,
-					       w->imm_or_inv);
+		w->status = roce_mr_invalidate(rq->dev->eng, qp,
+					       w->imm_or_inv, false);
 		w->done = true;
 		return true;
 	case ORCA_WQE_REG_MR:
 		w->status = roce_mr_fast_reg(rq->dev->eng, qp->pdn, w);
+		w->done = true;
+		return true;
+	case ORCA_WQE_BIND_MW:
+		w->status = roce_mw_bind(rq->dev->eng, qp, w);
 		w->done = true;
 		return true;
 	case ORCA_WQE_RDMA_READ:

@@ -19,10 +19,12 @@
 static void orca_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_mw = orca_alloc_mw,
 	.alloc_parent_domain = orca_alloc_parent_domain,
 	.alloc_pd = orca_alloc_pd,
 	.alloc_td = orca_alloc_td,
 	.async_event = orca_async_event,
+	.bind_mw = orca_bind_mw,
 	.cq_event = orca_cq_event,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
@@ -30,6 +32,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_qp = orca_create_qp,
 	.create_qp_ex = orca_create_qp_ex,
 	.create_srq = orca_create_srq,
+	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_td = orca_dealloc_td,
 	.dereg_mr = orca_dereg_mr,

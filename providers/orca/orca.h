@@ -382,6 +382,8 @@ int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 int orca_dereg_mr(struct verbs_mr *vmr);
 void orca_async_event(struct ibv_context *context,
 		      struct ibv_async_event *event);
+struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int orca_dealloc_mw(struct ibv_mw *mw);
 struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ah);
 
@@ -420,6 +422,8 @@ int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int orca_destroy_srq(struct ibv_srq *ibsrq);
 
 /* orca_post.c */
+int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

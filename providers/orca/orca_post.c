@@ -96,8 +96,10 @@ static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 		return ORCA_WQE_FLUSH;
 	case IBV_WR_ATOMIC_WRITE:
 		return ORCA_WQE_ATOMIC_WRITE;
+	case IBV_WR_BIND_MW:
+		return ORCA_WQE_BIND_MW;
 	default:
-		/* BIND_MW, TSO, driver opcodes. */
+		/* TSO, driver opcodes. */
 		return -1;
 	}
 }
@@ -133,6 +135,46 @@ static void orca_wqe_set_imm(struct orca_send_wqe_hdr *hdr, __be32 imm)
 static void orca_wqe_set_inv(struct orca_send_wqe_hdr *hdr, uint32_t rkey)
 {
 	hdr->imm_or_inv = htole32(rkey);
+}
+
+/**
+ * orca_wqe_bind_mw() - the BIND_MW fields of a send WQE
+ * @hdr: the WQE, begun by orca_wqe_begin() (opcode, wr_id, flags)
+ * @mw_rkey: the window's current rkey
+ * @new_rkey: the rkey it takes (same index, ibv_inc_rkey() of the old)
+ * @info: the MR, the window's range and rights; no MR and length 0
+ *	unbinds a type 1 window
+ *
+ * The one place a BIND_MW WQE is built: post_send's IBV_WR_BIND_MW,
+ * ibv_bind_mw() and ibv_wr_bind_mw() all use it.
+ *
+ * Return: 0, or EINVAL for rights the adapter does not know.
+ */
+static int orca_wqe_bind_mw(struct orca_send_wqe_hdr *hdr, uint32_t mw_rkey,
+			    uint32_t new_rkey,
+			    const struct ibv_mw_bind_info *info)
+{
+	const unsigned int rights = IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
+	uint32_t access;
+
+	if (info->mw_access_flags & ~(rights | IBV_ACCESS_ZERO_BASED))
+		return EINVAL;
+	if (!info->mr && info->length)
+		return EINVAL;
+	/* IBV_ACCESS_* rights are numbered as ORCA_ACCESS_*. */
+	access = info->mw_access_flags & rights;
+	if (info->mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		access |= ORCA_MW_BIND_ZERO_BASED;
+	hdr->imm_or_inv = htole32(mw_rkey);
+	hdr->rkey = htole32(new_rkey);
+	hdr->remote_addr = htole64(info->addr);
+	hdr->compare_add = htole64(info->length);
+	hdr->swap = htole64(orca_bind_mw_swap(access,
+					      info->mr ? info->mr->lkey : 0));
+	return 0;
 }
 
 static void orca_wqe_set_rdma(struct orca_send_wqe_hdr *hdr, uint64_t raddr,
@@ -292,6 +334,12 @@ static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	case IBV_WR_LOCAL_INV:
 		orca_wqe_set_inv(hdr, wr->invalidate_rkey);
 		return 0;
+	case IBV_WR_BIND_MW:
+		if (!wr->bind_mw.mw)
+			return EINVAL;
+		return orca_wqe_bind_mw(hdr, wr->bind_mw.mw->rkey,
+					wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info);
 	default:
 		break;
 	}
@@ -550,6 +598,20 @@ static void orca_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 					  atomic_wire_buf);
 }
 
+static void orca_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			    uint32_t rkey,
+			    const struct ibv_mw_bind_info *bind_info)
+{
+	struct orca_send_wqe_hdr *hdr = orca_wr_next(qpx, IBV_WR_BIND_MW);
+	int err;
+
+	if (!hdr)
+		return;
+	err = orca_wqe_bind_mw(hdr, mw->rkey, rkey, bind_info);
+	if (err)
+		orca_wr_fail(qpx_to_oqp(qpx), err);
+}
+
 static void orca_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -652,6 +714,7 @@ static const struct orca_send_op {
 	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, false, false,
 	  ORCA_DEV_CAP_ATOMIC },
 	{ IBV_QP_EX_WITH_LOCAL_INV, false, false, ORCA_DEV_CAP_FRWR },
+	{ IBV_QP_EX_WITH_BIND_MW, false, false, ORCA_DEV_CAP_MW },
 	{ IBV_QP_EX_WITH_FLUSH, false, false, ORCA_DEV_CAP_FLUSH },
 	{ IBV_QP_EX_WITH_ATOMIC_WRITE, false, false,
 	  ORCA_DEV_CAP_ATOMIC_WRITE },
@@ -698,6 +761,8 @@ void orca_qp_init_send_ops(struct orca_qp *qp, uint64_t ops)
 		qpx->wr_atomic_fetch_add = orca_wr_atomic_fetch_add;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		qpx->wr_local_inv = orca_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = orca_wr_bind_mw;
 	if (ops & IBV_QP_EX_WITH_FLUSH)
 		qpx->wr_flush = orca_wr_flush;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
@@ -712,6 +777,33 @@ void orca_qp_init_send_ops(struct orca_qp *qp, uint64_t ops)
 	qpx->wr_start = orca_wr_start;
 	qpx->wr_complete = orca_wr_complete;
 	qpx->wr_abort = orca_wr_abort;
+}
+
+/*
+ * ibv_bind_mw(): a type 1 window, bound by a BIND_MW work request with the
+ * next key; the window takes it now, as rxe's, and keeps it if the bind
+ * completes in error (the consumer undoes it, ibv_bind_mw(3)).
+ */
+int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad_wr;
+	int err;
+
+	/* o10-36.2.2: no zero-based type 1 window. */
+	if (mw_bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return EINVAL;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.wr_id = mw_bind->wr_id;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	err = orca_post_send(ibqp, &wr, &bad_wr);
+	if (err)
+		return err;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
 }
 
 static void orca_write_recv_wqe(uint8_t *wqe, const struct ibv_recv_wr *wr)

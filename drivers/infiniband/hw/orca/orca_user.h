@@ -82,6 +82,8 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 iova, int access,
 				 struct ib_pd *ibpd, struct ib_udata *udata);
+int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int orca_dealloc_mw(struct ib_mw *ibmw);
 
 /* orca_user_ah.c */
 int orca_create_user_ah(struct ib_ah *ibah,

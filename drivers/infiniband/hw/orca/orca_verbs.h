@@ -161,6 +161,10 @@ struct orca_mr {
 	int access;
 };
 
+struct orca_mw {
+	struct ib_mw ibmw;
+};
+
 struct orca_ah {
 	struct ib_ah ibah;
 	u32 ahn;
