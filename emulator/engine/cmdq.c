@@ -47,6 +47,8 @@ static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
 	[ORCA_CMD_MODIFY_SRQ]	= cmd_modify_srq,
 	[ORCA_CMD_QUERY_SRQ]	= cmd_query_srq,
 	[ORCA_CMD_DESTROY_SRQ]	= cmd_destroy_srq,
+	[ORCA_CMD_ATTACH_MCAST]	= cmd_attach_mcast,
+	[ORCA_CMD_DETACH_MCAST]	= cmd_detach_mcast,
 };
 
 static void cmdq_dma_fatal(struct orca_engine *eng, const char *what,

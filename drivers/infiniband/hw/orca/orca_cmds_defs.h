@@ -60,7 +60,9 @@ enum orca_cmd_opcode {
 	ORCA_CMD_MODIFY_SRQ		= 0x49,
 	ORCA_CMD_QUERY_SRQ		= 0x4a,
 	ORCA_CMD_DESTROY_SRQ		= 0x4b,
-	ORCA_CMD_MAX			= 0x4c,
+	ORCA_CMD_ATTACH_MCAST		= 0x58,	/* 1.4 */
+	ORCA_CMD_DETACH_MCAST		= 0x59,	/* 1.4 */
+	ORCA_CMD_MAX			= 0x5a,
 };
 
 /* Completion status, struct orca_cmd_comp.status. */
@@ -164,6 +166,11 @@ struct orca_cmd_comp {
  * and max_cq_mod_period are valid.
  */
 #define ORCA_DEV_CAP_CQ_MODERATION	BIT(9)
+/*
+ * 1.4: UD multicast: ATTACH_MCAST and DETACH_MCAST, and orca_dev_caps'
+ * max_mcast_grp and max_mcast_qp_attach are valid.
+ */
+#define ORCA_DEV_CAP_MCAST		BIT(12)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -203,7 +210,11 @@ struct orca_dev_caps {
 	/* 1.3, valid with ORCA_DEV_CAP_CQ_MODERATION: MODIFY_CQ's limits. */
 	__le16 max_cq_mod_count;	/* CQEs */
 	__le16 max_cq_mod_period;	/* microseconds */
-	__le32 rsvd[4];
+	__le32 rsvd0;
+	/* 1.4, valid with ORCA_DEV_CAP_MCAST: ATTACH_MCAST's limits. */
+	__le32 max_mcast_grp;		/* groups with a QP attached */
+	__le32 max_mcast_qp_attach;	/* QPs attached to one group */
+	__le32 rsvd1;
 	/* 1.2, valid with ORCA_DEV_CAP_IDENTITY: NUL-padded ASCII. */
 	u8 hca_type[ORCA_DEV_HCA_TYPE_LEN];	/* adapter model */
 	u8 board_id[ORCA_DEV_BOARD_ID_LEN];	/* board (PSID-like) */
@@ -537,11 +548,23 @@ struct orca_cmd_modify_srq {
 	__le32 limit;
 };
 
+/*
+ * ATTACH_MCAST, DETACH_MCAST (1.4, ORCA_DEV_CAP_MCAST): attach the UD QP
+ * @qpn to the multicast group @mgid (an IPv6 multicast address, or an
+ * IPv4-mapped one of 224.0.0.0/4), or detach it.
+ */
+struct orca_cmd_mcast {
+	__le32 qpn;
+	__le32 rsvd;
+	u8 mgid[16];
+};
+
 static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
 static_assert(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
 static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
 static_assert(sizeof(struct orca_cq_attr) == 48, "cq attr");
 static_assert(sizeof(struct orca_cmd_modify_cq) == 16, "modify cq");
+static_assert(sizeof(struct orca_cmd_mcast) == 24, "mcast");
 static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
