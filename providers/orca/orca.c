@@ -20,6 +20,7 @@ static void orca_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_pd = orca_alloc_pd,
+	.attach_mcast = orca_attach_mcast,
 	.cq_event = orca_cq_event,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
@@ -31,6 +32,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
 	.destroy_srq = orca_destroy_srq,
+	.detach_mcast = orca_detach_mcast,
 	.free_context = orca_free_context,
 	.modify_cq = orca_modify_cq,
 	.modify_qp = orca_modify_qp,

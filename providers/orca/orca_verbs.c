@@ -135,3 +135,19 @@ int orca_destroy_ah(struct ibv_ah *ibah)
 	free(to_oah(ibah));
 	return 0;
 }
+
+/*
+ * UD multicast: the kernel attaches the QP (the adapter filters by MGID);
+ * the provider keeps nothing of its own.
+ */
+int orca_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(qp, gid, lid);
+}
+
+int orca_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(qp, gid, lid);
+}
