@@ -45,6 +45,7 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_CQ_MODERATION |
 				    ORCA_DEV_CAP_MW |
 				    ORCA_DEV_CAP_UC |
+				    ORCA_DEV_CAP_MCAST |
 				    ORCA_DEV_CAP_FLUSH |
 				    ORCA_DEV_CAP_ATOMIC_WRITE),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
@@ -76,6 +77,8 @@ int cmd_query_device(struct cmd_ctx *c)
 		.max_cq_mod_period = htole16(EMU_MAX_CQ_MOD_PERIOD),
 		/* Windows and MRs share one table (cmd_mr.c). */
 		.max_mw = htole32(EMU_MR_LIMIT - 1),
+		.max_mcast_grp = htole32(EMU_MAX_MCAST_GRP),
+		.max_mcast_qp_attach = htole32(EMU_MAX_MCAST_QP_ATTACH),
 		.hca_type = EMU_HCA_TYPE,
 		.board_id = EMU_BOARD_ID,
 	};

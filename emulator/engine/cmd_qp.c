@@ -365,6 +365,7 @@ int cmd_destroy_qp(struct cmd_ctx *c)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
 	/* Any state: the data path must forget the QP before this returns. */
 	qp_put_refs(eng, qp, -1);
+	engine_mcg_forget_qp(eng, qpn);
 	if (qpn == EMU_QPN_GSI)
 		eng->gsi_qp = NULL;
 	else

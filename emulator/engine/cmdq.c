@@ -49,6 +49,8 @@ static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
 	[ORCA_CMD_DESTROY_SRQ]	= cmd_destroy_srq,
 	[ORCA_CMD_ALLOC_MW]	= cmd_alloc_mw,
 	[ORCA_CMD_DEALLOC_MW]	= cmd_dealloc_mw,
+	[ORCA_CMD_ATTACH_MCAST]	= cmd_attach_mcast,
+	[ORCA_CMD_DETACH_MCAST]	= cmd_detach_mcast,
 };
 
 static void cmdq_dma_fatal(struct orca_engine *eng, const char *what,

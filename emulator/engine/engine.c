@@ -195,6 +195,7 @@ void engine_free_objects(struct orca_engine *eng)
 	objtab_fini(&eng->eqs, engine_eq_release, NULL);
 	objtab_fini(&eng->pds, plain_release, NULL);
 	objtab_fini(&eng->uars, plain_release, NULL);
+	engine_mcg_clear(eng);
 	/* Page lists returned theirs; the objects' fixed costs go too. */
 	eng->mem.used = 0;
 }

@@ -77,6 +77,12 @@ struct roce_qp;
 #define EMU_MAX_CQ_MOD_COUNT	4095		/* CQEs */
 #define EMU_MAX_CQ_MOD_PERIOD	32767		/* microseconds */
 #define EMU_QPN_GSI		1
+/*
+ * UD multicast (1.4, ORCA_DEV_CAP_MCAST): groups with a QP attached, and
+ * QPs attached to one group (rxe's per-group limit).
+ */
+#define EMU_MAX_MCAST_GRP	256
+#define EMU_MAX_MCAST_QP_ATTACH	56
 #define EMU_EQ_DB_CI_MASK	ORCA_EQ_DB_CI
 /*
  * The adapter's memory for what commands make it keep (programming
@@ -229,6 +235,16 @@ struct emu_qp {
 	uint64_t serial;
 };
 
+/*
+ * A multicast group: a MGID and the UD QPs attached to it (ATTACH_MCAST).
+ * A slot with no QP is free.
+ */
+struct emu_mcg {
+	uint8_t mgid[16];
+	uint32_t nqp;
+	uint32_t qpn[EMU_MAX_MCAST_QP_ATTACH];
+};
+
 struct emu_gid {
 	uint8_t type;			/* 0: empty; ORCA_GID_TYPE_* */
 	uint8_t mac[6];
@@ -338,6 +354,7 @@ struct orca_engine {
 	uint32_t eth_mtu;
 	uint8_t active_mtu;		/* IB MTU for eth_mtu */
 	struct emu_gid gids[EMU_GID_TABLE_LEN];
+	struct emu_mcg mcgs[EMU_MAX_MCAST_GRP];
 	const struct engine_work_ops *work;	/* device.c's */
 	struct roce_dev *roce;		/* the RoCEv2 transport, roce/ */
 };
@@ -394,6 +411,18 @@ uint8_t engine_ib_mtu_for_eth(uint32_t eth_mtu);
 /* cmd_qp.c */
 struct emu_qp *engine_qp_lookup(struct orca_engine *eng, uint32_t qpn);
 void engine_qp_release(void *obj, void *arg);
+
+/*
+ * cmd_mcast.c: the multicast groups.  engine_mcg_find() returns the group
+ * of @mgid with at least one QP attached, or NULL; engine_mcg_forget_qp()
+ * detaches @qpn from every group (the QP is destroyed); engine_mcg_clear()
+ * empties the table (reset).
+ */
+bool engine_gid_is_mcast(const uint8_t gid[16]);
+const struct emu_mcg *engine_mcg_find(struct orca_engine *eng,
+				      const uint8_t mgid[16]);
+void engine_mcg_forget_qp(struct orca_engine *eng, uint32_t qpn);
+void engine_mcg_clear(struct orca_engine *eng);
 
 /* qp_state.c */
 int engine_qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,

@@ -61,6 +61,13 @@ struct roce_stats {
 	 */
 	uint64_t drop_uc;
 	uint64_t uc_aborted;
+	/*
+	 * UD multicast (1.4): copies of multicast datagrams handed to the
+	 * attached QPs (each still checked: Q_Key, a receive WQE), and
+	 * multicast datagrams for a group no QP here is attached to.
+	 */
+	uint64_t mcast_rx;
+	uint64_t drop_mcast;
 	uint64_t retransmits;		/* request packets sent again */
 	uint64_t rnr_resends;		/* of them, after an RNR NAK */
 	uint64_t timeouts;

@@ -70,14 +70,15 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.drop_uc,
 			(unsigned long long)dev->st.uc_aborted);
 	if (dev->st.rx_frames)
-		eng_log("roce: rx dropped: no QP %llu, QP state %llu, bad packet %llu, Q_Key %llu, no receive WQE %llu, too big %llu, response to nothing outstanding %llu",
+		eng_log("roce: rx dropped: no QP %llu, QP state %llu, bad packet %llu, Q_Key %llu, no receive WQE %llu, too big %llu, response to nothing outstanding %llu, multicast group not joined %llu",
 			(unsigned long long)dev->st.drop_no_qp,
 			(unsigned long long)dev->st.drop_state,
 			(unsigned long long)dev->st.drop_bad_pkt,
 			(unsigned long long)dev->st.drop_qkey,
 			(unsigned long long)dev->st.drop_no_rwqe,
 			(unsigned long long)dev->st.rx_too_big,
-			(unsigned long long)dev->st.drop_ghost);
+			(unsigned long long)dev->st.drop_ghost,
+			(unsigned long long)dev->st.drop_mcast);
 	if (dev->st.rtt_samples)
 		eng_log("roce: round trips: longest %llu us; losses seen %llu",
 			(unsigned long long)dev->st.rtt_max_us,
@@ -674,6 +675,37 @@ bool roce_local_gid(struct orca_engine *eng, const uint8_t gid[16])
 	return false;
 }
 
+/*
+ * The Ethernet group address of a multicast GID, as the IP layer maps it
+ * (ip_eth_mc_map, ipv6_eth_mc_map): IPv4 01:00:5e and the low 23 bits of
+ * the address, IPv6 33:33 and its last 32 bits.
+ */
+static void mcast_mac(const uint8_t gid[16], uint8_t mac[6])
+{
+	if (roce_gid_is_v4(gid)) {
+		mac[0] = 0x01;
+		mac[1] = 0x00;
+		mac[2] = 0x5e;
+		mac[3] = gid[13] & 0x7f;
+	} else {
+		mac[0] = 0x33;
+		mac[1] = 0x33;
+		mac[2] = gid[12];
+		mac[3] = gid[13];
+	}
+	mac[4] = gid[14];
+	mac[5] = gid[15];
+}
+
+/* A QP other than @qpn is attached to the group @mgid. */
+static bool mcg_has_other(struct orca_engine *eng, const uint8_t mgid[16],
+			  uint32_t qpn)
+{
+	const struct emu_mcg *g = engine_mcg_find(eng, mgid);
+
+	return g && (g->nqp > 1 || g->qpn[0] != qpn);
+}
+
 int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 		  struct roce_pkt *pkt, roce_fill_fn fill, void *arg)
 {
@@ -688,7 +720,10 @@ int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 	gid = &eng->gids[av->sgid_index];
 	if (gid->type != ORCA_GID_TYPE_ROCE_V2)
 		return -EINVAL;
-	memcpy(pkt->dmac, av->dmac, 6);
+	if (engine_gid_is_mcast(av->dgid))
+		mcast_mac(av->dgid, pkt->dmac);
+	else
+		memcpy(pkt->dmac, av->dmac, 6);
 	memcpy(pkt->smac, gid->mac, 6);
 	pkt->vlan = gid->vlan < 4096 ? gid->vlan : ROCE_NO_VLAN;
 	pkt->ipv6 = !roce_gid_is_v4(av->dgid);
@@ -713,6 +748,16 @@ int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 	len = roce_build_finish(dev->frame, pkt);
 	dev->st.tx_frames++;
 
+	/*
+	 * Multicast to a group that other QPs of ours joined: a copy back in
+	 * for them (the switch never reflects a frame to its sender), and
+	 * the frame on the wire for the other ports' members.
+	 */
+	if ((pkt->dmac[0] & 1) && mcg_has_other(eng, pkt->dgid, rq->qp->qpn)) {
+		dev->st.loopback++;
+		if (dev->txb_head || !loopback_put(dev, dev->frame, len))
+			txb_add(dev, dev->frame, len, true);
+	}
 	/*
 	 * Our own MAC: straight back in, as rxe does, never on the wire.
 	 * Behind a backlog, or without room: into the backlog, in order.
@@ -743,6 +788,51 @@ static bool qp_takes_requests(const struct emu_qp *qp)
 	       qp->state == ORCA_QPS_SQD || qp->state == ORCA_QPS_SQE;
 }
 
+/*
+ * A multicast datagram (IBTA: destination QPN 0xFFFFFF, a multicast
+ * destination GID, as rxe_rcv_mcast_pkt() takes it): a copy to every UD
+ * QP attached to its group, each checked as a unicast datagram would be
+ * (state, Q_Key, a receive WQE).  A QP never receives its own datagram:
+ * a copy from our GID and the QP's own number is skipped for it (the
+ * other QPs of this adapter in the group get it, as those of other ports
+ * do).
+ */
+static void rx_mcast(struct roce_dev *dev, const struct roce_opinfo *op,
+		     const struct roce_pkt *pkt)
+{
+	struct orca_engine *eng = dev->eng;
+	const struct emu_mcg *g;
+	bool ours;
+
+	if (pkt->dest_qpn != ROCE_MCAST_QPN || !(op->flags & ROCE_K_UD) ||
+	    !engine_gid_is_mcast(pkt->dgid)) {
+		dev->st.drop_bad_pkt++;
+		return;
+	}
+	g = engine_mcg_find(eng, pkt->dgid);
+	if (!g) {
+		dev->st.drop_mcast++;
+		return;
+	}
+	ours = roce_local_gid(eng, pkt->sgid);
+	for (uint32_t i = 0; i < g->nqp; i++) {
+		struct emu_qp *qp = engine_qp_lookup(eng, g->qpn[i]);
+		struct roce_qp *rq;
+
+		if (!qp || (ours && pkt->deth_sqpn == qp->qpn))
+			continue;
+		if (!qp_takes_requests(qp)) {
+			dev->st.drop_state++;
+			continue;
+		}
+		rq = roce_qp_get(eng, qp);
+		if (!rq)
+			continue;
+		dev->st.mcast_rx++;
+		roce_resp_ud_rx(rq, pkt);
+	}
+}
+
 static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 {
 	struct orca_engine *eng = dev->eng;
@@ -759,7 +849,15 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 		return;
 	}
 	op = roce_opinfo(pkt.opcode);
-	if ((pkt.pkey & 0x7fff) != 0x7fff || !roce_local_gid(eng, pkt.dgid)) {
+	if ((pkt.pkey & 0x7fff) != 0x7fff) {
+		dev->st.drop_bad_pkt++;
+		return;
+	}
+	if (pkt.dest_qpn == ROCE_MCAST_QPN || engine_gid_is_mcast(pkt.dgid)) {
+		rx_mcast(dev, op, &pkt);
+		return;
+	}
+	if (!roce_local_gid(eng, pkt.dgid)) {
 		dev->st.drop_bad_pkt++;
 		return;
 	}

@@ -39,6 +39,7 @@
 #define ROCE_DEFAULT_PKEY	0xffff
 #define ROCE_PSN_MASK		0xffffffu
 #define ROCE_QPN_MASK		0xffffffu
+#define ROCE_MCAST_QPN		0xffffffu	/* DQPN of multicast (IBTA) */
 #define ROCE_GSI_QKEY		0x80010000u
 
 /* Largest frame the builder makes: 4096-byte MTU plus every header. */

@@ -386,6 +386,10 @@ struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int orca_dealloc_mw(struct ibv_mw *mw);
 struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ah);
+int orca_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
+int orca_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
 
 /* orca_cq.c */
 struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,

@@ -306,3 +306,19 @@ void orca_async_event(struct ibv_context *context,
 		break;
 	}
 }
+
+/*
+ * UD multicast: the kernel attaches the QP (the adapter filters by MGID);
+ * the provider keeps nothing of its own.
+ */
+int orca_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(qp, gid, lid);
+}
+
+int orca_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(qp, gid, lid);
+}

@@ -51,10 +51,14 @@ static void test_query_device(void)
 	/* 1.4: memory windows, which share the MRs' table. */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_MW);
 	CHECK(le32toh(caps->max_mw) == le32toh(caps->max_mr));
-	CHECK(caps->rsvd[0] == 0 && caps->rsvd[2] == 0);
 	/* 1.4: RDMA FLUSH and ATOMIC WRITE (IBA 1.5). */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_FLUSH);
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_ATOMIC_WRITE);
+	/* 1.4: UD multicast and its limits. */
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_MCAST);
+	CHECK(le32toh(caps->max_mcast_grp) == 256);
+	CHECK(le32toh(caps->max_mcast_qp_attach) == 56);
+	CHECK(caps->rsvd1 == 0);
 
 	/*
 	 * The structure grew in 1.2: a 1.0/1.1 driver's out_len of 136 bytes

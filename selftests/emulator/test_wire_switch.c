@@ -49,6 +49,7 @@ static const uint8_t mac[NCLIENTS][6] = {
 static const uint8_t unknown_mac[6] = { 0x52, 0x54, 0x00, 0x0d, 0xca, 0xee };
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t mcast[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 };
+static const uint8_t mcast4[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
 
 /* Every frame the switch should have forwarded, in order, for the pcap. */
 #define MAX_LOG 64
@@ -459,6 +460,14 @@ static void test_faults_rc_only(void)
 	send_roce(0, mac[1], 0x0a);	/* RC RDMA WRITE Only */
 	CHECK(recv_roce_seq(1, QUIET_MS * 2) == -1);
 	send_roce(0, mac[1], 0x64);	/* UD SEND Only */
+	CHECK(recv_roce_seq(1, WAIT_MS) == seq);
+	/* UD multicast (IPv4 and IPv6 group MACs): every port but its own */
+	send_roce(0, mcast4, 0x64);
+	CHECK(recv_roce_seq(1, WAIT_MS) == seq);
+	CHECK(recv_roce_seq(2, WAIT_MS) == seq);
+	CHECK(recv_roce_seq(0, QUIET_MS) == -1);
+	send_roce(2, mcast, 0x64);
+	CHECK(recv_roce_seq(0, WAIT_MS) == seq);
 	CHECK(recv_roce_seq(1, WAIT_MS) == seq);
 	send_frame(0, mac[1], false);
 	CHECK(recv_seq(1, WAIT_MS) == seq);

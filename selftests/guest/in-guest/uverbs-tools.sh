@@ -5,7 +5,8 @@
 # SERVER_KIND, guest 1 the client on CLIENT_KIND (orca or rxe).
 #   ibv_rc_pingpong (polling and with completion events), ibv_ud_pingpong,
 #   ibv_srq_pingpong, each with -c and a RoCE v2 GID; rping -V (every byte
-#   of every ping compared) over IPv4 and IPv6; ucmatose; udaddy.
+#   of every ping compared) over IPv4 and IPv6; ucmatose; udaddy; mckey
+#   (rdma_cm UD multicast) to guest 0, and to guest 1 between kinds.
 # Usage: uverbs-tools.sh SERVER_KIND CLIENT_KIND
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
@@ -44,6 +45,53 @@ pair_case "ucmatose" 90 "cm_listening 7471" \
 pair_case "udaddy" 90 "cm_listening 7174" \
 	"udaddy -C 20 -S 512" \
 	"udaddy -s $uverbs_srv_ip -C 20 -S 512"
+
+# mckey: guest RECV joins 239.255.0.1 and waits for 10 datagrams of 512
+# bytes (mckey polls exactly that many completions: one lost or not
+# delivered is a timeout); the other joins, then sends them to the group.
+mc_recv() {
+	local name=$1 log pid rc
+	log=$(uverbs_log "$name")
+	timeout "$(scaled 90)" stdbuf -oL mckey -m 239.255.0.1 -b "10.0.0.$((gi + 1))" \
+		-C 10 -S 512 >"$log" 2>&1 &
+	pid=$!
+	if ! wait_for 30 grep -q 'joined dgid' "$log"; then
+		flag_set "$name-failed"
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		echo "receiver did not join"
+		tail -n 20 "$log"
+		return 1
+	fi
+	flag_set "$name"
+	wait "$pid"
+	rc=$?
+	grep -q 'data transfers complete' "$log" || rc=1
+	_pair_finish "$log" "$rc"
+}
+mc_send() {
+	local name=$1 log rc
+	log=$(uverbs_log "$name")
+	flag_wait 120 "$name" "$name-failed" || {
+		echo "receiver of $name not ready"
+		return 1
+	}
+	timeout "$(scaled 60)" stdbuf -oL mckey -m 239.255.0.1 -b "10.0.0.$((gi + 1))" \
+		-s -C 10 -S 512 >"$log" 2>&1
+	rc=$?
+	grep -q 'data transfers complete' "$log" || rc=1
+	_pair_finish "$log" "$rc"
+}
+mc_case() {	# mc_case NAME RECEIVER_GUEST
+	if [ "$gi" = "$2" ]; then
+		ok_if "$1 (receiver)" mc_recv "$1"
+	else
+		ok_if "$1 (sender)" mc_send "$1"
+	fi
+}
+mc_case "mckey to guest 0" 0
+# The other way only between different kinds (ORCA<->ORCA is symmetric).
+[ "$1" = "$2" ] || mc_case "mckey to guest 1" 1
 
 barrier tools-done 200
 rdma_down "$kind"

@@ -62,7 +62,9 @@ enum orca_cmd_opcode {
 	ORCA_CMD_DESTROY_SRQ		= 0x4b,
 	ORCA_CMD_ALLOC_MW		= 0x50,	/* 1.4 */
 	ORCA_CMD_DEALLOC_MW		= 0x51,	/* 1.4 */
-	ORCA_CMD_MAX			= 0x52,
+	ORCA_CMD_ATTACH_MCAST		= 0x58,	/* 1.4 */
+	ORCA_CMD_DETACH_MCAST		= 0x59,	/* 1.4 */
+	ORCA_CMD_MAX			= 0x5a,
 };
 
 /* Completion status, struct orca_cmd_comp.status. */
@@ -174,6 +176,11 @@ struct orca_cmd_comp {
 /* 1.4: UC QPs (ORCA_QPT_UC). */
 #define ORCA_DEV_CAP_UC			BIT(11)
 /*
+ * 1.4: UD multicast: ATTACH_MCAST and DETACH_MCAST, and orca_dev_caps'
+ * max_mcast_grp and max_mcast_qp_attach are valid.
+ */
+#define ORCA_DEV_CAP_MCAST		BIT(12)
+/*
  * 1.4: RDMA FLUSH (ORCA_WQE_FLUSH; MRs and QPs take the ORCA_ACCESS_FLUSH_*
  * rights) and RDMA ATOMIC WRITE (ORCA_WQE_ATOMIC_WRITE), IBA 1.5.
  */
@@ -219,7 +226,10 @@ struct orca_dev_caps {
 	__le16 max_cq_mod_count;	/* CQEs */
 	__le16 max_cq_mod_period;	/* microseconds */
 	__le32 max_mw;			/* 1.4, valid with ORCA_DEV_CAP_MW */
-	__le32 rsvd[3];
+	/* 1.4, valid with ORCA_DEV_CAP_MCAST: ATTACH_MCAST's limits. */
+	__le32 max_mcast_grp;		/* groups with a QP attached */
+	__le32 max_mcast_qp_attach;	/* QPs attached to one group */
+	__le32 rsvd1;
 	/* 1.2, valid with ORCA_DEV_CAP_IDENTITY: NUL-padded ASCII. */
 	u8 hca_type[ORCA_DEV_HCA_TYPE_LEN];	/* adapter model */
 	u8 board_id[ORCA_DEV_BOARD_ID_LEN];	/* board (PSID-like) */
@@ -584,11 +594,23 @@ struct orca_cmd_modify_srq {
 	__le32 limit;
 };
 
+/*
+ * ATTACH_MCAST, DETACH_MCAST (1.4, ORCA_DEV_CAP_MCAST): attach the UD QP
+ * @qpn to the multicast group @mgid (an IPv6 multicast address, or an
+ * IPv4-mapped one of 224.0.0.0/4), or detach it.
+ */
+struct orca_cmd_mcast {
+	__le32 qpn;
+	__le32 rsvd;
+	u8 mgid[16];
+};
+
 static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
 static_assert(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
 static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
 static_assert(sizeof(struct orca_cq_attr) == 48, "cq attr");
 static_assert(sizeof(struct orca_cmd_modify_cq) == 16, "modify cq");
+static_assert(sizeof(struct orca_cmd_mcast) == 24, "mcast");
 static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");

@@ -132,6 +132,11 @@ int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	}
 	if (caps->dev_caps & ORCA_DEV_CAP_MW)
 		caps->max_mw = le32_to_cpu(hw.max_mw);
+	/* Reserved (zero) in a device before 1.4. */
+	if (caps->dev_caps & ORCA_DEV_CAP_MCAST) {
+		caps->max_mcast_grp = le32_to_cpu(hw.max_mcast_grp);
+		caps->max_mcast_qp_attach = le32_to_cpu(hw.max_mcast_qp_attach);
+	}
 	/* Beyond the 1.0 size the buffer holds what an older device left. */
 	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {
 		orca_com_copy_ident(caps->hca_type, hw.hca_type,
@@ -365,6 +370,20 @@ int orca_com_modify_cq(struct orca_dev *odev, u32 cqn, u16 count, u16 period)
 	in->cqn = cpu_to_le32(cqn);
 	in->count = cpu_to_le16(count);
 	in->period = cpu_to_le16(period);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
+}
+
+/* ATTACH_MCAST or DETACH_MCAST (1.4): @qpn to or from the group @mgid. */
+int orca_com_mcast(struct orca_dev *odev, u16 opcode, u32 qpn,
+		   const u8 mgid[16])
+{
+	struct orca_cmd_mcast *in;
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, opcode);
+	in = (void *)cmd.in;
+	in->qpn = cpu_to_le32(qpn);
+	memcpy(in->mgid, mgid, sizeof(in->mgid));
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 

@@ -194,6 +194,8 @@ int orca_com_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,
 		       const struct orca_com_ring *ring);
 int orca_com_modify_cq(struct orca_dev *odev, u32 cqn, u16 count,
 		       u16 period);
+int orca_com_mcast(struct orca_dev *odev, u16 opcode, u32 qpn,
+		   const u8 mgid[16]);
 int orca_com_create_mr(struct orca_dev *odev,
 		       const struct orca_com_mr_params *p,
 		       struct orca_com_mr_keys *keys);

@@ -87,6 +87,14 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		attr->cq_caps.max_cq_moderation_period =
 			caps->max_cq_mod_period;
 	}
+	if (caps->dev_caps & ORCA_DEV_CAP_MCAST) {
+		attr->max_mcast_grp = min_t(u32, caps->max_mcast_grp, INT_MAX);
+		attr->max_mcast_qp_attach = min_t(u32, caps->max_mcast_qp_attach,
+						  INT_MAX);
+		attr->max_total_mcast_qp_attach =
+			min_t(u64, (u64)caps->max_mcast_grp *
+			      caps->max_mcast_qp_attach, INT_MAX);
+	}
 	if (caps->dev_caps & ORCA_DEV_CAP_ATOMIC)
 		attr->atomic_cap = IB_ATOMIC_HCA;
 	/* 1.4: IBA 1.5's RDMA FLUSH (both placement types), ATOMIC WRITE. */

@@ -221,6 +221,12 @@ static const struct ib_device_ops orca_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, orca_ucontext, ibuctx),
 };
 
+/* 1.4, ORCA_DEV_CAP_MCAST: UD multicast. */
+static const struct ib_device_ops orca_mcast_ops = {
+	.attach_mcast = orca_attach_mcast,
+	.detach_mcast = orca_detach_mcast,
+};
+
 /* What the netdev pairing (ib_device_set_netdev) already needs. */
 static int orca_ib_setup(struct orca_dev *odev)
 {
@@ -232,6 +238,8 @@ static int orca_ib_setup(struct orca_dev *odev)
 	ibdev->dev.parent = &odev->pdev->dev;
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, odev->port.mac);
 	ib_set_device_ops(ibdev, &orca_dev_ops);
+	if (odev->caps.dev_caps & ORCA_DEV_CAP_MCAST)
+		ib_set_device_ops(ibdev, &orca_mcast_ops);
 	return 0;
 }
 

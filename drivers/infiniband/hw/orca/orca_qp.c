@@ -6,6 +6,7 @@
  * of QP async events.
  */
 #include <linux/etherdevice.h>
+#include <rdma/ib_addr.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca_eq.h"
@@ -670,6 +671,37 @@ bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
 	/* Events still in EQ 0 must not reach the next QP with this qpn. */
 	orca_async_eq_scrub(odev, ORCA_QP_EVENT_TYPES, qp->qpn);
 	return orca_dev_may_free(odev, err, "QP", qp->qpn);
+}
+
+/**
+ * orca_attach_mcast - attach a UD QP to a multicast group
+ * @ibqp: the QP (kernel or user: uverbs calls this too)
+ * @gid: the group, a multicast IP address as a GID
+ * @lid: unused on RoCE
+ *
+ * The adapter takes every RoCE frame to a group MAC off the wire and
+ * filters by MGID itself (the paired netdev never sees RoCE frames), so
+ * unlike rxe's rxe_mcast_add() nothing is registered with the netdev; the
+ * IP layer's join (rdma_cm's cma_igmp_send()) does that for its own sake.
+ * The adapter checks the QP type and the address as well.
+ *
+ * Return: 0 or a negative errno.
+ */
+int orca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD ||
+	    !rdma_is_multicast_addr((struct in6_addr *)gid->raw))
+		return -EINVAL;
+	return orca_com_mcast(to_odev(ibqp->device), ORCA_CMD_ATTACH_MCAST,
+			      to_oqp(ibqp)->qpn, gid->raw);
+}
+
+int orca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	return orca_com_mcast(to_odev(ibqp->device), ORCA_CMD_DETACH_MCAST,
+			      to_oqp(ibqp)->qpn, gid->raw);
 }
 
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)

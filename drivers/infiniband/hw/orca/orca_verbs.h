@@ -243,6 +243,8 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr);
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int orca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int orca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void orca_qp_set_err_state(struct orca_qp *qp, enum ib_qp_state state);
 void orca_qp_dead_last_wqe(struct orca_dev *odev);
 
