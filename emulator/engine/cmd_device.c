@@ -140,6 +140,10 @@ int cmd_query_stats(struct cmd_ctx *c)
 		.acks_tx = htole64(st.acks_tx),
 		.dup_requests = htole64(st.dup_requests),
 		.cq_overruns = htole64(st.cq_overruns),
+		.tx_bytes = htole64(st.tx_bytes),
+		.rx_bytes = htole64(st.rx_bytes),
+		.tx_mcast_packets = htole64(st.tx_mcast),
+		.rx_mcast_packets = htole64(st.rx_mcast),
 	};
 	return cmd_write_out(c, &out, sizeof(out));
 }

@@ -318,6 +318,65 @@ static bool do_atomics(struct pair *p)
 	return ok;
 }
 
+/* The counters the driver reads: QUERY_STATS. */
+static bool query_port_stats(struct node *n, struct orca_port_stats *ps)
+{
+	struct orca_cmd_query_port q = { .port = 1 };
+	uint64_t out = galloc(&n->t, 4096, 0);
+	struct tcmd c = {
+		.opcode = ORCA_CMD_QUERY_STATS, .in = &q,
+		.in_size = sizeof(q), .out_addr = out,
+		.out_len = sizeof(struct orca_port_stats),
+	};
+
+	if (th_exec(&n->t, &c) != ORCA_CMD_ST_OK)
+		return false;
+	memcpy(ps, gptr(&n->t, out), sizeof(*ps));
+	return true;
+}
+
+/*
+ * The PMA's counters (1.4): the octets of every frame, Ethernet header to
+ * ICRC, at least the smallest RoCEv2 frame (58 bytes) each; on a lossless
+ * wire what one adapter sent is what the other received, to the byte; no
+ * multicast frame among them.  In loopback the adapter receives all it sent.
+ */
+static bool check_traffic_counters(struct pair *p, bool loopback)
+{
+	struct orca_port_stats a, b;
+	int tries = 0;
+	bool ok;
+
+	/* The last ACKs may still be on the wire: wait for it to settle. */
+	do {
+		if (tries)
+			usleep(5000);
+		if (!query_port_stats(p->na, &a) ||
+		    !query_port_stats(p->nb, &b))
+			return false;
+	} while (++tries < 200 &&
+		 (a.tx_bytes != b.rx_bytes || b.tx_bytes != a.rx_bytes));
+	ok = le64toh(a.tx_packets) > 0 &&
+	     le64toh(a.tx_bytes) >= 58 * le64toh(a.tx_packets) &&
+	     le64toh(a.rx_bytes) >= 58 * le64toh(a.rx_packets) &&
+	     !a.tx_mcast_packets && !a.rx_mcast_packets;
+	if (loopback)
+		return ok && a.tx_bytes == a.rx_bytes &&
+		       a.tx_packets == a.rx_packets;
+	printf("# A sent %llu frames, %llu bytes; B sent %llu, %llu bytes\n",
+	       (unsigned long long)le64toh(a.tx_packets),
+	       (unsigned long long)le64toh(a.tx_bytes),
+	       (unsigned long long)le64toh(b.tx_packets),
+	       (unsigned long long)le64toh(b.tx_bytes));
+	/* Frames the receiving engine's queue refused never count. */
+	if (stats(p->na).rxq_full || stats(p->nb).rxq_full)
+		return ok && le64toh(b.rx_bytes) <= le64toh(a.tx_bytes) &&
+		       le64toh(a.rx_bytes) <= le64toh(b.tx_bytes) &&
+		       le64toh(b.rx_bytes) > 0 && le64toh(a.rx_bytes) > 0;
+	return ok && a.tx_bytes == b.rx_bytes && b.tx_bytes == a.rx_bytes &&
+	       a.tx_packets == b.rx_packets && b.tx_packets == a.rx_packets;
+}
+
 static void test_rc_ops(bool loopback, uint8_t mtu, const char *name)
 {
 	struct pair p;
@@ -332,6 +391,7 @@ static void test_rc_ops(bool loopback, uint8_t mtu, const char *name)
 	CHECK(do_writes(&p, 3, true));
 	CHECK(do_reads(&p, 4));
 	CHECK(do_atomics(&p));
+	CHECK(check_traffic_counters(&p, loopback));
 	if (loopback) {
 		struct roce_stats st = stats(p.na);
 

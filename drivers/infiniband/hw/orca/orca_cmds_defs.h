@@ -262,7 +262,12 @@ struct orca_port_stats {
 	__le64 acks_tx;
 	__le64 dup_requests;		/* duplicate requests answered */
 	__le64 cq_overruns;
-	__le64 rsvd[14];
+	/* 1.4: the port's traffic, for the PMA (PortCounters(Extended)) */
+	__le64 tx_bytes;		/* octets of tx_packets, Ethernet to ICRC */
+	__le64 rx_bytes;		/* octets of rx_packets */
+	__le64 tx_mcast_packets;	/* of tx_packets, to a multicast MAC */
+	__le64 rx_mcast_packets;	/* of rx_packets, to a multicast MAC */
+	__le64 rsvd[10];
 };
 
 /* SET_GID: write or clear one GID table entry of a port. */
