@@ -162,6 +162,8 @@ struct orca_mr {
 struct orca_ah {
 	struct ib_ah ibah;
 	u32 ahn;
+	u8 sl;
+	struct orca_com_av av;		/* for query_ah */
 };
 
 static inline struct orca_pd *to_opd(struct ib_pd *ibpd)
@@ -256,6 +258,7 @@ void orca_av_from_ah_attr(struct orca_com_av *av,
 int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
+int orca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 int orca_ah_create_cmd(struct orca_dev *odev, struct orca_ah *ah,
 		       const struct orca_com_av *av, bool sleepable);
 void orca_ah_destroy_cmd(struct orca_dev *odev, u32 ahn, bool sleepable);
