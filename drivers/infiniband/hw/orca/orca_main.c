@@ -200,6 +200,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.post_recv = orca_post_recv,
 	.post_send = orca_post_send,
 	.post_srq_recv = orca_post_srq_recv,
+	.process_mad = orca_process_mad,
 	.query_ah = orca_query_ah,
 	.query_device = orca_query_device,
 	.query_pkey = orca_query_pkey,
