@@ -164,6 +164,8 @@ struct orca_cmd_comp {
  * and max_cq_mod_period are valid.
  */
 #define ORCA_DEV_CAP_CQ_MODERATION	BIT(9)
+/* 1.4: MODIFY_SRQ resizes an SRQ (ORCA_MODIFY_SRQ_F_RESIZE). */
+#define ORCA_DEV_CAP_SRQ_RESIZE		BIT(15)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -536,10 +538,25 @@ struct orca_cmd_create_srq {
 	__le64 db_rec_addr;		/* struct orca_srq_db_rec */
 };
 
-/* MODIFY_SRQ: arm the limit.  QUERY_SRQ: output limit in out[0..3]. */
+/*
+ * MODIFY_SRQ: arm the limit; 1.4, with ORCA_DEV_CAP_SRQ_RESIZE and
+ * ORCA_MODIFY_SRQ_F_RESIZE: move the SRQ to a new ring, its posted WQEs
+ * kept at their indices.  QUERY_SRQ: output limit in out[0..3].
+ */
+#define ORCA_MODIFY_SRQ_F_RESIZE	BIT(0)	/* 1.4: the ring below */
+#define ORCA_MODIFY_SRQ_F_KEEP_LIMIT	BIT(1)	/* 1.4: limit unchanged */
+
 struct orca_cmd_modify_srq {
 	__le32 srqn;
 	__le32 limit;
+	/* 1.4; zero in a 1.3 command (set the limit) */
+	__le32 flags;			/* ORCA_MODIFY_SRQ_F_* */
+	u8 log_depth;			/* RESIZE: the new ring */
+	u8 page_shift;
+	__le16 rsvd;
+	__le32 npages;
+	__le32 rsvd1;
+	__le64 page_addr;		/* single page when in_len == 0 */
 };
 
 static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
@@ -551,5 +568,6 @@ static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
 static_assert(sizeof(struct orca_cmd_create_srq) <= ORCA_CMD_INLINE_BYTES, "create srq");
+static_assert(sizeof(struct orca_cmd_modify_srq) == 32, "modify srq");
 
 #endif /* _ORCA_CMDS_DEFS_H_ */
