@@ -42,7 +42,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_PGL_CHAIN |
 				    ORCA_DEV_CAP_REG_MR_PGSZ |
 				    ORCA_DEV_CAP_IDENTITY |
-				    ORCA_DEV_CAP_CQ_MODERATION),
+				    ORCA_DEV_CAP_CQ_MODERATION |
+				    ORCA_DEV_CAP_SRQ_RESIZE),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_QP_LIMIT - 1),

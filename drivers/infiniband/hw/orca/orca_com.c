@@ -652,6 +652,25 @@ int orca_com_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit)
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
+/* MODIFY_SRQ's resize (1.4): the new ring; the limit stays as it is. */
+int orca_com_resize_srq(struct orca_dev *odev, u32 srqn, u8 log_depth,
+			const struct orca_com_ring *ring)
+{
+	struct orca_cmd_modify_srq *in;
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, ORCA_CMD_MODIFY_SRQ);
+	in = (void *)cmd.in;
+	in->srqn = cpu_to_le32(srqn);
+	in->flags = cpu_to_le32(ORCA_MODIFY_SRQ_F_RESIZE |
+				ORCA_MODIFY_SRQ_F_KEEP_LIMIT);
+	in->log_depth = log_depth;
+	in->page_shift = ring->page_shift;
+	in->npages = cpu_to_le32(ring->npages);
+	orca_com_set_ring(&cmd, ring, &in->page_addr);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
+}
+
 /* QUERY_SRQ: inline input is the srqn at offset 0, as in MODIFY_SRQ. */
 int orca_com_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit)
 {

@@ -229,6 +229,8 @@ int orca_com_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable);
 int orca_com_create_srq(struct orca_dev *odev,
 			const struct orca_com_srq_params *p, u32 *srqn);
 int orca_com_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit);
+int orca_com_resize_srq(struct orca_dev *odev, u32 srqn, u8 log_depth,
+			const struct orca_com_ring *ring);
 int orca_com_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit);
 
 #endif /* ORCA_COM_H */

@@ -68,9 +68,11 @@ struct orca_srq {
 	struct orca_udb_page *udb;
 	refcount_t refcnt;
 	struct completion free;
-	spinlock_t lock;		/* pi; posting */
+	spinlock_t lock;		/* pi; posting; wrid, posted, log_depth */
 	u32 pi;				/* free-running producer index */
 	atomic_t ci;			/* receive WQEs completed */
+	bool resizing;			/* MODIFY_SRQ moves the ring: no post */
+	struct mutex modify_lock;	/* one resize at a time */
 };
 
 /**
