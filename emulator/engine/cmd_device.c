@@ -47,7 +47,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_UC |
 				    ORCA_DEV_CAP_MCAST |
 				    ORCA_DEV_CAP_FLUSH |
-				    ORCA_DEV_CAP_ATOMIC_WRITE),
+				    ORCA_DEV_CAP_ATOMIC_WRITE |
+				    ORCA_DEV_CAP_SRQ_RESIZE),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_QP_LIMIT - 1),
@@ -150,6 +151,10 @@ int cmd_query_stats(struct cmd_ctx *c)
 		.acks_tx = htole64(st.acks_tx),
 		.dup_requests = htole64(st.dup_requests),
 		.cq_overruns = htole64(st.cq_overruns),
+		.tx_bytes = htole64(st.tx_bytes),
+		.rx_bytes = htole64(st.rx_bytes),
+		.tx_mcast_packets = htole64(st.tx_mcast),
+		.rx_mcast_packets = htole64(st.rx_mcast),
 	};
 	return cmd_write_out(c, &out, sizeof(out));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared receive queues: CREATE_SRQ, MODIFY_SRQ (arm the limit), QUERY_SRQ,
- * DESTROY_SRQ.  The SRQ keeps its page list and doorbell record for the
+ * Shared receive queues: CREATE_SRQ, MODIFY_SRQ (arm the limit; since 1.4
+ * resize), QUERY_SRQ, DESTROY_SRQ.  The SRQ keeps its page list and doorbell record for the
  * data path; QPs bound to it hold a reference.
  */
 #include <endian.h>
@@ -82,19 +82,98 @@ err:
 	return st;
 }
 
+/*
+ * The resize of MODIFY_SRQ (1.4): the posted, unconsumed WQEs (from the
+ * adapter's consumer index to the producer index of the doorbell record)
+ * move to the new ring at the same indices, so they are taken in the same
+ * order and the driver's index-to-slot map stays index & (depth - 1).
+ * Everything is checked, and the new ring loaded, before anything changes:
+ * a refused resize leaves the SRQ on its old ring.
+ */
+static int srq_resize(struct cmd_ctx *c, struct emu_srq *srq,
+		      const struct orca_cmd_modify_srq *in)
+{
+	struct orca_engine *eng = c->eng;
+	uint32_t stride = orca_recv_wqe_stride(srq->max_sge);
+	uint32_t old_mask = (1u << srq->log_depth) - 1;
+	uint32_t new_mask = (1u << in->log_depth) - 1;
+	struct orca_srq_db_rec *rec;
+	uint32_t npages, pi, idx;
+	struct emu_pages buf;
+	int st;
+
+	if (in->page_shift < ORCA_MIN_PAGE_SHIFT ||
+	    in->page_shift > ORCA_MAX_PAGE_SHIFT)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	npages = orca_queue_npages((uint64_t)stride << in->log_depth,
+				   in->page_shift);
+	if (le32toh(in->npages) != npages)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	rec = engine_dma(eng, srq->db_rec, sizeof(*rec));
+	if (!rec)
+		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+	pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->pi,
+					  memory_order_acquire));
+	/* The posted WQEs must fit; more than the old ring holds is bogus. */
+	if (pi - srq->ci > old_mask + 1 || pi - srq->ci > new_mask + 1)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	st = cmd_load_pages(c, &buf, 0, npages, in->page_shift,
+			    le64toh(in->page_addr), true);
+	if (st)
+		return st;
+	for (idx = srq->ci; idx != pi; idx++) {
+		const void *from = engine_pages_entry(eng, &srq->buf,
+						      (uint64_t)(idx & old_mask) *
+						      stride, stride);
+		void *to = engine_pages_entry(eng, &buf,
+					      (uint64_t)(idx & new_mask) *
+					      stride, stride);
+
+		if (!from || !to) {
+			engine_pages_free(&buf);
+			return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+		}
+		memmove(to, from, stride);
+	}
+	engine_pages_free(&srq->buf);
+	srq->buf = buf;
+	srq->log_depth = in->log_depth;
+	return ORCA_CMD_ST_OK;
+}
+
 int cmd_modify_srq(struct cmd_ctx *c)
 {
 	struct orca_cmd_modify_srq in;
 	struct emu_srq *srq;
+	uint32_t flags, limit;
+	uint8_t log_depth;
+	int st;
 
 	memcpy(&in, c->cmd.in, sizeof(in));
 	srq = objtab_get(&c->eng->srqs, le32toh(in.srqn));
 	if (!srq)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
-	/* IB: the limit must be below the SRQ's capacity. */
-	if (le32toh(in.limit) >= (1u << srq->log_depth))
+	flags = le32toh(in.flags);
+	if (flags & ~(ORCA_MODIFY_SRQ_F_RESIZE | ORCA_MODIFY_SRQ_F_KEEP_LIMIT))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	srq->limit = le32toh(in.limit);
+	log_depth = srq->log_depth;
+	if (flags & ORCA_MODIFY_SRQ_F_RESIZE) {
+		if (in.log_depth < ORCA_MIN_LOG_DEPTH ||
+		    in.log_depth > EMU_LOG_MAX_WQ)
+			return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+		log_depth = in.log_depth;
+	}
+	limit = flags & ORCA_MODIFY_SRQ_F_KEEP_LIMIT ? srq->limit :
+						       le32toh(in.limit);
+	/* IB: the limit must be below the SRQ's capacity. */
+	if (limit >= (1u << log_depth))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (flags & ORCA_MODIFY_SRQ_F_RESIZE) {
+		st = srq_resize(c, srq, &in);
+		if (st)
+			return st;
+	}
+	srq->limit = limit;
 	return ORCA_CMD_ST_OK;
 }
 

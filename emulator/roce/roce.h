@@ -33,6 +33,10 @@ extern const struct engine_data_path_ops roce_data_path;
 struct roce_stats {
 	uint64_t tx_frames;
 	uint64_t rx_frames;
+	uint64_t tx_bytes;		/* of those frames, Ethernet header to ICRC */
+	uint64_t rx_bytes;
+	uint64_t tx_mcast;		/* frames to a multicast MAC */
+	uint64_t rx_mcast;
 	uint64_t loopback;
 	uint64_t rxq_full;		/* dropped: engine queue full */
 	uint64_t rx_too_big;

@@ -747,6 +747,9 @@ int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 	}
 	len = roce_build_finish(dev->frame, pkt);
 	dev->st.tx_frames++;
+	dev->st.tx_bytes += len;
+	if (pkt->dmac[0] & 1)
+		dev->st.tx_mcast++;
 
 	/*
 	 * Multicast to a group that other QPs of ours joined: a copy back in
@@ -843,6 +846,9 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 	struct roce_qp *rq;
 
 	dev->st.rx_frames++;
+	dev->st.rx_bytes += len;
+	if (len && (frame[0] & 1))
+		dev->st.rx_mcast++;
 	err = roce_parse(frame, len, &pkt);
 	if (err) {
 		dev->drops.err[err]++;

@@ -46,6 +46,7 @@ static void test_query_device(void)
 	CHECK(caps->board_id[sizeof(caps->board_id) - 1] == 0);
 	/* 1.3: CQ moderation, with limits a u16 verbs request can exceed. */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_CQ_MODERATION);
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_SRQ_RESIZE);
 	CHECK(le16toh(caps->max_cq_mod_count) == 4095);
 	CHECK(le16toh(caps->max_cq_mod_period) == 32767);
 	/* 1.4: memory windows, which share the MRs' table. */

@@ -333,6 +333,65 @@ static bool do_atomics(struct pair *p)
 	return ok;
 }
 
+/* The counters the driver reads: QUERY_STATS. */
+static bool query_port_stats(struct node *n, struct orca_port_stats *ps)
+{
+	struct orca_cmd_query_port q = { .port = 1 };
+	uint64_t out = galloc(&n->t, 4096, 0);
+	struct tcmd c = {
+		.opcode = ORCA_CMD_QUERY_STATS, .in = &q,
+		.in_size = sizeof(q), .out_addr = out,
+		.out_len = sizeof(struct orca_port_stats),
+	};
+
+	if (th_exec(&n->t, &c) != ORCA_CMD_ST_OK)
+		return false;
+	memcpy(ps, gptr(&n->t, out), sizeof(*ps));
+	return true;
+}
+
+/*
+ * The PMA's counters (1.4): the octets of every frame, Ethernet header to
+ * ICRC, at least the smallest RoCEv2 frame (58 bytes) each; on a lossless
+ * wire what one adapter sent is what the other received, to the byte; no
+ * multicast frame among them.  In loopback the adapter receives all it sent.
+ */
+static bool check_traffic_counters(struct pair *p, bool loopback)
+{
+	struct orca_port_stats a, b;
+	int tries = 0;
+	bool ok;
+
+	/* The last ACKs may still be on the wire: wait for it to settle. */
+	do {
+		if (tries)
+			usleep(5000);
+		if (!query_port_stats(p->na, &a) ||
+		    !query_port_stats(p->nb, &b))
+			return false;
+	} while (++tries < 200 &&
+		 (a.tx_bytes != b.rx_bytes || b.tx_bytes != a.rx_bytes));
+	ok = le64toh(a.tx_packets) > 0 &&
+	     le64toh(a.tx_bytes) >= 58 * le64toh(a.tx_packets) &&
+	     le64toh(a.rx_bytes) >= 58 * le64toh(a.rx_packets) &&
+	     !a.tx_mcast_packets && !a.rx_mcast_packets;
+	if (loopback)
+		return ok && a.tx_bytes == a.rx_bytes &&
+		       a.tx_packets == a.rx_packets;
+	printf("# A sent %llu frames, %llu bytes; B sent %llu, %llu bytes\n",
+	       (unsigned long long)le64toh(a.tx_packets),
+	       (unsigned long long)le64toh(a.tx_bytes),
+	       (unsigned long long)le64toh(b.tx_packets),
+	       (unsigned long long)le64toh(b.tx_bytes));
+	/* Frames the receiving engine's queue refused never count. */
+	if (stats(p->na).rxq_full || stats(p->nb).rxq_full)
+		return ok && le64toh(b.rx_bytes) <= le64toh(a.tx_bytes) &&
+		       le64toh(a.rx_bytes) <= le64toh(b.tx_bytes) &&
+		       le64toh(b.rx_bytes) > 0 && le64toh(a.rx_bytes) > 0;
+	return ok && a.tx_bytes == b.rx_bytes && b.tx_bytes == a.rx_bytes &&
+	       a.tx_packets == b.rx_packets && b.tx_packets == a.rx_packets;
+}
+
 static void test_rc_ops(bool loopback, uint8_t mtu, const char *name)
 {
 	struct pair p;
@@ -347,6 +406,7 @@ static void test_rc_ops(bool loopback, uint8_t mtu, const char *name)
 	CHECK(do_writes(&p, 3, true));
 	CHECK(do_reads(&p, 4));
 	CHECK(do_atomics(&p));
+	CHECK(check_traffic_counters(&p, loopback));
 	if (loopback) {
 		struct roce_stats st = stats(p.na);
 
@@ -1700,6 +1760,188 @@ static void test_doorbells_lost(void)
 	ktap_case_end("doorbells_lost_to_a_full_queue_still_act");
 }
 
+/* An RC QP of @n on SRQ @q, both its queues' completions on @cq. */
+static bool node_srq_qp(struct node *n, struct tsrq *q, struct tcq *cq,
+			struct tqp *sq)
+{
+	unsigned int log = 7, sge = 4;
+	uint32_t sq_bytes = orca_send_wqe_stride(sge) << log;
+	struct orca_cmd_create_qp in = {
+		.qp_type = ORCA_QPT_RC, .page_shift = 12,
+		.log_sq_depth = log, .pdn = htole32(n->pdn),
+		.send_cqn = htole32(cq->cqn), .recv_cqn = htole32(cq->cqn),
+		.srqn = htole32(q->srqn),
+		.flags = htole32(ORCA_QP_F_USE_SRQ),
+		.max_send_sge = sge,
+		.sq_npages = htole32(sq_bytes / 4096),
+		.uar = htole32(n->uar),
+	};
+	struct tcmd cmd = { .opcode = ORCA_CMD_CREATE_QP, .in = &in,
+			    .in_size = sizeof(in) };
+	uint64_t list = galloc(&n->t, 8ull * (sq_bytes / 4096), 8);
+	uint64_t *l = gptr(&n->t, list);
+	int64_t v;
+
+	memset(sq, 0, sizeof(*sq));
+	sq->type = ORCA_QPT_RC;
+	sq->log_sq = log;
+	sq->max_sge = sge;
+	sq->uar = n->uar;
+	sq->sq = galloc(&n->t, sq_bytes, 0);
+	sq->rec = galloc(&n->t, 64, 64);
+	for (uint32_t i = 0; i < sq_bytes / 4096; i++)
+		l[i] = htole64(sq->sq + 4096ull * i);
+	in.db_rec_addr = htole64(sq->rec);
+	cmd.in_addr = list;
+	cmd.in_len = 8 * (sq_bytes / 4096);
+	v = th_handle_or_neg(&n->t, th_exec(&n->t, &cmd));
+	if (v <= 0)
+		return false;
+	sq->qpn = (uint32_t)v;
+	return true;
+}
+
+/*
+ * MODIFY_SRQ with ORCA_MODIFY_SRQ_F_RESIZE: @log_depth, a ring at @ring
+ * (contiguous) described by a page list in guest memory, @flags added.
+ */
+static int srq_resize(struct node *n, struct tsrq *q, uint8_t log_depth,
+		      uint64_t ring, uint32_t npages, uint32_t flags,
+		      uint64_t bad_page)
+{
+	struct orca_cmd_modify_srq in = {
+		.srqn = htole32(q->srqn),
+		.flags = htole32(ORCA_MODIFY_SRQ_F_RESIZE |
+				 ORCA_MODIFY_SRQ_F_KEEP_LIMIT | flags),
+		.log_depth = log_depth, .page_shift = 12,
+		.npages = htole32(npages),
+	};
+	uint32_t real = orca_queue_npages((uint64_t)orca_recv_wqe_stride(q->max_sge)
+					  << log_depth, 12);
+	uint64_t list = galloc(&n->t, 8ull * real, 8);
+	uint64_t *l = gptr(&n->t, list);
+	struct tcmd cmd = { .opcode = ORCA_CMD_MODIFY_SRQ, .in = &in,
+			    .in_size = sizeof(in), .in_addr = list,
+			    .in_len = 8 * real };
+
+	for (uint32_t i = 0; i < real; i++)
+		l[i] = htole64(ring + 4096ull * i);
+	if (bad_page != UINT64_MAX)
+		l[real - 1] = htole64(bad_page);
+	return th_exec(&n->t, &cmd);
+}
+
+/* One SEND of 64 bytes from @aqp; B's next receive CQE must be @wr_id. */
+static bool srq_take(struct pair *p, struct tqp *aqp, struct tcq *cq,
+		     uint64_t wr_id, uint32_t idx)
+{
+	struct tsge s = { IOVA_A, 64, p->abuf.key };
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_SEND, 0x7000 + wr_id);
+	struct orca_cqe c;
+
+	post_send(p->na, aqp, &h, &s, 1);
+	if (!expect_cqe(p->na, &p->acq, 0x7000 + wr_id, ORCA_CQE_SEND,
+			ORCA_CQE_ST_SUCCESS, NULL) ||
+	    !expect_cqe(p->nb, cq, wr_id, ORCA_CQE_RECV, ORCA_CQE_ST_SUCCESS,
+			&c))
+		return false;
+	if (le16toh(c.wqe_idx) != (uint16_t)idx) {
+		printf("# wr_id %llu: wqe_idx %u, want %u\n",
+		       (unsigned long long)wr_id, le16toh(c.wqe_idx), idx);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * SRQ resize (MODIFY_SRQ, 1.4): with 30 WQEs posted and unconsumed, a
+ * resize to fewer slots than that, a page list of the wrong length, with
+ * an unmapped or a zero page, or an unknown flag is refused and the SRQ
+ * keeps its ring; a resize from 64 to 256 slots moves the 30 WQEs (the
+ * old ring is then poisoned), 100 more posted into the new ring make 130,
+ * more than the old ring held; all are taken in order, their wr_ids and
+ * indices unchanged.  Shrinking back to 64 with nothing posted works.
+ */
+static void test_srq_resize(void)
+{
+	const char *name = "srq_resize_keeps_posted_wqes_in_order_refuses_bad";
+	uint32_t stride, idx = 0;
+	uint64_t big, old;
+	struct tqp sq, aqp2;
+	struct pair p;
+	struct tsrq q;
+	struct tcq cq;
+	struct tsge r;
+	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
+			     .rnr_retry = 7, .min_rnr_timer = 1,
+			     .access = all_access };
+	bool ok = true;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("%s", name);
+		return;
+	}
+	CHECK(node_srq(p.nb, &q, 0));
+	CHECK(node_cq(p.nb, &cq, 10));
+	CHECK(node_srq_qp(p.nb, &q, &cq, &sq));
+	CHECK(node_qp(p.na, &aqp2, ORCA_QPT_RC, &p.acq, &p.acq));
+	CHECK(node_connect(p.na, &aqp2, p.nb, sq.qpn, &o));
+	CHECK(node_connect(p.nb, &sq, p.na, aqp2.qpn, &o));
+	stride = orca_recv_wqe_stride(q.max_sge);
+
+	r = (struct tsge){ IOVA_B + 4096, 64, p.bbuf.key };
+	for (int i = 0; i < 40; i++)
+		post_srq_recv(p.nb, &q, 2000 + i, &r);
+	for (int i = 0; i < 10 && ok; i++)
+		ok = srq_take(&p, &aqp2, &cq, 2000 + i, idx++);
+	CHECK(ok);
+
+	/* 30 posted: refused, the SRQ keeps its ring. */
+	big = galloc(&p.nb->t, (uint64_t)stride << 8, 0);
+	CHECK(srq_resize(p.nb, &q, 4, big, 1, 0, UINT64_MAX) ==
+	      ORCA_CMD_ST_BAD_PARAM);			/* 16 < 30 */
+	CHECK(srq_resize(p.nb, &q, 8, big, 3, 0, UINT64_MAX) ==
+	      ORCA_CMD_ST_BAD_PARAM);			/* npages */
+	CHECK(srq_resize(p.nb, &q, 8, big, (stride << 8) / 4096, 0,
+			 0x7ff0000000ull) == ORCA_CMD_ST_DMA_ERROR);
+	CHECK(srq_resize(p.nb, &q, 8, big, (stride << 8) / 4096, 0, 0) ==
+	      ORCA_CMD_ST_BAD_PARAM);			/* page 0 */
+	CHECK(srq_resize(p.nb, &q, 8, big, (stride << 8) / 4096, 1u << 7,
+			 UINT64_MAX) == ORCA_CMD_ST_BAD_PARAM);
+	CHECK(srq_resize(p.nb, &q, 15, big, (stride << 15) / 4096, 0,
+			 UINT64_MAX) == ORCA_CMD_ST_BAD_PARAM);	/* > max */
+	ok = srq_take(&p, &aqp2, &cq, 2010, idx++);
+	CHECK(ok);
+
+	/* Grow to 256: the 29 left move; the old ring is poisoned. */
+	CHECK(srq_resize(p.nb, &q, 8, big, (stride << 8) / 4096, 0,
+			 UINT64_MAX) == ORCA_CMD_ST_OK);
+	old = q.ring;
+	memset(gptr(&p.nb->t, old), 0xff, (size_t)stride << q.log);
+	q.ring = big;
+	q.log = 8;
+	for (int i = 40; i < 140; i++)
+		post_srq_recv(p.nb, &q, 2000 + i, &r);
+	for (int i = 11; i < 140 && ok; i++)
+		ok = srq_take(&p, &aqp2, &cq, 2000 + i, idx++);
+	CHECK(ok);
+
+	/* Nothing posted: shrinking back to 64 slots is fine. */
+	CHECK(srq_resize(p.nb, &q, 6, old, 1, 0, UINT64_MAX) ==
+	      ORCA_CMD_ST_OK);
+	memset(gptr(&p.nb->t, old), 0, (size_t)stride << 6);
+	q.ring = old;
+	q.log = 6;
+	for (int i = 140; i < 143; i++)
+		post_srq_recv(p.nb, &q, 2000 + i, &r);
+	for (int i = 140; i < 143 && ok; i++)
+		ok = srq_take(&p, &aqp2, &cq, 2000 + i, idx++);
+	CHECK(ok);
+	pair_fini(&p);
+	ktap_case_end("%s", name);
+}
+
 /* An RC QP on an SRQ; the SRQ limit event; RQ flush on ERR. */
 static void test_srq_and_flush(void)
 {
@@ -1727,41 +1969,7 @@ static void test_srq_and_flush(void)
 	CHECK(node_cq(p.nb, &cq, 8));
 	/* B's QP on the SRQ, connected to a second QP on A. */
 	CHECK(node_qp(p.na, &aqp2, ORCA_QPT_RC, &p.acq, &p.acq));
-	memset(&sq, 0, sizeof(sq));
-	{
-		unsigned int log = 7, sge = 4;
-		uint32_t sq_bytes = orca_send_wqe_stride(sge) << log;
-		struct orca_cmd_create_qp in = {
-			.qp_type = ORCA_QPT_RC, .page_shift = 12,
-			.log_sq_depth = log, .pdn = htole32(p.nb->pdn),
-			.send_cqn = htole32(cq.cqn), .recv_cqn = htole32(cq.cqn),
-			.srqn = htole32(q.srqn),
-			.flags = htole32(ORCA_QP_F_USE_SRQ),
-			.max_send_sge = sge,
-			.sq_npages = htole32(sq_bytes / 4096),
-			.uar = htole32(p.nb->uar),
-		};
-		struct tcmd cmd = { .opcode = ORCA_CMD_CREATE_QP, .in = &in,
-				    .in_size = sizeof(in) };
-		uint64_t list = galloc(&p.nb->t, 8ull * (sq_bytes / 4096), 8);
-		uint64_t *l = gptr(&p.nb->t, list);
-		int64_t v;
-
-		sq.type = ORCA_QPT_RC;
-		sq.log_sq = log;
-		sq.max_sge = sge;
-		sq.uar = p.nb->uar;
-		sq.sq = galloc(&p.nb->t, sq_bytes, 0);
-		sq.rec = galloc(&p.nb->t, 64, 64);
-		for (uint32_t i = 0; i < sq_bytes / 4096; i++)
-			l[i] = htole64(sq.sq + 4096ull * i);
-		in.db_rec_addr = htole64(sq.rec);
-		cmd.in_addr = list;
-		cmd.in_len = 8 * (sq_bytes / 4096);
-		v = th_handle_or_neg(&p.nb->t, th_exec(&p.nb->t, &cmd));
-		CHECK(v > 0);
-		sq.qpn = (uint32_t)v;
-	}
+	CHECK(node_srq_qp(p.nb, &q, &cq, &sq));
 	CHECK(node_connect(p.na, &aqp2, p.nb, sq.qpn, &o));
 	CHECK(node_connect(p.nb, &sq, p.na, aqp2.qpn, &o));
 
@@ -1957,7 +2165,7 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(21);
+	ktap_plan(22);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
@@ -1976,6 +2184,7 @@ int main(void)
 	test_cq_moderation();
 	test_doorbells_lost();
 	test_srq_and_flush();
+	test_srq_resize();
 	test_hostile_peer();
 	test_sqd_drain();
 	{

@@ -664,6 +664,119 @@ static void kv_srq_recv(struct kv_test *t)
 			KV_EXPECT(t, false, "message %d payload differs", i);
 }
 
+/* Post receives @first..@last - 1 on @srq, message i into @dst + i * 512. */
+static bool kv_srq_post_range(struct kv_test *t, struct ib_srq *srq,
+			      struct kv_buf *dst, int first, int last)
+{
+	int i, err;
+
+	for (i = first; i < last; i++) {
+		struct ib_sge sge = {
+			.addr = dst->dma + i * 512,
+			.length = 512,
+			.lkey = t->pd->local_dma_lkey,
+		};
+		struct ib_recv_wr wr = {
+			.wr_id = 700 + i, .sg_list = &sge, .num_sge = 1,
+		};
+
+		err = ib_post_srq_recv(srq, &wr, NULL);
+		if (!KV_EXPECT(t, !err, "post_srq_recv %d: %d", i, err))
+			return false;
+	}
+	return true;
+}
+
+/* Send messages @first..@last - 1; each lands in its receive, in order. */
+static bool kv_srq_send_range(struct kv_test *t, struct kv_pair *p,
+			      struct kv_buf *src, struct kv_buf *dst,
+			      int first, int last)
+{
+	struct ib_wc wc;
+	char what[32];
+	int i;
+
+	for (i = first; i < last; i++) {
+		struct ib_sge sge = {
+			.addr = src->dma + i * 512,
+			.length = 100 + i,
+			.lkey = t->pd->local_dma_lkey,
+		};
+		struct ib_send_wr wr = {
+			.wr_id = 800 + i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+		};
+
+		snprintf(what, sizeof(what), "message %d", i);
+		if (!KV_EXPECT(t, !ib_post_send(p->a, &wr, NULL), "send %d", i) ||
+		    !kv_expect_wc(t, p->acq, what, 800 + i, IB_WC_SUCCESS,
+				  IB_WC_SEND, NULL) ||
+		    !kv_expect_wc(t, p->bcq, what, 700 + i, IB_WC_SUCCESS,
+				  IB_WC_RECV, &wc) ||
+		    !KV_EXPECT(t, wc.byte_len == 100 + i, "%s: byte_len %u",
+			       what, wc.byte_len))
+			return false;
+	}
+	kv_to_cpu(t, dst);
+	for (i = first; i < last; i++)
+		if (memcmp(dst->va + i * 512, src->va + i * 512, 100 + i))
+			return KV_EXPECT(t, false, "message %d payload differs",
+					 i);
+	return true;
+}
+
+/*
+ * IB_SRQ_MAX_WR on a kernel SRQ with receives posted: 12 posted on a
+ * 16-deep SRQ, a resize to 8 is refused; one to 64 keeps them, 28 more
+ * make 40 posted (more than the old ring held); all 40 complete in order,
+ * each wr_id with its own payload.  With nothing posted, a shrink back to
+ * 16 works and the SRQ still receives.
+ */
+static void kv_srq_resize(struct kv_test *t)
+{
+	struct ib_srq_attr attr = {};
+	struct kv_buf *src, *dst;
+	struct ib_srq *srq;
+	struct kv_pair p;
+	int err;
+
+	if (!kv_pd_global_rkey(t))
+		return;
+	srq = kv_srq(t, 16, 1);
+	if (!srq || !kv_pair(t, &p, srq))
+		return;
+	src = kv_buf_alloc(t, 48 * 512);
+	dst = kv_buf_alloc(t, 48 * 512);
+	if (!src || !dst)
+		return;
+	kv_fill(src->va, 48 * 512, KV_SEED(9, 0));
+	kv_to_dev(t, src);
+	if (!kv_srq_post_range(t, srq, dst, 0, 12))
+		return;
+	attr.max_wr = 8;
+	err = ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR);
+	KV_EXPECT(t, err == -EINVAL, "resize to 8 with 12 posted: %d", err);
+	attr.max_wr = 64;
+	err = ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR);
+	if (!KV_EXPECT(t, !err && attr.max_wr >= 64,
+		       "resize to 64 with 12 posted: %d, max_wr %u", err,
+		       attr.max_wr))
+		return;
+	memset(&attr, 0, sizeof(attr));
+	err = ib_query_srq(srq, &attr);
+	KV_EXPECT(t, !err && attr.max_wr >= 64, "query %d: max_wr %u", err,
+		  attr.max_wr);
+	if (!kv_srq_post_range(t, srq, dst, 12, 40) ||
+	    !kv_srq_send_range(t, &p, src, dst, 0, 40))
+		return;
+	attr.max_wr = 16;
+	err = ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR);
+	if (!KV_EXPECT(t, !err, "shrink to 16 with none posted: %d", err))
+		return;
+	if (kv_srq_post_range(t, srq, dst, 40, 48))
+		kv_srq_send_range(t, &p, src, dst, 40, 48);
+}
+
 /* Post REG_MR of @len bytes of @b on @qp with @access; returns success. */
 bool kv_frwr_register(struct kv_test *t, struct ib_qp *qp, struct ib_cq *cq,
 		      struct ib_mr *mr, struct kv_buf *b, u32 len, int access)
@@ -1793,6 +1906,7 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "rc_atomic_fetch_add", kv_rc_atomic_fetch_add },
 	{ "ud_send_recv", kv_ud_send_recv },
 	{ "srq_recv", kv_srq_recv },
+	{ "srq_resize_keeps_posted_in_order", kv_srq_resize },
 	{ "srq_reset_destroy_churn", kv_srq_churn },
 	{ "frwr_write_local_inv", kv_frwr_write_local_inv },
 	{ "flush_atomic_write_rights", kv_flush_atomic_write_rights },

@@ -412,13 +412,19 @@ static void kv_srq_limit(struct kv_test *t)
 	attr.srq_limit = 100000;
 	err = ib_modify_srq(srq, &attr, IB_SRQ_LIMIT);
 	KV_EXPECT(t, err == -EINVAL, "limit above depth: %d", err);
+	/* A resize keeps the armed limit, and cannot go below it. */
 	attr.max_wr = 1000;
 	err = ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR);
-	KV_EXPECT(t, err == -EOPNOTSUPP || err == -EINVAL, "resize: %d", err);
+	KV_EXPECT(t, !err && attr.max_wr >= 1000, "resize to 1000: %d, max_wr %u",
+		  err, attr.max_wr);
+	attr.max_wr = 8;
+	err = ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR);
+	KV_EXPECT(t, err == -EINVAL, "resize to 8 below limit 10: %d", err);
 	memset(&attr, 0, sizeof(attr));
 	err = ib_query_srq(srq, &attr);
-	KV_EXPECT(t, !err && attr.srq_limit == 10, "query %d: limit %u", err,
-		  attr.srq_limit);
+	KV_EXPECT(t, !err && attr.srq_limit == 10 && attr.max_wr >= 1000,
+		  "query %d: limit %u max_wr %u", err, attr.srq_limit,
+		  attr.max_wr);
 }
 
 static void kv_srq_qp(struct kv_test *t)

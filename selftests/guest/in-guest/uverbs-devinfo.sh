@@ -10,7 +10,9 @@
 # extended CQ against ibv_poll_cq (cq_ex); and
 # ibv_reg_mr of half the guest's free memory while the kernel's memory is
 # fragmented, written all over through the adapter (big_user_mr); the
-# ibv_wr_* post API of extended QPs (qp_ex).
+# ibv_wr_* post API of extended QPs (qp_ex); the
+# port's PMA (pma_query, sysfs counters/) with counters that move with
+# traffic.
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
@@ -73,6 +75,60 @@ echo "$cqexout" | sed 's/^/# /' >>"$ktap_out"
 qpexout=$("$top/selftests/user/build/qp_ex" orca_0 "$gidx" 2>&1)
 ok_if "ibv_wr_* post API on RC and UD (qp_ex)" test $? = 0
 echo "$qpexout" | sed 's/^/# /' >>"$ktap_out"
+
+# The port's Performance Management Agent (the driver's process_mad).
+# perfquery (infiniband-diags 56.1) cannot open a RoCE port (it registers
+# an SMI agent, which needs QP0, and addresses the port by LID without a
+# GRH); pma_query asks what perfquery asks, through umad over QP1 with a
+# GRH to the port's own IPv6 GID (the kernel's MAD layer matches a response
+# to its request by GRH GIDs, which RoCEv2 over IPv4 does not carry):
+# ClassPortInfo (64-bit counters), PortCounters, PortCountersExtended and
+# the refusals.  Their counters, and the core's sysfs counters/ (which ask
+# process_mad directly), grow by at least a loopback ibv_rc_pingpong's
+# traffic: 2 x 20 messages of 4096 bytes, 4 packets each at MTU 1024.
+pma_query=$top/selftests/user/build/pma_query
+pma_sys=/sys/class/infiniband/orca_0/ports/1/counters
+gid6=$(wait_gid orca_0 v6)
+# pma_field OUTPUT NAME: the value of "NAME:N" in pma_query's OUTPUT.
+pma_field() { echo "$1" | sed -n "s/^$2://p"; }
+pma_sysfs() { cat "$pma_sys/port_xmit_data" "$pma_sys/port_rcv_data" \
+	"$pma_sys/port_xmit_packets" "$pma_sys/port_rcv_packets" | tr '\n' ' '; }
+if ok_if "ib_umad loads" modprobe ib_umad; then
+	pma0=$("$pma_query" orca_0 "$gid6" 2>&1)
+	ok_if "PMA over QP1: ClassPortInfo, PortCounters, PortCountersExtended, refusals" \
+		test $? = 0
+	echo "$pma0" | sed 's/^/# /' >>"$ktap_out"
+	read -ra sys0 <<<"$(pma_sysfs)"
+	timeout "$(scaled 60)" ibv_rc_pingpong -d orca_0 -i 1 -g "$gidx" \
+		-p 18611 -c -n 20 -s 4096 >/tmp/pma-pp-srv 2>&1 &
+	pp_pid=$!
+	wait_for 20 tcp_listening 18611
+	timeout "$(scaled 60)" ibv_rc_pingpong -d orca_0 -i 1 -g "$gidx" \
+		-p 18611 -c -n 20 -s 4096 127.0.0.1 >/tmp/pma-pp-cli 2>&1
+	pp_rc=$?
+	wait "$pp_pid" || pp_rc=1
+	ok_if "loopback ibv_rc_pingpong -c (20 x 4096 bytes)" test "$pp_rc" = 0
+	pma1=$("$pma_query" orca_0 "$gid6" 2>&1)
+	ok_if "PMA over QP1 after the traffic" test $? = 0
+	echo "$pma1" | sed 's/^/# /' >>"$ktap_out"
+	read -ra sys1 <<<"$(pma_sysfs)"
+	echo "# sysfs counters before: ${sys0[*]}; after: ${sys1[*]}" >>"$ktap_out"
+	for f in PortXmitData PortRcvData xPortXmitData xPortRcvData; do
+		d=$(($(pma_field "$pma1" $f) - $(pma_field "$pma0" $f)))
+		ok_if "$f grew by $d 4-byte words (>= 40960)" test "$d" -ge 40960
+	done
+	for f in PortXmitPkts PortRcvPkts xPortXmitPkts xPortRcvPkts \
+		xPortUnicastXmitPkts xPortUnicastRcvPkts; do
+		d=$(($(pma_field "$pma1" $f) - $(pma_field "$pma0" $f)))
+		ok_if "$f grew by $d (>= 160)" test "$d" -ge 160
+	done
+	ok_if "sysfs counters/port_xmit_data, port_rcv_data grew by >= 40960" \
+		test $((sys1[0] - sys0[0])) -ge 40960 -a \
+		$((sys1[1] - sys0[1])) -ge 40960
+	ok_if "sysfs counters/port_xmit_packets, port_rcv_packets grew by >= 160" \
+		test $((sys1[2] - sys0[2])) -ge 160 -a $((sys1[3] - sys0[3])) -ge 160
+	modprobe -r ib_umad
+fi
 
 # A user MR as large as the guest allows, on fragmented memory: orca_kverbs
 # holds every free block of 64 KiB or more (selftests/kmod/kverbs_frag.c)

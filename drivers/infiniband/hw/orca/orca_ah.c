@@ -190,8 +190,30 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
 		return -EINVAL;
 	orca_av_from_ah_attr(&av, ah_attr);
+	ah->av = av;
+	ah->sl = rdma_ah_get_sl(ah_attr);
 	return orca_ah_create_cmd(odev, ah, &av,
 				  init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
+}
+
+/*
+ * The attributes the AH was created with.  The MAD layer matches a
+ * response to its request by them (rcv_has_same_gid()): without them no
+ * GMP response to a GRH-addressed request reaches its agent.
+ */
+int orca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
+{
+	struct orca_ah *ah = to_oah(ibah);
+
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->type = ibah->type;
+	rdma_ah_set_port_num(ah_attr, ORCA_PORT);
+	rdma_ah_set_sl(ah_attr, ah->sl);
+	rdma_ah_set_grh(ah_attr, NULL, ah->av.flow_label, ah->av.sgid_index,
+			ah->av.hop_limit, ah->av.traffic_class);
+	rdma_ah_set_dgid_raw(ah_attr, ah->av.dgid);
+	ether_addr_copy(ah_attr->roce.dmac, ah->av.dmac);
+	return 0;
 }
 
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags)

@@ -186,6 +186,8 @@ struct orca_cmd_comp {
  */
 #define ORCA_DEV_CAP_FLUSH		BIT(13)
 #define ORCA_DEV_CAP_ATOMIC_WRITE	BIT(14)
+/* 1.4: MODIFY_SRQ resizes an SRQ (ORCA_MODIFY_SRQ_F_RESIZE). */
+#define ORCA_DEV_CAP_SRQ_RESIZE		BIT(15)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -288,7 +290,12 @@ struct orca_port_stats {
 	__le64 acks_tx;
 	__le64 dup_requests;		/* duplicate requests answered */
 	__le64 cq_overruns;
-	__le64 rsvd[14];
+	/* 1.4: the port's traffic, for the PMA (PortCounters(Extended)) */
+	__le64 tx_bytes;		/* octets of tx_packets, Ethernet to ICRC */
+	__le64 rx_bytes;		/* octets of rx_packets */
+	__le64 tx_mcast_packets;	/* of tx_packets, to a multicast MAC */
+	__le64 rx_mcast_packets;	/* of rx_packets, to a multicast MAC */
+	__le64 rsvd[10];
 };
 
 /* SET_GID: write or clear one GID table entry of a port. */
@@ -588,10 +595,25 @@ struct orca_cmd_create_srq {
 	__le64 db_rec_addr;		/* struct orca_srq_db_rec */
 };
 
-/* MODIFY_SRQ: arm the limit.  QUERY_SRQ: output limit in out[0..3]. */
+/*
+ * MODIFY_SRQ: arm the limit; 1.4, with ORCA_DEV_CAP_SRQ_RESIZE and
+ * ORCA_MODIFY_SRQ_F_RESIZE: move the SRQ to a new ring, its posted WQEs
+ * kept at their indices.  QUERY_SRQ: output limit in out[0..3].
+ */
+#define ORCA_MODIFY_SRQ_F_RESIZE	BIT(0)	/* 1.4: the ring below */
+#define ORCA_MODIFY_SRQ_F_KEEP_LIMIT	BIT(1)	/* 1.4: limit unchanged */
+
 struct orca_cmd_modify_srq {
 	__le32 srqn;
 	__le32 limit;
+	/* 1.4; zero in a 1.3 command (set the limit) */
+	__le32 flags;			/* ORCA_MODIFY_SRQ_F_* */
+	u8 log_depth;			/* RESIZE: the new ring */
+	u8 page_shift;
+	__le16 rsvd;
+	__le32 npages;
+	__le32 rsvd1;
+	__le64 page_addr;		/* single page when in_len == 0 */
 };
 
 /*
@@ -615,5 +637,6 @@ static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
 static_assert(sizeof(struct orca_cmd_create_srq) <= ORCA_CMD_INLINE_BYTES, "create srq");
+static_assert(sizeof(struct orca_cmd_modify_srq) == 32, "modify srq");
 
 #endif /* _ORCA_CMDS_DEFS_H_ */

@@ -192,6 +192,31 @@ int orca_com_query_stats(struct orca_dev *odev,
 	return 0;
 }
 
+/* The traffic counters of QUERY_STATS, which the PMA reports. */
+int orca_com_query_traffic(struct orca_dev *odev,
+			   struct orca_com_port_traffic *t)
+{
+	struct orca_cmd_query_port *in;
+	struct orca_port_stats hw;
+	struct orca_cmd cmd;
+	int err;
+
+	orca_com_init(&cmd, ORCA_CMD_QUERY_STATS);
+	in = (void *)cmd.in;
+	in->port = ORCA_PORT;
+	err = orca_com_exec_out(odev, &cmd, &hw, sizeof(hw));
+	if (err)
+		return err;
+	t->tx_packets = le64_to_cpu(hw.tx_packets);
+	t->rx_packets = le64_to_cpu(hw.rx_packets);
+	t->tx_bytes = le64_to_cpu(hw.tx_bytes);
+	t->rx_bytes = le64_to_cpu(hw.rx_bytes);
+	t->tx_mcast_packets = le64_to_cpu(hw.tx_mcast_packets);
+	t->rx_mcast_packets = le64_to_cpu(hw.rx_mcast_packets);
+	t->rx_bad_packets = le64_to_cpu(hw.rx_bad_packets);
+	return 0;
+}
+
 int orca_com_set_port(struct orca_dev *odev, u32 eth_mtu)
 {
 	struct orca_cmd_set_port *in;
@@ -667,6 +692,25 @@ int orca_com_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit)
 	in = (void *)cmd.in;
 	in->srqn = cpu_to_le32(srqn);
 	in->limit = cpu_to_le32(limit);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
+}
+
+/* MODIFY_SRQ's resize (1.4): the new ring; the limit stays as it is. */
+int orca_com_resize_srq(struct orca_dev *odev, u32 srqn, u8 log_depth,
+			const struct orca_com_ring *ring)
+{
+	struct orca_cmd_modify_srq *in;
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, ORCA_CMD_MODIFY_SRQ);
+	in = (void *)cmd.in;
+	in->srqn = cpu_to_le32(srqn);
+	in->flags = cpu_to_le32(ORCA_MODIFY_SRQ_F_RESIZE |
+				ORCA_MODIFY_SRQ_F_KEEP_LIMIT);
+	in->log_depth = log_depth;
+	in->page_shift = ring->page_shift;
+	in->npages = cpu_to_le32(ring->npages);
+	orca_com_set_ring(&cmd, ring, &in->page_addr);
 	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 

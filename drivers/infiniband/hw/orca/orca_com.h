@@ -172,12 +172,25 @@ struct orca_com_port_info {
 /* Counters of QUERY_STATS (struct orca_port_stats) the driver reports. */
 #define ORCA_COM_NUM_PORT_STATS		18
 
+/* QUERY_STATS' traffic counters (1.4), for the PMA, in CPU order. */
+struct orca_com_port_traffic {
+	u64 tx_packets;
+	u64 rx_packets;
+	u64 tx_bytes;
+	u64 rx_bytes;
+	u64 tx_mcast_packets;
+	u64 rx_mcast_packets;
+	u64 rx_bad_packets;
+};
+
 u32 orca_com_out_handle(const u8 *out);
 int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 			  u8 *num_ports);
 int orca_com_query_port(struct orca_dev *odev, struct orca_com_port_info *info);
 int orca_com_query_stats(struct orca_dev *odev,
 			 u64 counters[ORCA_COM_NUM_PORT_STATS]);
+int orca_com_query_traffic(struct orca_dev *odev,
+			   struct orca_com_port_traffic *t);
 int orca_com_set_port(struct orca_dev *odev, u32 eth_mtu);
 int orca_com_set_gid(struct orca_dev *odev, u32 index, u8 type,
 		     const u8 *mac, u16 vlan, const u8 *gid);
@@ -220,6 +233,8 @@ int orca_com_destroy_ah(struct orca_dev *odev, u32 ahn, bool sleepable);
 int orca_com_create_srq(struct orca_dev *odev,
 			const struct orca_com_srq_params *p, u32 *srqn);
 int orca_com_modify_srq(struct orca_dev *odev, u32 srqn, u32 limit);
+int orca_com_resize_srq(struct orca_dev *odev, u32 srqn, u8 log_depth,
+			const struct orca_com_ring *ring);
 int orca_com_query_srq(struct orca_dev *odev, u32 srqn, u32 *limit);
 
 #endif /* ORCA_COM_H */

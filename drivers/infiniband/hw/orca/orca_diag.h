@@ -13,6 +13,10 @@ struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num);
 int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port_num, int index);
+int orca_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in, struct ib_mad *out,
+		     size_t *out_mad_size, u16 *out_mad_pkey_index);
 
 /* orca_restrack.c: rdma restrack driver attributes and raw dumps */
 int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

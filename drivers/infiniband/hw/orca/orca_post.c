@@ -385,9 +385,8 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 {
 	struct orca_dev *odev = to_odev(ibsrq->device);
 	struct orca_srq *srq = to_osrq(ibsrq);
-	u32 depth = 1U << srq->log_depth;
 	unsigned long flags;
-	u32 old, slot;
+	u32 old, slot, depth;
 	int err = 0;
 
 	/* Legacy POST_SRQ_RECV: a user SRQ's ring is the provider's. */
@@ -397,7 +396,11 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	old = srq->pi;
-	for (; wr; wr = wr->next) {
+	depth = 1U << srq->log_depth;
+	/* MODIFY_SRQ is moving the ring (orca_srq_resize()). */
+	if (srq->resizing)
+		err = -EBUSY;
+	for (; wr && !err; wr = wr->next) {
 		if (wr->num_sge > srq->max_sge) {
 			err = -EINVAL;
 			break;
@@ -416,9 +419,8 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		orca_write_recv_wqe(orca_qbuf_entry(&srq->buf, slot,
 						    srq->stride), wr);
 		srq->wrid[slot] = wr->wr_id;
-		/* The wr_id before the bit: pairs with orca_srq_complete(). */
-		smp_mb__before_atomic();
-		set_bit(slot, srq->posted);
+		/* Under the lock orca_srq_complete() takes too. */
+		__set_bit(slot, srq->posted);
 		WRITE_ONCE(srq->pi, srq->pi + 1);
 	}
 	if (srq->pi != old)

@@ -2,8 +2,9 @@
 /*
  * ORCA shared receive queues: what kernel and user SRQs share (checks,
  * CREATE_SRQ, destruction), creation of kernel SRQs with their ring, the
- * limit (arm) through MODIFY_SRQ, QUERY_SRQ, the completion of a kernel
- * SRQ's WQEs, and the delivery of SRQ async events.
+ * limit (arm) and a kernel SRQ's resize through MODIFY_SRQ, QUERY_SRQ,
+ * the completion of a kernel SRQ's WQEs, and the delivery of SRQ async
+ * events.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -24,27 +25,29 @@ static void orca_srq_put(struct orca_srq *srq)
  * @wr_id: set to the wr_id the slot was posted with
  *
  * The wr_id comes from the driver's own record, never from the CQE: ULPs
- * use it as a pointer and the adapter is not trusted.  The slot's bit is
- * read before the wr_id and cleared after it, so a post that reuses the
- * slot cannot overwrite the wr_id under us.
+ * use it as a pointer and the adapter is not trusted.  The SRQ's lock
+ * orders this against posting (which reuses slots) and against a resize
+ * (which moves the records to arrays of another depth).
  *
  * Return: false for a slot that is not posted (a CQE of a WQE that was
  * never posted, or completed twice); the caller drops the CQE.
  */
 bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id)
 {
-	u32 slot = wqe_idx & ((1U << srq->log_depth) - 1);
+	unsigned long flags;
+	bool posted;
+	u32 slot;
 
-	if (!test_bit(slot, srq->posted))
-		return false;
-	/* Pairs with the barrier before set_bit() in orca_post_srq_recv(). */
-	smp_rmb();
-	*wr_id = READ_ONCE(srq->wrid[slot]);
+	spin_lock_irqsave(&srq->lock, flags);
+	slot = wqe_idx & ((1U << srq->log_depth) - 1);
 	/* Two CQEs for one slot: only the first completes it. */
-	if (!test_and_clear_bit(slot, srq->posted))
-		return false;
-	atomic_inc(&srq->ci);
-	return true;
+	posted = test_and_clear_bit(slot, srq->posted);
+	if (posted) {
+		*wr_id = srq->wrid[slot];
+		atomic_inc(&srq->ci);
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return posted;
 }
 
 void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
@@ -98,6 +101,7 @@ static int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
 	refcount_set(&srq->refcnt, 1);
 	init_completion(&srq->free);
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->modify_lock);
 	atomic_set(&srq->ci, 0);
 	if (check_shl_overflow((size_t)srq->stride, srq->log_depth, bytes))
 		return -EINVAL;
@@ -231,7 +235,117 @@ err_wrid:
 	return err;
 }
 
-/* Only arming the limit is supported; the ring is not resizable. */
+/*
+ * Move the records of the WQEs posted and not completed to arrays of
+ * @log_depth, each at its index: the slots of indices pi - old depth .. pi
+ * - 1 are distinct in the new arrays, since their count fits (checked).
+ */
+static void orca_srq_move_wrids(struct orca_srq *srq, u8 log_depth,
+				u64 *wrid, unsigned long *posted)
+{
+	u32 old_mask = (1U << srq->log_depth) - 1;
+	u32 new_mask = (1U << log_depth) - 1;
+	u32 idx;
+
+	lockdep_assert_held(&srq->lock);
+	for (idx = srq->pi - old_mask - 1; idx != srq->pi; idx++) {
+		if (!test_bit(idx & old_mask, srq->posted))
+			continue;
+		wrid[idx & new_mask] = srq->wrid[idx & old_mask];
+		__set_bit(idx & new_mask, posted);
+	}
+}
+
+/**
+ * orca_srq_resize() - IB_SRQ_MAX_WR of a kernel SRQ
+ * @odev: device
+ * @srq: the kernel SRQ
+ * @max_wr: the depth asked for, rounded up to a power of two
+ *
+ * MODIFY_SRQ (1.4) moves the SRQ to a new ring; the adapter copies the
+ * WQEs posted and not taken to it at their indices, so they complete in
+ * order.  Posting fails with -EBUSY while the command runs (the adapter
+ * copies what the doorbell record says is posted).  The driver's own
+ * records (wr_id and posted bit per slot) move under the SRQ's lock, with
+ * completions held off.  A depth below the WQEs posted and not completed
+ * is refused (-EINVAL), as the adapter refuses one below those not taken.
+ *
+ * Return: 0 or a negative errno; on failure the SRQ is as it was.
+ */
+static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
+			   u32 max_wr)
+{
+	struct orca_qbuf buf = {}, old_buf;
+	struct orca_com_ring ring;
+	struct orca_pgl pgl = {};
+	unsigned long *posted;
+	unsigned long flags;
+	u8 log_depth;
+	size_t bytes;
+	u64 *wrid;
+	int err;
+
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ_RESIZE) || srq->user)
+		return -EOPNOTSUPP;
+	err = orca_queue_log_depth(max_wr, odev->caps.max_srq_wr, &log_depth);
+	if (err)
+		return err;
+	if (check_shl_overflow((size_t)srq->stride, log_depth, &bytes))
+		return -EINVAL;
+	wrid = kvcalloc(1U << log_depth, sizeof(u64), GFP_KERNEL);
+	posted = bitmap_zalloc(1U << log_depth, GFP_KERNEL);
+	if (!wrid || !posted) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = orca_qbuf_alloc(odev, &buf, bytes);
+	if (err)
+		goto out_free;
+	if (buf.npages > 1) {
+		err = orca_pgl_alloc(odev, &pgl, buf.npages);
+		if (err)
+			goto out_buf;
+		orca_pgl_add_qbuf(&pgl, &buf);
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (srq->pi - (u32)atomic_read(&srq->ci) > (1U << log_depth))
+		err = -EINVAL;
+	else
+		srq->resizing = true;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		goto out_pgl;
+
+	orca_qbuf_ring(&buf, pgl.chunks ? &pgl : NULL, &ring);
+	err = orca_com_resize_srq(odev, srq->srqn, log_depth, &ring);
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (!err) {
+		orca_srq_move_wrids(srq, log_depth, wrid, posted);
+		swap(srq->wrid, wrid);
+		swap(srq->posted, posted);
+		old_buf = srq->buf;
+		srq->buf = buf;
+		buf = old_buf;
+		srq->log_depth = log_depth;
+	}
+	srq->resizing = false;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	/* A dead adapter may have had the new ring: free it once fenced. */
+	if (err && orca_dev_is_dead(odev))
+		orca_dev_may_free(odev, err, "SRQ", srq->srqn);
+out_pgl:
+	orca_pgl_free(odev, &pgl);
+out_buf:
+	/* The ring the adapter no longer has: the old one, or the new. */
+	orca_qbuf_free(odev, &buf);
+out_free:
+	bitmap_free(posted);
+	kvfree(wrid);
+	return err;
+}
+
 int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		    enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
@@ -242,15 +356,26 @@ int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
-	if (mask & IB_SRQ_MAX_WR)
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EOPNOTSUPP;
-	if (!(mask & IB_SRQ_LIMIT))
-		return 0;
-	if (attr->srq_limit >= (1U << srq->log_depth))
-		return -EINVAL;
-	err = orca_com_modify_srq(odev, srq->srqn, attr->srq_limit);
-	if (!err)
-		srq->limit = attr->srq_limit;
+	mutex_lock(&srq->modify_lock);
+	if (mask & IB_SRQ_MAX_WR) {
+		err = orca_srq_resize(odev, srq, attr->max_wr);
+		if (err)
+			goto out;
+		attr->max_wr = 1U << srq->log_depth;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit >= (1U << srq->log_depth)) {
+			err = -EINVAL;
+			goto out;
+		}
+		err = orca_com_modify_srq(odev, srq->srqn, attr->srq_limit);
+		if (!err)
+			srq->limit = attr->srq_limit;
+	}
+out:
+	mutex_unlock(&srq->modify_lock);
 	return err;
 }
 

@@ -30,6 +30,8 @@ int orca_create_user_ah(struct ib_ah *ibah,
 	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
 		return -EINVAL;
 	orca_av_from_ah_attr(&av, ah_attr);
+	ah->av = av;
+	ah->sl = rdma_ah_get_sl(ah_attr);
 	err = orca_ah_create_cmd(odev, ah, &av,
 				 init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
 	if (err)

@@ -68,9 +68,11 @@ struct orca_srq {
 	struct orca_udb_page *udb;
 	refcount_t refcnt;
 	struct completion free;
-	spinlock_t lock;		/* pi; posting */
+	spinlock_t lock;		/* pi; posting; wrid, posted, log_depth */
 	u32 pi;				/* free-running producer index */
 	atomic_t ci;			/* receive WQEs completed */
+	bool resizing;			/* MODIFY_SRQ moves the ring: no post */
+	struct mutex modify_lock;	/* one resize at a time */
 };
 
 /**
@@ -168,6 +170,8 @@ struct orca_mw {
 struct orca_ah {
 	struct ib_ah ibah;
 	u32 ahn;
+	u8 sl;
+	struct orca_com_av av;		/* for query_ah */
 };
 
 static inline struct orca_pd *to_opd(struct ib_pd *ibpd)
@@ -266,6 +270,7 @@ void orca_av_from_ah_attr(struct orca_com_av *av,
 int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
+int orca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 int orca_ah_create_cmd(struct orca_dev *odev, struct orca_ah *ah,
 		       const struct orca_com_av *av, bool sleepable);
 void orca_ah_destroy_cmd(struct orca_dev *odev, u32 ahn, bool sleepable);
