@@ -660,7 +660,7 @@ static void test_qp_create(void)
 	CHECK(th_qp_exec(&t, &r) == ORCA_CMD_ST_BUSY);	/* one GSI QP */
 
 	r = g;
-	r.in.qp_type = 3;			/* UC: not supported */
+	r.in.qp_type = 6;			/* no such type */
 	CHECK(th_qp_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);
 	r = g;
 	r.in.flags = htole32(4);
