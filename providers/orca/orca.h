@@ -47,7 +47,8 @@ struct orca_device {
  * @max_recv_sge: device limit on receive SGEs
  * @max_sq_depth: device limit on WQEs per queue
  * @max_cqe: device limit on CQEs per CQ
- * @qp_table_mutex: serializes insertions and removals in @qp_table
+ * @qp_table_mutex: held from CREATE_QP to the insertion in @qp_table and
+ *	from DESTROY_QP to the removal, so QPNs the kernel reuses are free
  * @qp_table: qpn -> QP for the pollers; chunks live as long as the context
  * @db_mutex: protects @db_pages
  * @db_pages: pages of doorbell record slots

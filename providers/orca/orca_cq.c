@@ -99,7 +99,11 @@ err_free:
 /*
  * The adapter copies the unpolled CQEs into the new ring and keeps the
  * indices (spec, commands.rst, RESIZE_CQ), so once the command is done the
- * poller just switches rings; until then it may go on polling the old one.
+ * poller just switches rings.  The CQ lock is held across the command, as
+ * mlx5 does: two resizes must switch rings in the order the adapter took
+ * them (else the provider frees the ring the adapter writes), and neither
+ * a poller nor a QP's clean-up may see the old ring once the adapter has
+ * copied it (a scrub there would miss the copies).
  */
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
@@ -119,14 +123,14 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return err;
 	cmd.buf_va = (uintptr_t)ring.buf;
 	cmd.buf_len = ring.len;
+	pthread_spin_lock(&cq->lock);
 	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (err) {
+		pthread_spin_unlock(&cq->lock);
 		orca_ring_free(&ring);
 		return err;
 	}
-
-	pthread_spin_lock(&cq->lock);
 	old = cq->ring;
 	cq->ring = ring;
 	cq->log_depth = log_depth;

@@ -9,6 +9,7 @@
 # CQ moderation caps included; ibv_modify_cq on a CQ with traffic; and
 # ibv_reg_mr of half the guest's free memory while the kernel's memory is
 # fragmented, written all over through the adapter (big_user_mr).
+# provider_races: CQ resizes and QPN reuse by threads of one process.
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
@@ -56,6 +57,15 @@ gidx=$(wait_gid orca_0 v4)
 modout=$("$top/selftests/user/build/cq_moderation" orca_0 "$gidx" 2>&1)
 ok_if "ibv_modify_cq: CQ event moderation" test $? = 0
 echo "$modout" | sed 's/^/# /' >>"$ktap_out"
+
+# The provider's own state under threads of one process: a CQ resized by
+# two threads under traffic, polls and QP destroys; QPs created and
+# destroyed by threads while the adapter reuses their QPNs at once.
+raceout=$("$top/selftests/user/build/provider_races" orca_0 "$gidx" 2>&1)
+rc=$?
+echo "$raceout" | sed 's/^/# /' >>"$ktap_out"
+echo "$raceout" | grep '^not ok' | sed 's/^/# /'
+expect_eq "provider_races: resize and QPN races" "$rc" 0
 
 # A user MR as large as the guest allows, on fragmented memory: orca_kverbs
 # holds every free block of 64 KiB or more (selftests/kmod/kverbs_frag.c)
