@@ -137,6 +137,13 @@ enum orca_wqe_opcode {
  */
 #define ORCA_MAX_LOG_WQ_DEPTH		16
 
+/*
+ * What the device writes as the RQ and SRQ event indices when it wants no
+ * doorbell (data-path.rst, "Doorbell records and event indices"): one
+ * behind the producer index 0, which no post passes but the one that wraps.
+ */
+#define ORCA_EVENT_IDX_BEHIND		0xffffffffU
+
 #define ORCA_SEND_WQE_MIN_STRIDE	128
 #define ORCA_RECV_WQE_MIN_STRIDE	64
 #define ORCA_MAX_SGE			16
