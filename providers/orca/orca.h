@@ -25,6 +25,7 @@
 #include <ccan/list.h>
 #include <ccan/minmax.h>
 
+#include "orca_barrier.h"
 #include "orca_hw.h"
 
 /* qpn -> QP: 24-bit qpns, second-level chunks allocated on first use. */
@@ -195,27 +196,6 @@ static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
 static inline uint32_t orca_log_depth(uint32_t n)
 {
 	return ilog32(max_t(uint32_t, n, 1U << ORCA_MIN_LOG_DEPTH) - 1);
-}
-
-/*
- * The full barrier (StoreLoad) of the doorbell record and CQ arming
- * handshakes: our store (producer index, arm word) must be visible to the
- * adapter before we load what it wrote (event index, CQE).  On x86 this is
- * MFENCE, as the kernel's mb(), and not the LOCK-prefixed no-op that
- * compilers emit for atomic_thread_fence(memory_order_seq_cst): QEMU's TCG
- * translates a LOCK-prefixed instruction of a single-vCPU guest as a plain
- * load and store, which orders nothing against the device process reading
- * guest memory, while MFENCE always becomes a host barrier.  With the LOCK
- * form, the adapter's event index write and our producer index write could
- * miss each other and strand the WQEs.
- */
-static inline void orca_mb(void)
-{
-#if defined(__x86_64__)
-	asm volatile("mfence" ::: "memory");
-#else
-	atomic_thread_fence(memory_order_seq_cst);
-#endif
 }
 
 /* orca_mem.c: rings and doorbell record slots */

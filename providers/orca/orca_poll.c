@@ -181,8 +181,13 @@ int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		orca_cqe_to_wc(qp, cqe, &wc[n++]);
 	}
 	if (cq->ci != start) {
-		/* Done reading the CQEs before the adapter may reuse them. */
-		atomic_thread_fence(memory_order_seq_cst);
+		/*
+		 * Done reading the CQEs before the adapter may reuse them:
+		 * LoadStore against the device, which no barrier of
+		 * udma_barrier.h gives on every architecture
+		 * (udma_from_device_barrier() is "fence ir,ir" on riscv).
+		 */
+		orca_mb();
 		__atomic_store_n(&cq->db->ci, htole32(cq->ci), __ATOMIC_RELAXED);
 	}
 	pthread_spin_unlock(&cq->lock);
