@@ -80,6 +80,9 @@ struct orca_ring {
  * struct orca_cq - a completion queue
  * @ibv_cq: the verbs CQ
  * @lock: @ci, @ring and @log_depth (pollers, arm, resize, QP clean-up)
+ * @resize_mutex: held across RESIZE_CQ and the switch of rings, and by a
+ *	QP's clean-up (orca_qp_clean_cqs()), which must not scrub the old
+ *	ring once the adapter has copied it
  * @ring: the CQE ring
  * @log_depth: CQEs = 1 << @log_depth
  * @ci: free-running consumer index (published in @db->ci)
@@ -90,6 +93,7 @@ struct orca_ring {
 struct orca_cq {
 	struct ibv_cq ibv_cq;
 	pthread_spinlock_t lock;
+	pthread_mutex_t resize_mutex;
 	struct orca_ring ring;
 	uint32_t log_depth;
 	uint32_t ci;

@@ -65,6 +65,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 		goto err_ring;
 	}
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_mutex_init(&cq->resize_mutex, NULL);
 
 	cmd.buf_va = (uintptr_t)cq->ring.buf;
 	cmd.buf_len = cq->ring.len;
@@ -86,6 +87,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 	return &cq->ibv_cq;
 
 err_db:
+	pthread_mutex_destroy(&cq->resize_mutex);
 	pthread_spin_destroy(&cq->lock);
 	orca_db_free(ctx, cq->db);
 err_ring:
@@ -99,11 +101,12 @@ err_free:
 /*
  * The adapter copies the unpolled CQEs into the new ring and keeps the
  * indices (spec, commands.rst, RESIZE_CQ), so once the command is done the
- * poller just switches rings.  The CQ lock is held across the command, as
- * mlx5 does: two resizes must switch rings in the order the adapter took
- * them (else the provider frees the ring the adapter writes), and neither
- * a poller nor a QP's clean-up may see the old ring once the adapter has
- * copied it (a scrub there would miss the copies).
+ * poller just switches rings; until then it may go on polling the old
+ * one (the copies keep their indices).  resize_mutex is held across the
+ * command and the switch: two resizes must switch rings in the order the
+ * adapter took them (else the provider frees the ring the adapter writes),
+ * and a QP's clean-up, which takes it too, must not scrub the old ring once
+ * the adapter has copied it.  Pollers never wait for the command.
  */
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
@@ -123,18 +126,20 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return err;
 	cmd.buf_va = (uintptr_t)ring.buf;
 	cmd.buf_len = ring.len;
-	pthread_spin_lock(&cq->lock);
+	pthread_mutex_lock(&cq->resize_mutex);
 	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (err) {
-		pthread_spin_unlock(&cq->lock);
+		pthread_mutex_unlock(&cq->resize_mutex);
 		orca_ring_free(&ring);
 		return err;
 	}
+	pthread_spin_lock(&cq->lock);
 	old = cq->ring;
 	cq->ring = ring;
 	cq->log_depth = log_depth;
 	pthread_spin_unlock(&cq->lock);
+	pthread_mutex_unlock(&cq->resize_mutex);
 	orca_ring_free(&old);
 	return 0;
 }
@@ -156,6 +161,7 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
 		return err;
+	pthread_mutex_destroy(&cq->resize_mutex);
 	pthread_spin_destroy(&cq->lock);
 	orca_db_free(ctx, cq->db);
 	orca_ring_free(&cq->ring);

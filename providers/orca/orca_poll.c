@@ -271,6 +271,10 @@ void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 		first = second;
 		second = t;
 	}
+	/* A resize's copies are in the ring the scrub sees (orca_cq.c). */
+	pthread_mutex_lock(&first->resize_mutex);
+	if (second != first)
+		pthread_mutex_lock(&second->resize_mutex);
 	pthread_spin_lock(&first->lock);
 	if (second != first)
 		pthread_spin_lock(&second->lock);
@@ -282,4 +286,7 @@ void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 	if (second != first)
 		pthread_spin_unlock(&second->lock);
 	pthread_spin_unlock(&first->lock);
+	if (second != first)
+		pthread_mutex_unlock(&second->resize_mutex);
+	pthread_mutex_unlock(&first->resize_mutex);
 }
