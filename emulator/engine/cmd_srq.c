@@ -65,13 +65,18 @@ int cmd_create_srq(struct cmd_ctx *c)
 	pd->refcnt++;
 	uar->refcnt++;
 	{
-		/* Event index 0: the first post rings (see the QP's). */
+		/*
+		 * An event index no post passes: the engine reads the SRQ's
+		 * producer index when a QP needs a WQE, and never needs its
+		 * doorbell (its WQEs are not flushed).
+		 */
 		struct orca_srq_db_rec *rec = engine_dma(eng, srq->db_rec,
 							 sizeof(*rec));
 
 		if (rec)
 			atomic_store_explicit((_Atomic __le32 *)
-					      &rec->event_idx, 0,
+					      &rec->event_idx,
+					      htole32(ORCA_EVENT_IDX_BEHIND),
 					      memory_order_release);
 	}
 	cmd_set_handle(c, srqn);

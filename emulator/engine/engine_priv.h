@@ -50,6 +50,7 @@ struct roce_qp;
 #define EMU_LOG_MAX_EQ		16
 #define EMU_LOG_MAX_CQ		16
 #define EMU_LOG_MAX_WQ		14		/* SQ, RQ and SRQ */
+static_assert(EMU_LOG_MAX_WQ <= ORCA_MAX_LOG_WQ_DEPTH, "CQE wqe_idx");
 #define EMU_MAX_INLINE		ORCA_MAX_INLINE_DATA
 #define EMU_MAX_RD_ATOM		128
 #define EMU_MAX_FRPL		65536	/* 256 MiB in 4 KiB pages */

@@ -9,6 +9,7 @@
  * consulted.  A modify without ORCA_QP_ATTR_STATE is the transition from the
  * current state to itself.
  */
+#include <endian.h>
 #include <stdatomic.h>
 
 #include "engine_priv.h"
@@ -217,8 +218,11 @@ int engine_qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
 }
 
 /*
- * Event indices 0: the driver's first post after creation or RESET (old 0,
- * new >= 1) then rings the UAR.
+ * SQ event index 0: the driver's first post after creation or RESET (old
+ * 0, new >= 1) then rings the UAR.  The RQ's is one behind the producer
+ * index 0, which no post passes (but the one that wraps 2^32): the engine
+ * reads rq_pi when a request arrives and needs an RQ doorbell only in ERR,
+ * where take_rwqe() moves the index up to the flushed WQEs.
  */
 void engine_qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp)
 {
@@ -229,7 +233,8 @@ void engine_qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp)
 		return;
 	atomic_store_explicit((_Atomic __le32 *)&rec->sq_event_idx, 0,
 			      memory_order_relaxed);
-	atomic_store_explicit((_Atomic __le32 *)&rec->rq_event_idx, 0,
+	atomic_store_explicit((_Atomic __le32 *)&rec->rq_event_idx,
+			      htole32(ORCA_EVENT_IDX_BEHIND),
 			      memory_order_release);
 }
 

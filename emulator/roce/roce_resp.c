@@ -59,11 +59,9 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 		rec = engine_dma(eng, srq->db_rec, sizeof(*rec));
 		if (!rec)
 			return -EIO;
+		/* No doorbell wanted: the next request reads pi again. */
 		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->pi,
 						  memory_order_acquire));
-		if (pi == srq->ci)
-			pi = roce_publish_event_idx(&rec->event_idx, &rec->pi,
-						    pi);
 		if (pi == srq->ci)
 			return -EAGAIN;
 		if (pi - srq->ci > (1u << srq->log_depth))
@@ -89,7 +87,11 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 			return -EIO;
 		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->rq_pi,
 						  memory_order_acquire));
-		if (pi == qp->rq_ci)
+		/*
+		 * Only a QP in ERR wants the next post rung for, to flush it;
+		 * otherwise the next request reads rq_pi again.
+		 */
+		if (pi == qp->rq_ci && qp->state == ORCA_QPS_ERR)
 			pi = roce_publish_event_idx(&rec->rq_event_idx,
 						    &rec->rq_pi, pi);
 		if (pi == qp->rq_ci)

@@ -116,7 +116,9 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	ctx->max_inline_data = resp.max_inline_data;
 	ctx->max_send_sge = resp.max_send_sge;
 	ctx->max_recv_sge = resp.max_recv_sge;
-	ctx->max_sq_depth = resp.max_sq_depth;
+	/* As the kernel clamps it: a CQE's wqe_idx has 16 bits. */
+	ctx->max_sq_depth = min_t(uint32_t, resp.max_sq_depth,
+				  1U << ORCA_MAX_LOG_WQ_DEPTH);
 	ctx->max_cqe = resp.max_cqe;
 
 	/* Doorbells are trapped, uncached writes: no read, no WC mapping. */

@@ -25,6 +25,7 @@
 #include <ccan/list.h>
 #include <ccan/minmax.h>
 
+#include "orca_barrier.h"
 #include "orca_hw.h"
 
 /* qpn -> QP: 24-bit qpns, second-level chunks allocated on first use. */
@@ -47,7 +48,8 @@ struct orca_device {
  * @max_recv_sge: device limit on receive SGEs
  * @max_sq_depth: device limit on WQEs per queue
  * @max_cqe: device limit on CQEs per CQ
- * @qp_table_mutex: serializes insertions and removals in @qp_table
+ * @qp_table_mutex: held from CREATE_QP to the insertion in @qp_table and
+ *	from DESTROY_QP to the removal, so QPNs the kernel reuses are free
  * @qp_table: qpn -> QP for the pollers; chunks live as long as the context
  * @db_mutex: protects @db_pages
  * @db_pages: pages of doorbell record slots
@@ -157,6 +159,9 @@ struct orca_ring {
  * @lock: @ci, @ring, @log_depth and @wc (pollers, arm, resize, QP
  *	clean-up); held from start_poll to end_poll on an extended CQ; not
  *	taken for a single-threaded CQ
+ * @resize_mutex: held across RESIZE_CQ and the switch of rings, and by a
+ *	QP's clean-up (orca_qp_clean_cqs()), which must not scrub the old
+ *	ring once the adapter has copied it
  * @ring: the CQE ring
  * @log_depth: CQEs = 1 << @log_depth
  * @ci: free-running consumer index (published in @db->ci)
@@ -171,6 +176,7 @@ struct orca_ring {
 struct orca_cq {
 	struct verbs_cq vcq;
 	struct orca_lock lock;
+	pthread_mutex_t resize_mutex;
 	struct orca_ring ring;
 	uint32_t log_depth;
 	uint32_t ci;
@@ -327,27 +333,6 @@ static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
 static inline uint32_t orca_log_depth(uint32_t n)
 {
 	return ilog32(max_t(uint32_t, n, 1U << ORCA_MIN_LOG_DEPTH) - 1);
-}
-
-/*
- * The full barrier (StoreLoad) of the doorbell record and CQ arming
- * handshakes: our store (producer index, arm word) must be visible to the
- * adapter before we load what it wrote (event index, CQE).  On x86 this is
- * MFENCE, as the kernel's mb(), and not the LOCK-prefixed no-op that
- * compilers emit for atomic_thread_fence(memory_order_seq_cst): QEMU's TCG
- * translates a LOCK-prefixed instruction of a single-vCPU guest as a plain
- * load and store, which orders nothing against the device process reading
- * guest memory, while MFENCE always becomes a host barrier.  With the LOCK
- * form, the adapter's event index write and our producer index write could
- * miss each other and strand the WQEs.
- */
-static inline void orca_mb(void)
-{
-#if defined(__x86_64__)
-	asm volatile("mfence" ::: "memory");
-#else
-	atomic_thread_fence(memory_order_seq_cst);
-#endif
 }
 
 /* orca_mem.c: rings and doorbell record slots */

@@ -90,6 +90,7 @@ static struct orca_cq *orca_cq_create(struct ibv_context *context,
 		goto err_ring;
 	}
 	orca_lock_init(&cq->lock, !single_threaded);
+	pthread_mutex_init(&cq->resize_mutex, NULL);
 
 	drv = ex ? &cmd_ex.drv_payload : &cmd.drv_payload;
 	drv->buf_va = (uintptr_t)cq->ring.buf;
@@ -128,6 +129,7 @@ static struct orca_cq *orca_cq_create(struct ibv_context *context,
 	return cq;
 
 err_db:
+	pthread_mutex_destroy(&cq->resize_mutex);
 	orca_lock_destroy(&cq->lock);
 	orca_db_free(ctx, cq->db);
 err_ring:
@@ -205,7 +207,12 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
 /*
  * The adapter copies the unpolled CQEs into the new ring and keeps the
  * indices (spec, commands.rst, RESIZE_CQ), so once the command is done the
- * poller just switches rings; until then it may go on polling the old one.
+ * poller just switches rings; until then it may go on polling the old
+ * one (the copies keep their indices).  resize_mutex is held across the
+ * command and the switch: two resizes must switch rings in the order the
+ * adapter took them (else the provider frees the ring the adapter writes),
+ * and a QP's clean-up, which takes it too, must not scrub the old ring once
+ * the adapter has copied it.  Pollers never wait for the command.
  */
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
@@ -226,18 +233,20 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return err;
 	cmd.buf_va = (uintptr_t)ring.buf;
 	cmd.buf_len = ring.len;
+	pthread_mutex_lock(&cq->resize_mutex);
 	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (err) {
+		pthread_mutex_unlock(&cq->resize_mutex);
 		orca_ring_free(&ring);
 		return err;
 	}
-
 	orca_lock(&cq->lock);
 	old = cq->ring;
 	cq->ring = ring;
 	cq->log_depth = log_depth;
 	orca_unlock(&cq->lock);
+	pthread_mutex_unlock(&cq->resize_mutex);
 	orca_ring_free(&old);
 	return 0;
 }
@@ -259,6 +268,7 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
 		return err;
+	pthread_mutex_destroy(&cq->resize_mutex);
 	orca_lock_destroy(&cq->lock);
 	orca_db_free(ctx, cq->db);
 	orca_ring_free(&cq->ring);

@@ -196,8 +196,13 @@ static void orca_cq_publish_ci(struct orca_cq *cq, uint32_t start)
 {
 	if (cq->ci == start)
 		return;
-	/* Done reading the CQEs before the adapter may reuse them. */
-	atomic_thread_fence(memory_order_seq_cst);
+	/*
+	 * Done reading the CQEs before the adapter may reuse them:
+	 * LoadStore against the device, which no barrier of udma_barrier.h
+	 * gives on every architecture (udma_from_device_barrier() is
+	 * "fence ir,ir" on riscv).
+	 */
+	orca_mb();
 	__atomic_store_n(&cq->db->ci, htole32(cq->ci), __ATOMIC_RELAXED);
 }
 
@@ -430,6 +435,10 @@ void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 		first = second;
 		second = t;
 	}
+	/* A resize's copies are in the ring the scrub sees (orca_cq.c). */
+	pthread_mutex_lock(&first->resize_mutex);
+	if (second != first)
+		pthread_mutex_lock(&second->resize_mutex);
 	orca_lock(&first->lock);
 	if (second != first)
 		orca_lock(&second->lock);
@@ -441,4 +450,7 @@ void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 	if (second != first)
 		orca_unlock(&second->lock);
 	orca_unlock(&first->lock);
+	if (second != first)
+		pthread_mutex_unlock(&second->resize_mutex);
+	pthread_mutex_unlock(&first->resize_mutex);
 }

@@ -87,50 +87,45 @@ static bool orca_qp_geometry_agrees(const struct orca_qp_geometry *g,
 	       cap->max_recv_sge == g->recv_sge;
 }
 
+/*
+ * Called with qp_table_mutex held since before CREATE_QP: a QPN the kernel
+ * hands out is then never still listed for a QP being destroyed.
+ */
 static int orca_qp_table_insert(struct orca_context *ctx, struct orca_qp *qp)
 {
 	uint32_t hi = qp->qpn >> ORCA_QP_TABLE_SHIFT;
 	uint32_t lo = qp->qpn & (ORCA_QP_TABLE_L2 - 1);
-	int err = 0;
 
 	if (hi >= ORCA_QP_TABLE_L1)
 		return EPROTO;
-	pthread_mutex_lock(&ctx->qp_table_mutex);
 	if (!ctx->qp_table[hi]) {
 		struct orca_qp **chunk;
 
 		chunk = calloc(ORCA_QP_TABLE_L2, sizeof(*chunk));
-		if (!chunk) {
-			err = ENOMEM;
-			goto out;
-		}
+		if (!chunk)
+			return ENOMEM;
 		__atomic_store_n(&ctx->qp_table[hi], chunk, __ATOMIC_RELEASE);
 	}
-	if (ctx->qp_table[hi][lo]) {
-		err = EEXIST;
-		goto out;
-	}
+	if (ctx->qp_table[hi][lo])
+		return EEXIST;
 	__atomic_store_n(&ctx->qp_table[hi][lo], qp, __ATOMIC_RELEASE);
-out:
-	pthread_mutex_unlock(&ctx->qp_table_mutex);
-	return err;
+	return 0;
 }
 
 /*
- * Called with the QP's CQ locks held (orca_qp_clean_cqs()), so that a
- * poller that found the QP is done with it.
+ * Called with qp_table_mutex held since before DESTROY_QP, and the QP's CQ
+ * locks (orca_qp_clean_cqs()), so that a poller that found the QP is done
+ * with it.
  */
 void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp)
 {
 	uint32_t hi = qp->qpn >> ORCA_QP_TABLE_SHIFT;
 	uint32_t lo = qp->qpn & (ORCA_QP_TABLE_L2 - 1);
 
-	pthread_mutex_lock(&ctx->qp_table_mutex);
 	if (hi < ORCA_QP_TABLE_L1 && ctx->qp_table[hi] &&
 	    ctx->qp_table[hi][lo] == qp)
 		__atomic_store_n(&ctx->qp_table[hi][lo], NULL,
 				 __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&ctx->qp_table_mutex);
 }
 
 /* Pollers, under a CQ lock; chunks are freed only with the context. */
@@ -246,10 +241,17 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	cmd.rq_buf_va = g.rq_bytes ? (uintptr_t)(buf + g.sq_bytes) : 0;
 	cmd.rq_buf_len = g.rq_bytes;
 	cmd.db_rec_va = (uintptr_t)qp->db;
+	/*
+	 * Held from CREATE_QP to the insertion, as orca_destroy_qp() holds it
+	 * from DESTROY_QP to the removal (mlx5's rule): else the kernel may
+	 * hand out the QPN of a QP another thread is destroying while that
+	 * QP is still in the table.
+	 */
+	pthread_mutex_lock(&ctx->qp_table_mutex);
 	err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
-		goto err_db;
+		goto err_unlock;
 	if (!orca_qp_geometry_agrees(&g, base, &resp.drv_payload)) {
 		verbs_err(&ctx->ibv_ctx,
 			  "orca: QP %u: kernel geometry differs (strides %u/%u, expected %u/%u)\n",
@@ -266,6 +268,7 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	err = orca_qp_table_insert(ctx, qp);
 	if (err)
 		goto err_destroy;
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
 	if (parent) {
 		qp->parent = parent;
 		orca_parent_get(parent);
@@ -274,7 +277,8 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
-err_db:
+err_unlock:
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
 	orca_lock_destroy(&qp->sq.lock);
 	orca_lock_destroy(&qp->rq.lock);
 	orca_db_free(ctx, qp->db);
@@ -348,11 +352,16 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	struct orca_qp *qp = to_oqp(ibqp);
 	int err;
 
+	/* Until the QPN leaves the table: see orca_create_qp(). */
+	pthread_mutex_lock(&ctx->qp_table_mutex);
 	err = ibv_cmd_destroy_qp(ibqp);
-	if (err)
+	if (err) {
+		pthread_mutex_unlock(&ctx->qp_table_mutex);
 		return err;
+	}
 	/* The kernel leaves the CQs of user QPs to us. */
 	orca_qp_clean_cqs(qp, true);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
 	orca_lock_destroy(&qp->sq.lock);
 	orca_lock_destroy(&qp->rq.lock);
 	orca_db_free(ctx, qp->db);

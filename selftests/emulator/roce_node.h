@@ -42,6 +42,7 @@ struct node {
 	unsigned int loss_pct;		/* frames dropped on the way out */
 	uint64_t rng;
 	atomic_ulong sent, dropped;
+	unsigned int rq_rings, srq_rings;	/* receive doorbells rung */
 };
 
 static inline void node_tx(void *ctx, const uint8_t *frame, size_t len)
@@ -434,8 +435,10 @@ static inline void ring_if_needed(struct node *n, struct tqp *qp,
 			      memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	e = le32toh(atomic_load((_Atomic __le32 *)event));
-	if ((uint32_t)(new - e - 1) < (uint32_t)(new - old))
+	if ((uint32_t)(new - e - 1) < (uint32_t)(new - old)) {
+		n->rq_rings += off == ORCA_UAR_RQ_DB;
 		engine_uar_write(n->t.eng, qp->uar, off, qp->qpn);
+	}
 }
 
 struct tsge {
@@ -530,6 +533,7 @@ static inline void post_srq_recv(struct node *n, struct tsrq *q,
 	struct orca_recv_wqe_hdr *h = (void *)e;
 	struct orca_sge *s = (void *)(e + sizeof(*h));
 	struct orca_srq_db_rec *rec = gptr(&n->t, q->rec);
+	uint32_t ev;
 
 	memset(h, 0, sizeof(*h));
 	h->wr_id_lo = htole32((uint32_t)wr_id);
@@ -540,6 +544,13 @@ static inline void post_srq_recv(struct node *n, struct tsrq *q,
 	q->pi++;
 	atomic_store_explicit((_Atomic __le32 *)&rec->pi, htole32(q->pi),
 			      memory_order_release);
+	/* The driver's rule, as ring_if_needed(); counted, not needed. */
+	atomic_thread_fence(memory_order_seq_cst);
+	ev = le32toh(atomic_load((_Atomic __le32 *)&rec->event_idx));
+	if ((uint32_t)(q->pi - ev - 1) < 1u) {
+		n->srq_rings++;
+		engine_uar_write(n->t.eng, n->uar, ORCA_UAR_SRQ_DB, q->srqn);
+	}
 }
 
 static inline struct orca_send_wqe_hdr wqe(uint8_t op, uint64_t wr_id)

@@ -793,11 +793,16 @@ static void test_qp_event_indices_and_last_wqe(void)
 	s = srq_good(&t, o.pdn, o.uar);
 	CHECK(th_cmd(&t, ORCA_CMD_CREATE_SRQ, &s, sizeof(s)) == 0);
 	r = th_qp_in(&t, ORCA_QPT_RC, o.pdn, o.cqn, o.uar, 1);
-	/* A stale record: the device zeroes the event indices only. */
+	/*
+	 * A stale record: the device writes the event indices only, the
+	 * SQ's as 0 (the first post rings), the RQ's one behind (no post
+	 * rings outside ERR).
+	 */
 	rec = gptr(&t, le64toh(r.in.db_rec_addr));
 	memset(rec, 0xee, sizeof(*rec));
 	CHECK(th_qp_exec(&t, &r) == ORCA_CMD_ST_OK);
-	CHECK(rec->sq_event_idx == 0 && rec->rq_event_idx == 0);
+	CHECK(rec->sq_event_idx == 0 &&
+	      rec->rq_event_idx == htole32(ORCA_EVENT_IDX_BEHIND));
 	CHECK(rec->sq_pi == 0xeeeeeeee);
 
 	/* INIT -> ERR on an SRQ: LAST_WQE; -> RESET: indices zeroed. */
@@ -815,9 +820,11 @@ static void test_qp_event_indices_and_last_wqe(void)
 	CHECK(th_cmd(&t, ORCA_CMD_MODIFY_QP, &a, sizeof(a)) == 0);
 	CHECK(!th_eq0_next(&t, &e));		/* ERR -> ERR: once only */
 	rec->sq_event_idx = htole32(7);
+	rec->rq_event_idx = htole32(7);
 	a.qp_state = ORCA_QPS_RESET;
 	CHECK(th_cmd(&t, ORCA_CMD_MODIFY_QP, &a, sizeof(a)) == 0);
-	CHECK(rec->sq_event_idx == 0);
+	CHECK(rec->sq_event_idx == 0 &&
+	      rec->rq_event_idx == htole32(ORCA_EVENT_IDX_BEHIND));
 	th_fini(&t);
 	ktap_case_end("qp_event_indices_and_last_wqe");
 }

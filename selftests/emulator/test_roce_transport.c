@@ -1959,6 +1959,7 @@ static void test_srq_and_flush(void)
 			     .access = all_access };
 	struct tqp aqp2;
 	int limit_events = 0;
+	unsigned int rq_rings;
 
 	if (!pair_init(&p, false, 0, 3)) {
 		CHECK(!"setup");
@@ -1974,6 +1975,7 @@ static void test_srq_and_flush(void)
 	CHECK(node_connect(p.nb, &sq, p.na, aqp2.qpn, &o));
 
 	r = (struct tsge){ IOVA_B + 4096, 1000, p.bbuf.key };
+	rq_rings = p.nb->rq_rings;
 	for (int i = 0; i < 4; i++)
 		post_srq_recv(p.nb, &q, 1300 + i, &r);
 	s = (struct tsge){ IOVA_A, 700, p.abuf.key };
@@ -1991,19 +1993,32 @@ static void test_srq_and_flush(void)
 		limit_events += e.type == ORCA_EQE_SRQ_LIMIT &&
 				le32toh(e.data) == q.srqn;
 	CHECK(limit_events == 1);	/* 1 left < limit 2, then disarmed */
+	/* An SRQ's posts never ring (the SRQ ran empty in between). */
+	post_srq_recv(p.nb, &q, 1304, &r);
+	CHECK(p.nb->srq_rings == 0);
 
-	/* B's first QP (own RQ) to ERR: its posted receives flush. */
+	/*
+	 * B's first QP (own RQ) to ERR: its posted receives flush.  Until
+	 * then posting receives rings no doorbell: the first ones after
+	 * creation neither, nor those after its RQ ran empty.
+	 */
 	for (int i = 0; i < 3; i++)
 		post_recv(p.nb, &p.bqp, 1320 + i, &r, 1);
+	CHECK(p.nb->rq_rings == rq_rings);
 	a.attr_mask = htole32(ORCA_QP_ATTR_STATE);
 	a.qp_state = ORCA_QPS_ERR;
 	CHECK(node_modify(p.nb, &p.bqp, &a) == 0);
 	for (int i = 0; i < 3; i++)
 		CHECK(expect_cqe(p.nb, &p.bcq, 1320 + i, ORCA_CQE_RECV,
 				 ORCA_CQE_ST_WR_FLUSH_ERR, NULL));
-	/* Posting to a QP in ERR completes flushed too. */
+	/* Posting to a QP in ERR rings, and completes flushed too. */
 	post_recv(p.nb, &p.bqp, 1323, &r, 1);
+	CHECK(p.nb->rq_rings == rq_rings + 1);
 	CHECK(expect_cqe(p.nb, &p.bcq, 1323, ORCA_CQE_RECV,
+			 ORCA_CQE_ST_WR_FLUSH_ERR, NULL));
+	post_recv(p.nb, &p.bqp, 1324, &r, 1);
+	CHECK(p.nb->rq_rings == rq_rings + 2);
+	CHECK(expect_cqe(p.nb, &p.bcq, 1324, ORCA_CQE_RECV,
 			 ORCA_CQE_ST_WR_FLUSH_ERR, NULL));
 	pair_fini(&p);
 	ktap_case_end("srq_receive_limit_event_and_rq_flush");

@@ -13,6 +13,8 @@
 # ibv_wr_* post API of extended QPs (qp_ex); the
 # port's PMA (pma_query, sysfs counters/) with counters that move with
 # traffic.
+# provider_races: CQ resizes and QPN reuse by threads of one process;
+# provider_limits: MR rights and queue depths refused, a refused destroy.
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
@@ -129,6 +131,39 @@ if ok_if "ib_umad loads" modprobe ib_umad; then
 		test $((sys1[2] - sys0[2])) -ge 160 -a $((sys1[3] - sys0[3])) -ge 160
 	modprobe -r ib_umad
 fi
+
+# The provider's own state under threads of one process: a CQ resized by
+# two threads under traffic, polls and QP destroys; QPs created and
+# destroyed by threads while the adapter reuses their QPNs at once.
+raceout=$("$top/selftests/user/build/provider_races" orca_0 "$gidx" 2>&1)
+rc=$?
+echo "$raceout" | sed 's/^/# /' >>"$ktap_out"
+echo "$raceout" | grep '^not ok' | sed 's/^/# /'
+expect_eq "provider_races: resize and QPN races" "$rc" 0
+
+# What the driver and the provider refuse: MR rights the adapter lacks
+# (EOPNOTSUPP), queues deeper than max_qp_wr/max_srq_wr (<= 65536).  Then a
+# DESTROY_CQ the adapter refuses: traffic on new queues still completes,
+# and the context goes without a warning (its doorbell page unlisted).
+limout=$("$top/selftests/user/build/provider_limits" orca_0 "$gidx" 2>&1)
+rc=$?
+echo "$limout" | sed 's/^/# /' >>"$ktap_out"
+echo "$limout" | grep '^not ok' | sed 's/^/# /'
+expect_eq "provider_limits: MR rights and queue depths refused" "$rc" 0
+emu_log=$ORCA_RUN_DIR/g$gi/emu.log
+armed() { grep -q 'ctl: fail-destroy 1$' "$emu_log"; }
+echo "fail-destroy 1" >>"${ORCA_CTL:?}"
+if ok_if "the adapter will refuse the next destroy" wait_for 10 armed; then
+	limout=$("$top/selftests/user/build/provider_limits" orca_0 "$gidx" refused 2>&1)
+	rc=$?
+	echo "$limout" | sed 's/^/# /' >>"$ktap_out"
+	echo "$limout" | grep '^not ok' | sed 's/^/# /'
+	expect_eq "provider_limits: traffic after a refused DESTROY_CQ" "$rc" 0
+	ok_if "the adapter refused DESTROY_CQ" \
+		grep -q 'fail-destroy: command 0x2a on handle [0-9]* refused' "$emu_log"
+	ok_if "no warnings in dmesg after the refused destroy" dmesg_quiet
+fi
+echo "fail-destroy 0" >>"$ORCA_CTL"
 
 # A user MR as large as the guest allows, on fragmented memory: orca_kverbs
 # holds every free block of 64 KiB or more (selftests/kmod/kverbs_frag.c)

@@ -104,7 +104,9 @@ int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	caps->vendor_part_id = le32_to_cpu(hw.vendor_part_id);
 	caps->hw_rev = le32_to_cpu(hw.hw_rev);
 	caps->max_qp = le32_to_cpu(hw.max_qp);
-	caps->max_qp_wr = le32_to_cpu(hw.max_qp_wr);
+	/* Deeper queues would alias in a CQE's 16-bit wqe_idx. */
+	caps->max_qp_wr = min_t(u32, le32_to_cpu(hw.max_qp_wr),
+				1U << ORCA_MAX_LOG_WQ_DEPTH);
 	caps->max_send_sge = le32_to_cpu(hw.max_send_sge);
 	caps->max_recv_sge = le32_to_cpu(hw.max_recv_sge);
 	caps->max_inline_data = le32_to_cpu(hw.max_inline_data);
@@ -114,7 +116,8 @@ int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	caps->max_pd = le32_to_cpu(hw.max_pd);
 	caps->max_ah = le32_to_cpu(hw.max_ah);
 	caps->max_srq = le32_to_cpu(hw.max_srq);
-	caps->max_srq_wr = le32_to_cpu(hw.max_srq_wr);
+	caps->max_srq_wr = min_t(u32, le32_to_cpu(hw.max_srq_wr),
+				 1U << ORCA_MAX_LOG_WQ_DEPTH);
 	caps->max_srq_sge = le32_to_cpu(hw.max_srq_sge);
 	caps->max_eq = le32_to_cpu(hw.max_eq);
 	caps->max_eqe = le32_to_cpu(hw.max_eqe);

@@ -292,8 +292,9 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (err)
 		return err;
 	if (!orca_cq_remove(odev, cq)) {
-		/* A user CQ's pinned pages stay pinned. */
-		if (!cq->user)
+		if (cq->user)
+			orca_user_keep(odev, cq->udb, cq->umem, NULL);
+		else
 			orca_dev_keep(odev, cq, sizeof(*cq),
 				      orca_cq_free_kernel_mem);
 		return 0;

@@ -144,6 +144,19 @@ enum orca_wqe_opcode {
  * 1 << ORCA_MIN_LOG_DEPTH entries: a consumer asking for one entry gets two.
  */
 #define ORCA_MIN_LOG_DEPTH		1
+/*
+ * A CQE names the WQE it completes by 16 bits (orca_cqe.wqe_idx), so no
+ * send, receive or shared receive queue is deeper than 1 << 16: the driver
+ * and the provider clamp a device's max_qp_wr and max_srq_wr to it.
+ */
+#define ORCA_MAX_LOG_WQ_DEPTH		16
+
+/*
+ * What the device writes as the RQ and SRQ event indices when it wants no
+ * doorbell (data-path.rst, "Doorbell records and event indices"): one
+ * behind the producer index 0, which no post passes but the one that wraps.
+ */
+#define ORCA_EVENT_IDX_BEHIND		0xffffffffU
 
 #define ORCA_SEND_WQE_MIN_STRIDE	128
 #define ORCA_RECV_WQE_MIN_STRIDE	64

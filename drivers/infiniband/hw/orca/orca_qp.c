@@ -714,8 +714,10 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (err)
 		return err;
 	if (!orca_qp_remove(odev, qp)) {
-		/* A user QP's pinned pages stay pinned. */
-		if (!qp->user)
+		if (qp->user)
+			orca_user_keep(odev, qp->udb, qp->sq_umem,
+				       qp->rq_umem);
+		else
 			orca_dev_keep(odev, qp, sizeof(*qp), orca_qp_free_mem);
 		return 0;
 	}

@@ -404,8 +404,9 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	if (err)
 		return err;
 	if (!orca_srq_remove(odev, srq)) {
-		/* A user SRQ's pinned pages stay pinned. */
-		if (!srq->user)
+		if (srq->user)
+			orca_user_keep(odev, srq->udb, srq->umem, NULL);
+		else
 			orca_dev_keep(odev, srq, sizeof(*srq),
 				      orca_srq_free_kernel_mem);
 		return 0;

@@ -176,8 +176,14 @@ int orca_udb_get(struct orca_ucontext *uctx, u64 va, size_t len,
 		return -EINVAL;
 
 	mutex_lock(&uctx->db_lock);
+	/*
+	 * Keyed by the address space the umem holds (ib_umem_get() grabs
+	 * it): a raw current->mm of a process that has exited could be the
+	 * same pointer as a new process's mm.
+	 */
 	list_for_each_entry(p, &uctx->db_pages, list)
-		if (p->mm == current->mm && p->va == (va & PAGE_MASK))
+		if (p->umem->owning_mm == current->mm &&
+		    p->va == (va & PAGE_MASK))
 			goto found;
 
 	p = kzalloc_obj(*p, GFP_KERNEL);
@@ -193,7 +199,6 @@ int orca_udb_get(struct orca_ucontext *uctx, u64 va, size_t len,
 		goto out;
 	}
 	p->uctx = uctx;
-	p->mm = current->mm;
 	p->va = va & PAGE_MASK;
 	list_add(&p->list, &uctx->db_pages);
 found:
@@ -243,4 +248,51 @@ void orca_udb_put(struct orca_udb_page *page)
 		kfree(page);
 	}
 	mutex_unlock(&uctx->db_lock);
+}
+
+/* What a user queue the adapter would not let go of holds. */
+struct orca_user_kept {
+	struct orca_udb_page *udb;
+	struct ib_umem *umem[2];
+};
+
+static void orca_user_kept_release(struct orca_dev *odev, void *mem)
+{
+	struct orca_user_kept *k = mem;
+
+	ib_umem_release(k->umem[0]);
+	ib_umem_release(k->umem[1]);
+	/* Single-threaded teardown: every other queue of the page is gone. */
+	if (k->udb && !--k->udb->refcnt) {
+		ib_umem_release(k->udb->umem);
+		kfree(k->udb);
+	}
+}
+
+/**
+ * orca_user_keep() - keep what a user queue the adapter still has uses
+ * @odev: device
+ * @udb: the page of the queue's doorbell record, or NULL
+ * @ring: the umem of a ring of the queue, or NULL
+ * @ring2: the umem of its other ring (a QP's receive queue), or NULL
+ *
+ * For a destroy, or a create's undo, that the adapter refused: it may go
+ * on writing the rings and the record, so their pages stay pinned until
+ * the device is reset at teardown (orca_dev_keep()), the queue's reference
+ * to @udb included, never put.  @udb leaves its context's list at once:
+ * the provider reuses the record's address as soon as the destroy
+ * returns, possibly on a page of its own that must be pinned anew, and the
+ * context must find no page left when it goes.
+ */
+void orca_user_keep(struct orca_dev *odev, struct orca_udb_page *udb,
+		    struct ib_umem *ring, struct ib_umem *ring2)
+{
+	struct orca_user_kept k = { .udb = udb, .umem = { ring, ring2 } };
+
+	if (udb) {
+		mutex_lock(&udb->uctx->db_lock);
+		list_del_init(&udb->list);
+		mutex_unlock(&udb->uctx->db_lock);
+	}
+	orca_dev_keep(odev, &k, sizeof(k), orca_user_kept_release);
 }

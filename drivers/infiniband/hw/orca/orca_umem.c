@@ -137,8 +137,10 @@ int orca_uqueue_create(struct orca_ucontext *uctx, struct orca_cq *cq,
 			   orca_srq_finish(odev, srq, &pgl, &may_free);
 	orca_pgl_free(odev, &pgl);
 	/* A queue the adapter still has keeps its pinned pages and record. */
-	if (err && !may_free)
+	if (err && !may_free) {
+		orca_user_keep(odev, *udb, umem, NULL);
 		return err;
+	}
 	if (err)
 		goto err_udb;
 
@@ -148,8 +150,10 @@ int orca_uqueue_create(struct orca_ucontext *uctx, struct orca_cq *cq,
 	return 0;
 
 err_remove:
-	if (!(cq ? orca_cq_remove(odev, cq) : orca_srq_remove(odev, srq)))
+	if (!(cq ? orca_cq_remove(odev, cq) : orca_srq_remove(odev, srq))) {
+		orca_user_keep(odev, *udb, umem, NULL);
 		return err;
+	}
 err_udb:
 	orca_udb_put(*udb);
 err_umem:

@@ -31,15 +31,14 @@ struct orca_ucontext {
  * struct orca_udb_page - a user page of doorbell records, pinned once
  * @list: entry in orca_ucontext.db_pages
  * @uctx: owning context
- * @mm: address space of @va; a forked child's page is another page
  * @va: page-aligned user address
- * @umem: the pinned page
+ * @umem: the pinned page; its owning_mm, which it holds, is the address
+ *	space of @va (a forked child's page is another page)
  * @refcnt: records of live queues in the page; under @uctx->db_lock
  */
 struct orca_udb_page {
 	struct list_head list;
 	struct orca_ucontext *uctx;
-	struct mm_struct *mm;
 	unsigned long va;
 	struct ib_umem *umem;
 	unsigned int refcnt;

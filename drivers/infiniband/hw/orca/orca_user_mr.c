@@ -54,6 +54,32 @@ static bool orca_umem_is_pmem(struct ib_umem *umem)
 	return true;
 }
 
+/*
+ * The rights the adapter enforces, as efa decides: one it lacks fails the
+ * registration with -EOPNOTSUPP rather than being dropped (the consumer
+ * would get an MR without the right it asked for, or a zero-based or
+ * on-demand MR that is neither).  The optional range is only hints.
+ */
+static int orca_umr_access(struct orca_dev *odev, int access)
+{
+	int supported = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			IB_ACCESS_REMOTE_READ;
+
+	if (odev->caps.dev_caps & ORCA_DEV_CAP_ATOMIC)
+		supported |= IB_ACCESS_REMOTE_ATOMIC;
+	if (odev->caps.dev_caps & ORCA_DEV_CAP_MW)
+		supported |= IB_ACCESS_MW_BIND;
+	if (odev->caps.dev_caps & ORCA_DEV_CAP_FLUSH)
+		supported |= IB_ACCESS_FLUSH_GLOBAL |
+			     IB_ACCESS_FLUSH_PERSISTENT;
+	if (access & ~IB_ACCESS_OPTIONAL & ~supported) {
+		ibdev_dbg(&odev->ibdev, "MR access %#x, supported %#x\n",
+			  access, supported);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access, struct ib_dmah *dmah,
 			       struct ib_udata *udata)
@@ -69,11 +95,11 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = ib_no_udata_io(udata);
 	if (err)
 		return ERR_PTR(err);
-	if (dmah || (access & IB_ACCESS_ON_DEMAND))
+	if (dmah)
 		return ERR_PTR(-EOPNOTSUPP);
-	if ((access & IB_ACCESS_MW_BIND) &&
-	    !(odev->caps.dev_caps & ORCA_DEV_CAP_MW))
-		return ERR_PTR(-EOPNOTSUPP);
+	err = orca_umr_access(odev, access);
+	if (err)
+		return ERR_PTR(err);
 	if (!length || length > odev->caps.max_mr_size)
 		return ERR_PTR(-EINVAL);
 

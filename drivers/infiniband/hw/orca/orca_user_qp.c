@@ -133,8 +133,10 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 	err = orca_qp_finish(odev, qp, p, &may_free);
 	orca_pgl_free(odev, &pgl);
 	/* A QP the adapter still has keeps its pinned pages and record. */
-	if (err && !may_free)
+	if (err && !may_free) {
+		orca_user_keep(odev, qp->udb, qp->sq_umem, qp->rq_umem);
 		return err;
+	}
 	if (err)
 		goto err_free;
 
@@ -143,8 +145,11 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 	resp.rq_stride = qp->rq_stride;
 	err = ib_respond_udata(udata, resp);
 	if (err) {
-		if (!orca_qp_remove(odev, qp))
+		if (!orca_qp_remove(odev, qp)) {
+			orca_user_keep(odev, qp->udb, qp->sq_umem,
+				       qp->rq_umem);
 			return err;
+		}
 		goto err_free;
 	}
 	return 0;

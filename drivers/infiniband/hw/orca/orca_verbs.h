@@ -300,6 +300,8 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp,
  */
 int orca_user_pd_respond(struct orca_pd *pd, struct ib_udata *udata);
 void orca_udb_put(struct orca_udb_page *page);
+void orca_user_keep(struct orca_dev *odev, struct orca_udb_page *udb,
+		    struct ib_umem *ring, struct ib_umem *ring2);
 void orca_udb_read(const struct orca_udb_page *page, dma_addr_t dma,
 		   void *buf, size_t len);
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
