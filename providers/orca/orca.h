@@ -149,7 +149,7 @@ enum orca_res_type {
 struct orca_ring {
 	void *buf;
 	size_t len;		/* multiple of the page size (and of 4096) */
-	struct orca_pd *pd;	/* the parent domain whose allocator gave it */
+	struct orca_pd *pd;	/* the parent domain that allocated it */
 	uint64_t res_type;	/* and the type it was asked for */
 };
 
@@ -356,8 +356,9 @@ int orca_dealloc_pd(struct ibv_pd *pd);
 struct ibv_td *orca_alloc_td(struct ibv_context *context,
 			     struct ibv_td_init_attr *attr);
 int orca_dealloc_td(struct ibv_td *ibtd);
-struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *context,
-					struct ibv_parent_domain_init_attr *attr);
+struct ibv_pd *
+orca_alloc_parent_domain(struct ibv_context *context,
+			 struct ibv_parent_domain_init_attr *attr);
 void orca_parent_get(struct orca_pd *parent);
 void orca_parent_put(struct orca_pd *parent);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,

@@ -164,6 +164,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr)
 {
+	const uint32_t single = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
 	struct orca_pd *parent = NULL;
 	bool single_threaded = false;
 	struct orca_cq *cq;
@@ -179,12 +180,11 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
 	}
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
 		/* The adapter reports an overrun: it cannot ignore one. */
-		if (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED) {
+		if (attr->flags & ~single) {
 			errno = EOPNOTSUPP;
 			return NULL;
 		}
-		single_threaded = attr->flags &
-				  IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+		single_threaded = attr->flags & single;
 	}
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
 		if (!attr->parent_domain ||

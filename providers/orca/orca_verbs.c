@@ -68,8 +68,9 @@ struct ibv_pd *orca_alloc_pd(struct ibv_context *context)
  * handle it carries (ibv_initialize_parent_domain()).  It keeps its PD and
  * thread domain referenced, and is kept by the objects created on it.
  */
-struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *context,
-					struct ibv_parent_domain_init_attr *attr)
+struct ibv_pd *
+orca_alloc_parent_domain(struct ibv_context *context,
+			 struct ibv_parent_domain_init_attr *attr)
 {
 	struct orca_pd *parent;
 

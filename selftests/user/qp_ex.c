@@ -65,8 +65,9 @@ static int gid_index;
 static int failures;
 
 /* A's and B's buffers: A sends, reads and gets atomic results, B is hit. */
-static unsigned char abuf[BUF] __attribute__((aligned(64)));
-static unsigned char bbuf[BUF] __attribute__((aligned(64)));
+static uint64_t abuf64[BUF / 8], bbuf64[BUF / 8];
+static unsigned char *const abuf = (unsigned char *)abuf64;
+static unsigned char *const bbuf = (unsigned char *)bbuf64;
 static struct ibv_mr *amr, *bmr;
 
 static void check(bool ok, const char *what)
@@ -384,7 +385,7 @@ static void test_rc_atomic(struct ibv_qp_ex *x, struct ibv_cq *acq)
 	int err;
 
 	*target = 0x1111222233334444ULL;
-	res[0] = res[1] = res[2] = 0;
+	memset(res, 0, 3 * sizeof(*res));
 	ibv_wr_start(x);
 	x->wr_id = 20;
 	x->wr_flags = IBV_SEND_SIGNALED;
@@ -563,7 +564,7 @@ static void test_rc(struct ibv_cq *acq, struct ibv_cq *bcq)
 	if (!b)
 		die("ibv_create_qp_ex RC");
 	x = ibv_qp_to_qp_ex(a);
-	check(x != NULL, "RC: ibv_qp_to_qp_ex");
+	check(x, "RC: ibv_qp_to_qp_ex");
 	if (!x)
 		return;
 
@@ -624,7 +625,7 @@ static void test_ud(struct ibv_cq *acq, struct ibv_cq *bcq)
 	if (!a || !b)
 		die("ibv_create_qp_ex UD");
 	x = ibv_qp_to_qp_ex(a);
-	check(x != NULL, "UD: ibv_qp_to_qp_ex");
+	check(x, "UD: ibv_qp_to_qp_ex");
 	if (!x)
 		return;
 	ud_connect(a);
@@ -700,8 +701,8 @@ int main(int argc, char **argv)
 	bcq = ibv_create_cq(ctx, 4 * DEPTH, NULL, NULL, 0);
 	if (!acq || !bcq)
 		die("ibv_create_cq");
-	amr = ibv_reg_mr(pd, abuf, sizeof(abuf), IBV_ACCESS_LOCAL_WRITE);
-	bmr = ibv_reg_mr(pd, bbuf, sizeof(bbuf), IBV_ACCESS_LOCAL_WRITE |
+	amr = ibv_reg_mr(pd, abuf, BUF, IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(pd, bbuf, BUF, IBV_ACCESS_LOCAL_WRITE |
 			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			 IBV_ACCESS_REMOTE_ATOMIC);
 	if (!amr || !bmr)

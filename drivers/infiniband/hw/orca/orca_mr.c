@@ -13,49 +13,56 @@
 
 #include "orca_verbs.h"
 
-/* Bits 3:0 of the device's rights are IB's. */
-#define ORCA_ACCESS_IB_BITS	(ORCA_ACCESS_LOCAL_WRITE | \
-				 ORCA_ACCESS_REMOTE_WRITE | \
-				 ORCA_ACCESS_REMOTE_READ | \
-				 ORCA_ACCESS_REMOTE_ATOMIC)
-static_assert(ORCA_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE &&
-	      ORCA_ACCESS_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE &&
-	      ORCA_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ &&
-	      ORCA_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+/* The device's rights and the IB access flags they stand for. */
+static const struct {
+	int ib;
+	u32 hw;
+} orca_access_map[] = {
+	{ IB_ACCESS_LOCAL_WRITE, ORCA_ACCESS_LOCAL_WRITE },
+	{ IB_ACCESS_REMOTE_WRITE, ORCA_ACCESS_REMOTE_WRITE },
+	{ IB_ACCESS_REMOTE_READ, ORCA_ACCESS_REMOTE_READ },
+	{ IB_ACCESS_REMOTE_ATOMIC, ORCA_ACCESS_REMOTE_ATOMIC },
+	{ IB_ACCESS_MW_BIND, ORCA_ACCESS_MW_BIND },
+	{ IB_ACCESS_FLUSH_GLOBAL, ORCA_ACCESS_FLUSH_GLOBAL },
+	{ IB_ACCESS_FLUSH_PERSISTENT, ORCA_ACCESS_FLUSH_PERSISTENT },
+};
 
 /**
  * orca_access_to_hw() - the device's rights for IB access flags
  * @odev: device
  * @access: IB_ACCESS_* of an MR, a REG_MR work request or a QP
  *
- * The FLUSH rights (1.4) have bits of their own and go only to a device
- * that has RDMA FLUSH; flags that are no right the device checks (MW bind,
- * zero based, relaxed ordering, ODP) are dropped.
+ * The FLUSH rights (1.4) go only to a device that has RDMA FLUSH, MW bind
+ * (1.4) only to one with memory windows; flags that are no right the
+ * device checks (zero based, relaxed ordering, ODP) are dropped.
  *
  * Return: ORCA_ACCESS_* bits.
  */
 u32 orca_access_to_hw(struct orca_dev *odev, int access)
 {
-	u32 hw = access & ORCA_ACCESS_IB_BITS;
+	u32 hw = 0;
+	int i;
 
+	for (i = 0; i < ARRAY_SIZE(orca_access_map); i++)
+		if (access & orca_access_map[i].ib)
+			hw |= orca_access_map[i].hw;
 	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_FLUSH))
-		return hw;
-	if (access & IB_ACCESS_FLUSH_GLOBAL)
-		hw |= ORCA_ACCESS_FLUSH_GLOBAL;
-	if (access & IB_ACCESS_FLUSH_PERSISTENT)
-		hw |= ORCA_ACCESS_FLUSH_PERSISTENT;
+		hw &= ~(ORCA_ACCESS_FLUSH_GLOBAL |
+			ORCA_ACCESS_FLUSH_PERSISTENT);
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_MW))
+		hw &= ~ORCA_ACCESS_MW_BIND;
 	return hw;
 }
 
 /* The IB access flags of the device's rights @hw (query_qp). */
 int orca_access_to_ib(u32 hw)
 {
-	int access = hw & ORCA_ACCESS_IB_BITS;
+	int access = 0;
+	int i;
 
-	if (hw & ORCA_ACCESS_FLUSH_GLOBAL)
-		access |= IB_ACCESS_FLUSH_GLOBAL;
-	if (hw & ORCA_ACCESS_FLUSH_PERSISTENT)
-		access |= IB_ACCESS_FLUSH_PERSISTENT;
+	for (i = 0; i < ARRAY_SIZE(orca_access_map); i++)
+		if (hw & orca_access_map[i].hw)
+			access |= orca_access_map[i].ib;
 	return access;
 }
 

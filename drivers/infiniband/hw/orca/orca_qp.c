@@ -465,7 +465,9 @@ static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 	if (mask & IB_QP_CUR_STATE)
 		hw->cur_qp_state = attr->cur_qp_state;
 	if (mask & IB_QP_ACCESS_FLAGS)
-		hw->access = orca_access_to_hw(odev, attr->qp_access_flags);
+		/* MW bind is a right of MRs, not of QPs. */
+		hw->access = orca_access_to_hw(odev, attr->qp_access_flags &
+						     ~IB_ACCESS_MW_BIND);
 	if (mask & IB_QP_PKEY_INDEX) {
 		if (attr->pkey_index)
 			return -EINVAL;
