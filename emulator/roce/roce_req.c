@@ -218,7 +218,7 @@ static bool op_allowed(const struct emu_qp *qp, uint8_t op)
 {
 	if (qp->type == ORCA_QPT_RC)
 		return op <= ORCA_WQE_BIND_MW || is_flush_or_atomic_write(op);
-	/* UC: no READ, atomics, invalidation or local work (IBA 9.7.x). */
+	/* UC: no READ, atomics or invalidation (IBA 9.2), no local work. */
 	if (qp->type == ORCA_QPT_UC)
 		return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM ||
 		       op == ORCA_WQE_RDMA_WRITE ||

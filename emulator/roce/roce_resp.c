@@ -251,7 +251,7 @@ static void nak_fatal(struct roce_qp *rq, uint32_t psn, uint8_t code,
 }
 
 /*
- * UC: the message in progress is given up (IBA 9.9.4 class D, as rxe):
+ * UC: the message in progress is given up (IBA 9.9.3 class D, as rxe):
  * its packets are dropped up to the next FIRST or ONLY.  A receive WQE it
  * took from the RQ stays for the next SEND; one from an SRQ, which other
  * QPs share, completes with REM_INV_REQ_ERR (class E).
@@ -916,10 +916,10 @@ void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 }
 
 /*
- * UC (IBA 9.7.x, as rxe): packets in PSN order, never an ACK or a NAK.  A
- * PSN gap drops the packet and every one after it until a FIRST or ONLY,
- * which starts again from its own PSN and gives up the message the gap
- * cut; so does a packet out of sequence or too long, and a message the
+ * UC, as rxe_resp.c speaks it: packets in PSN order, never an ACK or a
+ * NAK.  A PSN gap drops the packet and every one after it until a FIRST or
+ * ONLY, which starts again from its own PSN and gives up the message the
+ * gap cut; so does a packet out of sequence or too long, and a message the
  * responder cannot take (no receive WQE, no rights, a bad rkey, too long
  * for the receive WQE).  Only a broken receive WQE or an unreachable queue
  * moves the QP to ERR.

@@ -68,7 +68,7 @@ static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 	if (qpt == IBV_QPT_UD && op != IBV_WR_SEND &&
 	    op != IBV_WR_SEND_WITH_IMM)
 		return -1;
-	/* UC: SEND and RDMA WRITE, no READ, atomics or invalidation (9.7.x). */
+	/* UC: SEND and RDMA WRITE, no READ, atomics or invalidation (9.2). */
 	if (qpt == IBV_QPT_UC && op != IBV_WR_SEND &&
 	    op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE &&
 	    op != IBV_WR_RDMA_WRITE_WITH_IMM)
