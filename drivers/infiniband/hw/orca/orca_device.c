@@ -89,6 +89,12 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	}
 	if (caps->dev_caps & ORCA_DEV_CAP_ATOMIC)
 		attr->atomic_cap = IB_ATOMIC_HCA;
+	/* 1.4: IBA 1.5's RDMA FLUSH (both placement types), ATOMIC WRITE. */
+	if (caps->dev_caps & ORCA_DEV_CAP_FLUSH)
+		attr->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL |
+					   IB_DEVICE_FLUSH_PERSISTENT;
+	if (caps->dev_caps & ORCA_DEV_CAP_ATOMIC_WRITE)
+		attr->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
 	if (caps->dev_caps & ORCA_DEV_CAP_FRWR) {
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attr->max_fast_reg_page_list_len =

@@ -2,7 +2,9 @@
 /*
  * ORCA memory regions for kernel consumers: the DMA MR (all memory,
  * iova = bus address) and fast-registration MRs whose page list is filled
- * by map_mr_sg and handed to the device by a REG_MR work request.
+ * by map_mr_sg and handed to the device by a REG_MR work request; and the
+ * translation of IB access flags to the device's rights, for every MR and
+ * QP.
  */
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
@@ -10,6 +12,56 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca_verbs.h"
+
+/* The device's rights and the IB access flags they stand for. */
+static const struct {
+	int ib;
+	u32 hw;
+} orca_access_map[] = {
+	{ IB_ACCESS_LOCAL_WRITE, ORCA_ACCESS_LOCAL_WRITE },
+	{ IB_ACCESS_REMOTE_WRITE, ORCA_ACCESS_REMOTE_WRITE },
+	{ IB_ACCESS_REMOTE_READ, ORCA_ACCESS_REMOTE_READ },
+	{ IB_ACCESS_REMOTE_ATOMIC, ORCA_ACCESS_REMOTE_ATOMIC },
+	{ IB_ACCESS_FLUSH_GLOBAL, ORCA_ACCESS_FLUSH_GLOBAL },
+	{ IB_ACCESS_FLUSH_PERSISTENT, ORCA_ACCESS_FLUSH_PERSISTENT },
+};
+
+/**
+ * orca_access_to_hw() - the device's rights for IB access flags
+ * @odev: device
+ * @access: IB_ACCESS_* of an MR, a REG_MR work request or a QP
+ *
+ * The FLUSH rights (1.4) go only to a device that has RDMA FLUSH; flags
+ * that are no right the device checks (MW bind, zero based, relaxed
+ * ordering, ODP) are dropped.
+ *
+ * Return: ORCA_ACCESS_* bits.
+ */
+u32 orca_access_to_hw(struct orca_dev *odev, int access)
+{
+	u32 hw = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(orca_access_map); i++)
+		if (access & orca_access_map[i].ib)
+			hw |= orca_access_map[i].hw;
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_FLUSH))
+		hw &= ~(ORCA_ACCESS_FLUSH_GLOBAL |
+			ORCA_ACCESS_FLUSH_PERSISTENT);
+	return hw;
+}
+
+/* The IB access flags of the device's rights @hw (query_qp). */
+int orca_access_to_ib(u32 hw)
+{
+	int access = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(orca_access_map); i++)
+		if (hw & orca_access_map[i].hw)
+			access |= orca_access_map[i].ib;
+	return access;
+}
 
 static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
 			  const struct orca_com_mr_params *p)
@@ -30,7 +82,7 @@ struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct orca_dev *odev = to_odev(ibpd->device);
 	struct orca_com_mr_params p = {
 		.pdn = to_opd(ibpd)->pdn,
-		.access = access & ORCA_ACCESS_ALL,
+		.access = orca_access_to_hw(odev, access),
 		.flags = ORCA_MR_F_PHYS,
 		.length = U64_MAX,
 	};

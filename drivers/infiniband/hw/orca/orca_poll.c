@@ -48,6 +48,10 @@ static enum ib_wc_opcode orca_wc_opcode(u8 opcode)
 		return IB_WC_LOCAL_INV;
 	case ORCA_CQE_REG_MR:
 		return IB_WC_REG_MR;
+	case ORCA_CQE_FLUSH:
+		return IB_WC_FLUSH;
+	case ORCA_CQE_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
 	case ORCA_CQE_RECV:
 		return IB_WC_RECV;
 	case ORCA_CQE_RECV_RDMA_WITH_IMM:

@@ -38,11 +38,6 @@ static void orca_publish_pi(struct orca_dev *odev, __le32 *pi,
 		writel(handle, odev->uar + uar_reg);
 }
 
-static u32 orca_wqe_access(int ib_access)
-{
-	return ib_access & ORCA_ACCESS_ALL;
-}
-
 static void orca_set_wr_id(struct orca_send_wqe_hdr *hdr, u64 wr_id)
 {
 	hdr->wr_id_lo = cpu_to_le32(lower_32_bits(wr_id));
@@ -107,7 +102,8 @@ static int orca_wqe_reg_mr(const struct ib_send_wr *wr,
 	hdr->length = cpu_to_le32(mr->ibmr.length);
 	hdr->compare_add = cpu_to_le64(orca_pgl_dma(&mr->pgl));
 	hdr->swap = cpu_to_le64((u64)mr->pgl.used << 32 |
-				orca_wqe_access(reg->access));
+				orca_access_to_hw(to_odev(mr->ibmr.device),
+						  reg->access));
 	return 0;
 }
 
@@ -174,6 +170,12 @@ static int orca_wqe_rc(const struct ib_send_wr *wr,
 	case IB_WR_REG_MR:
 		return orca_wqe_reg_mr(wr, hdr);
 	default:
+		/*
+		 * IB_WR_FLUSH and IB_WR_ATOMIC_WRITE too: the core defines
+		 * no work request that carries a flush type and level or
+		 * the 8 bytes to write, so kernel ULPs cannot say what to
+		 * do; user QPs post them through the provider.
+		 */
 		return -EINVAL;
 	}
 }

@@ -419,11 +419,6 @@ err_db:
 	return err;
 }
 
-static u32 orca_access_from_ib(int access)
-{
-	return access & ORCA_ACCESS_ALL;
-}
-
 /*
  * RESET and DESTROY_QP stop a QP without completions, so an SRQ WQE it took
  * for a message still arriving would never complete and its slot would be
@@ -466,7 +461,7 @@ static int orca_qp_attr_to_hw(struct orca_dev *odev, struct orca_qp *qp,
 	if (mask & IB_QP_CUR_STATE)
 		hw->cur_qp_state = attr->cur_qp_state;
 	if (mask & IB_QP_ACCESS_FLAGS)
-		hw->access = orca_access_from_ib(attr->qp_access_flags);
+		hw->access = orca_access_to_hw(odev, attr->qp_access_flags);
 	if (mask & IB_QP_PKEY_INDEX) {
 		if (attr->pkey_index)
 			return -EINVAL;
@@ -625,7 +620,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->rq_psn = hw.rq_psn & ORCA_PSN_MASK;
 	attr->sq_psn = hw.sq_psn & ORCA_PSN_MASK;
 	attr->dest_qp_num = hw.dest_qpn & ORCA_PSN_MASK;
-	attr->qp_access_flags = hw.access & ORCA_ACCESS_ALL;
+	attr->qp_access_flags = orca_access_to_ib(hw.access);
 	attr->pkey_index = hw.pkey_index;
 	attr->port_num = ORCA_PORT;
 	attr->sq_draining = hw.sq_draining;

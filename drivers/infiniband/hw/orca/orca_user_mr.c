@@ -4,6 +4,7 @@
  * largest device page size that describes it, and registering its page
  * list with CREATE_MR.  (Kernel MRs are in orca_mr.c.)
  */
+#include <linux/ioport.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
@@ -28,6 +29,26 @@ static int orca_umr_pgl(struct orca_dev *odev, struct ib_umem *umem,
 		orca_pgl_add(pgl, rdma_block_iter_dma_address(&biter));
 	}
 	return 0;
+}
+
+/*
+ * IB_ACCESS_FLUSH_PERSISTENT promises that an RDMA FLUSH makes the data
+ * persistent, which only persistent memory can keep: as rxe, the right is
+ * granted only when every page of the MR is.
+ */
+static bool orca_umem_is_pmem(struct ib_umem *umem)
+{
+	struct sg_page_iter iter;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		phys_addr_t pa = page_to_phys(sg_page_iter_page(&iter));
+
+		if (region_intersects(pa, PAGE_SIZE, IORESOURCE_MEM,
+				      IORES_DESC_PERSISTENT_MEMORY) !=
+		    REGION_INTERSECTS)
+			return false;
+	}
+	return true;
 }
 
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -58,6 +79,11 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		err = PTR_ERR(mr->umem);
 		goto err_free;
 	}
+	if ((access & IB_ACCESS_FLUSH_PERSISTENT) &&
+	    !orca_umem_is_pmem(mr->umem)) {
+		err = -EINVAL;
+		goto err_umem;
+	}
 	pgsz_bitmap = odev->caps.page_size_cap &
 		      GENMASK_ULL(ORCA_MAX_PAGE_SHIFT, ORCA_MIN_PAGE_SHIFT);
 	pgsz = ib_umem_find_best_pgsz(mr->umem, pgsz_bitmap, iova);
@@ -71,7 +97,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	mr->page_shift = order_base_2(pgsz);
 	p.pdn = to_opd(ibpd)->pdn;
-	p.access = access & ORCA_ACCESS_ALL;
+	p.access = orca_access_to_hw(odev, access);
 	p.page_shift = mr->page_shift;
 	p.iova = iova;
 	p.length = length;

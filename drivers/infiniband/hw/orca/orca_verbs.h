@@ -199,6 +199,8 @@ int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* orca_mr.c */
+u32 orca_access_to_hw(struct orca_dev *odev, int access);
+int orca_access_to_ib(u32 hw);
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg);
