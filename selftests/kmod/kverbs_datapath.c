@@ -882,6 +882,67 @@ static void kv_frwr_write_local_inv(struct kv_test *t)
 		     IB_WC_REM_ACCESS_ERR, -1, NULL);
 }
 
+/*
+ * RDMA FLUSH and ATOMIC WRITE (interface 1.4): the device offers them, a
+ * QP's and an MR's FLUSH rights reach the device (where they are not IB's
+ * bit numbers) and come back, and a fast-registered MR granting them
+ * still takes writes.  Kernel ULPs cannot post either: the core defines
+ * the opcodes but no work request carries a flush type or the 8 bytes,
+ * so the driver refuses them (users post them through uverbs).
+ */
+static void kv_flush_atomic_write_rights(struct kv_test *t)
+{
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_FLUSH_GLOBAL;
+	int qp_access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+			IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT;
+	u64 caps = t->ibdev->attrs.device_cap_flags;
+	struct ib_qp_init_attr qinit;
+	struct ib_qp_attr attr = {};
+	struct kv_buf *src, *dst;
+	struct kv_pair p;
+	struct ib_mr *mr;
+	int err;
+
+	KV_EXPECT(t, caps & IB_DEVICE_FLUSH_GLOBAL, "caps 0x%llx", caps);
+	KV_EXPECT(t, caps & IB_DEVICE_FLUSH_PERSISTENT, "caps 0x%llx", caps);
+	KV_EXPECT(t, caps & IB_DEVICE_ATOMIC_WRITE, "caps 0x%llx", caps);
+	if (!kv_pair(t, &p, NULL))
+		return;
+	attr.qp_access_flags = qp_access;
+	err = ib_modify_qp(p.b, &attr, IB_QP_ACCESS_FLAGS);
+	if (!KV_EXPECT(t, !err, "modify access: %d", err))
+		return;
+	memset(&attr, 0, sizeof(attr));
+	err = ib_query_qp(p.b, &attr, IB_QP_ACCESS_FLAGS, &qinit);
+	KV_EXPECT(t, !err && attr.qp_access_flags == qp_access,
+		  "query: %d, access 0x%x, want 0x%x", err,
+		  attr.qp_access_flags, qp_access);
+
+	mr = kv_fast_mr(t, 1);
+	src = kv_buf_alloc(t, PAGE_SIZE);
+	dst = kv_buf_alloc(t, PAGE_SIZE);
+	if (!mr || !src || !dst ||
+	    !kv_frwr_register(t, p.b, p.bcq, mr, dst, PAGE_SIZE, access))
+		return;
+	kv_fill(src->va, PAGE_SIZE, KV_SEED(29, 0));
+	kv_to_dev(t, src);
+	KV_EXPECT(t, !kv_post_rdma(p.a, 1, IB_WR_RDMA_WRITE, src, PAGE_SIZE,
+				   mr->iova, mr->rkey), "post write");
+	if (!kv_expect_wc(t, p.acq, "write to a FLUSH_GLOBAL MR", 1,
+			  IB_WC_SUCCESS, IB_WC_RDMA_WRITE, NULL))
+		return;
+	kv_to_cpu(t, dst);
+	kv_check_fill(t, dst->va, PAGE_SIZE, KV_SEED(29, 0), "written data");
+
+	err = kv_post_rdma(p.a, 2, IB_WR_FLUSH, src, 0, mr->iova, mr->rkey);
+	KV_EXPECT(t, err == -EINVAL, "kernel FLUSH: %d", err);
+	err = kv_post_rdma(p.a, 3, IB_WR_ATOMIC_WRITE, src, 8, mr->iova,
+			   mr->rkey);
+	KV_EXPECT(t, err == -EINVAL, "kernel ATOMIC WRITE: %d", err);
+}
+
 /* SEND_WITH_INV invalidates the receiver's MR and says which one. */
 static void kv_send_with_inv(struct kv_test *t)
 {
@@ -1734,6 +1795,7 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "srq_recv", kv_srq_recv },
 	{ "srq_reset_destroy_churn", kv_srq_churn },
 	{ "frwr_write_local_inv", kv_frwr_write_local_inv },
+	{ "flush_atomic_write_rights", kv_flush_atomic_write_rights },
 	{ "send_with_inv", kv_send_with_inv },
 	{ "unsignaled_wrap", kv_unsignaled_wrap },
 	{ "cq_events", kv_cq_events },
