@@ -274,6 +274,11 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 void orca_qp_reset_indices(struct orca_qp *qp);
+int orca_wqe_flush(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
+		   uint64_t remote_addr, size_t len, uint8_t type,
+		   uint8_t level);
+void orca_wqe_atomic_write(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
+			   uint64_t remote_addr, const void *atomic_wire_buf);
 
 /* orca_poll.c */
 int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);

@@ -89,6 +89,52 @@ static void orca_wqe_atomic(const struct ibv_send_wr *wr,
 	hdr->swap = htole64(wr->wr.atomic.swap);
 }
 
+/* The FETH values of IBA 1.5 that the WQE carries: verbs' own numbers. */
+static_assert(ORCA_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL, "flush type");
+static_assert(ORCA_FLUSH_PERSISTENT == IBV_FLUSH_PERSISTENT, "flush type");
+static_assert(ORCA_FLUSH_LEVEL_RANGE == IBV_FLUSH_RANGE, "flush level");
+static_assert(ORCA_FLUSH_LEVEL_MR == IBV_FLUSH_MR, "flush level");
+
+/*
+ * The opcode-specific fields of an RDMA FLUSH WQE (interface 1.4), for
+ * ibv_wr_flush(): of [@remote_addr, @remote_addr + @len) (IBV_FLUSH_RANGE)
+ * or of the whole MR of @rkey (IBV_FLUSH_MR, where address and length are
+ * not looked at).  Returns EINVAL for a type or level the FETH cannot
+ * carry or a range longer than a RETH's 32-bit length.
+ */
+int orca_wqe_flush(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
+		   uint64_t remote_addr, size_t len, uint8_t type,
+		   uint8_t level)
+{
+	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    level > IBV_FLUSH_MR)
+		return EINVAL;
+	if (level == IBV_FLUSH_RANGE && len > UINT32_MAX)
+		return EINVAL;
+	hdr->opcode = ORCA_WQE_FLUSH;
+	hdr->remote_addr = htole64(remote_addr);
+	hdr->rkey = htole32(rkey);
+	hdr->length = htole32(len > UINT32_MAX ? UINT32_MAX : (uint32_t)len);
+	hdr->imm_or_inv = htole32(FIELD_PREP(ORCA_WQE_FLUSH_TYPE, type) |
+				  FIELD_PREP(ORCA_WQE_FLUSH_LEVEL, level));
+	return 0;
+}
+
+/*
+ * The opcode-specific fields of an RDMA ATOMIC WRITE WQE (interface 1.4),
+ * for ibv_wr_atomic_write(): the 8 bytes at @atomic_wire_buf land at
+ * @remote_addr (8-byte aligned, else the responder NAKs) as they are, in
+ * memory order, in one store.
+ */
+void orca_wqe_atomic_write(struct orca_send_wqe_hdr *hdr, uint32_t rkey,
+			   uint64_t remote_addr, const void *atomic_wire_buf)
+{
+	hdr->opcode = ORCA_WQE_ATOMIC_WRITE;
+	hdr->remote_addr = htole64(remote_addr);
+	hdr->rkey = htole32(rkey);
+	memcpy(hdr->atomic_data, atomic_wire_buf, sizeof(hdr->atomic_data));
+}
+
 /* Opcode and opcode-specific fields of an RC work request. */
 static int orca_wqe_rc(const struct ibv_send_wr *wr,
 		       struct orca_send_wqe_hdr *hdr)
@@ -132,7 +178,11 @@ static int orca_wqe_rc(const struct ibv_send_wr *wr,
 		hdr->imm_or_inv = htole32(wr->invalidate_rkey);
 		return 0;
 	default:
-		/* BIND_MW, TSO, driver opcodes: not on this adapter. */
+		/*
+		 * BIND_MW, TSO, driver opcodes: not on this adapter.  FLUSH
+		 * and ATOMIC_WRITE: ibv_send_wr has no fields for them (rxe
+		 * takes them only through ibv_wr_flush/ibv_wr_atomic_write).
+		 */
 		return EINVAL;
 	}
 }
