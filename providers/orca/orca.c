@@ -19,13 +19,18 @@
 static void orca_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_parent_domain = orca_alloc_parent_domain,
 	.alloc_pd = orca_alloc_pd,
+	.alloc_td = orca_alloc_td,
+	.async_event = orca_async_event,
 	.cq_event = orca_cq_event,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
+	.create_cq_ex = orca_create_cq_ex,
 	.create_qp = orca_create_qp,
 	.create_srq = orca_create_srq,
 	.dealloc_pd = orca_dealloc_pd,
+	.dealloc_td = orca_dealloc_td,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_ah = orca_destroy_ah,
 	.destroy_cq = orca_destroy_cq,
@@ -42,9 +47,11 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_device_ex = orca_query_device_ex,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
+	.query_qp_data_in_order = orca_query_qp_data_in_order,
 	.query_srq = orca_query_srq,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_req_notify_cq,
+	.rereg_mr = orca_rereg_mr,
 	.resize_cq = orca_resize_cq,
 };
 

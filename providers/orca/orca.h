@@ -68,37 +68,123 @@ struct orca_context {
 	struct list_head db_pages;
 };
 
+/*
+ * A lock that an object of a thread domain does without: the user then
+ * promises that one thread at a time uses the object (ibv_alloc_td(3)).
+ */
+struct orca_lock {
+	pthread_spinlock_t lock;
+	bool need_lock;
+};
+
+static inline void orca_lock_init(struct orca_lock *l, bool need_lock)
+{
+	pthread_spin_init(&l->lock, PTHREAD_PROCESS_PRIVATE);
+	l->need_lock = need_lock;
+}
+
+static inline void orca_lock_destroy(struct orca_lock *l)
+{
+	pthread_spin_destroy(&l->lock);
+}
+
+static inline void orca_lock(struct orca_lock *l)
+{
+	if (l->need_lock)
+		pthread_spin_lock(&l->lock);
+}
+
+static inline void orca_unlock(struct orca_lock *l)
+{
+	if (l->need_lock)
+		pthread_spin_unlock(&l->lock);
+}
+
+/**
+ * struct orca_td - a thread domain (ibv_alloc_td(3))
+ * @ibv_td: the verbs thread domain
+ * @refcount: 1 + the parent domains on it
+ */
+struct orca_td {
+	struct ibv_td ibv_td;
+	atomic_int refcount;
+};
+
+/**
+ * struct orca_pd - a protection domain or a parent domain
+ * @ibv_pd: the verbs PD (a parent domain's carries its PD's handle)
+ * @refcount: 1 + what uses it without a kernel reference: the parent
+ *	domains on a PD; the QPs, CQs and SRQs on a parent domain
+ * @protection_domain: a parent domain's PD; NULL in a PD
+ * @td: a parent domain's thread domain, or NULL
+ * @alloc: a parent domain's allocator of rings (ibv_alloc_parent_domain(3))
+ * @free: and its release
+ * @pd_context: passed to both
+ */
+struct orca_pd {
+	struct ibv_pd ibv_pd;
+	atomic_int refcount;
+	struct orca_pd *protection_domain;
+	struct orca_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/*
+ * The resource types a parent domain's allocator is called with (the
+ * driver id, RDMA_DRIVER_UNKNOWN, in the upper 32 bits, as mlx5 does).
+ */
+enum orca_res_type {
+	ORCA_RES_TYPE_QP = 1,
+	ORCA_RES_TYPE_CQ,
+	ORCA_RES_TYPE_SRQ,
+};
+
 /* A page-aligned ring the kernel pins as umem. */
 struct orca_ring {
 	void *buf;
 	size_t len;		/* multiple of the page size (and of 4096) */
+	struct orca_pd *pd;	/* the parent domain that allocated it */
+	uint64_t res_type;	/* and the type it was asked for */
 };
 
 /**
- * struct orca_cq - a completion queue
- * @ibv_cq: the verbs CQ
- * @lock: @ci, @ring and @log_depth (pollers, arm, resize, QP clean-up)
+ * struct orca_cq - a completion queue, plain or extended
+ * @vcq: the verbs CQ (ibv_cq, or ibv_cq_ex for ibv_create_cq_ex())
+ * @lock: @ci, @ring, @log_depth and @wc (pollers, arm, resize, QP
+ *	clean-up); held from start_poll to end_poll on an extended CQ; not
+ *	taken for a single-threaded CQ
  * @ring: the CQE ring
  * @log_depth: CQEs = 1 << @log_depth
  * @ci: free-running consumer index (published in @db->ci)
+ * @poll_ci: @ci at start_poll, to publish only what was consumed
  * @arm_seq: last ORCA_CQ_ARM_SEQ written (never 0 once armed)
  * @db: the doorbell record
  * @cqn: the device's handle
+ * @parent: the parent domain it was created on, or NULL
+ * @wc: the completion that the ibv_wc_read_*() readers return, decoded
+ *	by the same code as ibv_poll_cq()'s
  */
 struct orca_cq {
-	struct ibv_cq ibv_cq;
-	pthread_spinlock_t lock;
+	struct verbs_cq vcq;
+	struct orca_lock lock;
 	struct orca_ring ring;
 	uint32_t log_depth;
 	uint32_t ci;
+	uint32_t poll_ci;
 	uint32_t arm_seq;
 	struct orca_cq_db_rec *db;
 	uint32_t cqn;
+	struct orca_pd *parent;
+	struct ibv_wc wc;
 };
 
 /**
  * struct orca_wq - the send or the receive queue of a QP
- * @lock: @pi and the ring slots (posters)
+ * @lock: @pi and the ring slots (posters); not taken on a thread domain
  * @buf: first WQE
  * @log_depth: WQEs = 1 << @log_depth
  * @stride: bytes per WQE
@@ -108,7 +194,7 @@ struct orca_cq {
  *	the CQ lock, read by posters (acquire/release atomics)
  */
 struct orca_wq {
-	pthread_spinlock_t lock;
+	struct orca_lock lock;
 	uint8_t *buf;
 	uint32_t log_depth;
 	uint32_t stride;
@@ -127,6 +213,7 @@ struct orca_qp {
 	int state;		/* enum ibv_qp_state, atomic access */
 	struct orca_ring ring;	/* SQ pages, then RQ pages */
 	struct orca_qp_db_rec *db;
+	struct orca_pd *parent;	/* the parent domain it is on, or NULL */
 };
 
 /**
@@ -143,6 +230,8 @@ struct orca_qp {
  *	add to it atomically
  * @db: the doorbell record
  * @srqn: the device's handle
+ * @parent: the parent domain it is on, or NULL (its allocator only: an
+ *	SRQ keeps its lock, posters of many QPs share it)
  */
 struct orca_srq {
 	struct ibv_srq ibv_srq;
@@ -155,6 +244,7 @@ struct orca_srq {
 	uint32_t ci;
 	struct orca_srq_db_rec *db;
 	uint32_t srqn;
+	struct orca_pd *parent;
 };
 
 struct orca_ah {
@@ -169,7 +259,30 @@ static inline struct orca_context *to_octx(struct ibv_context *ibctx)
 
 static inline struct orca_cq *to_ocq(struct ibv_cq *ibcq)
 {
-	return container_of(ibcq, struct orca_cq, ibv_cq);
+	return container_of(ibcq, struct orca_cq, vcq.cq);
+}
+
+static inline struct orca_cq *ex_to_ocq(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct orca_cq, vcq.cq_ex);
+}
+
+static inline struct orca_pd *to_opd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct orca_pd, ibv_pd);
+}
+
+static inline struct orca_td *to_otd(struct ibv_td *ibtd)
+{
+	return container_of(ibtd, struct orca_td, ibv_td);
+}
+
+/* The parent domain @ibpd is, or NULL for a plain PD. */
+static inline struct orca_pd *orca_parent_domain(struct ibv_pd *ibpd)
+{
+	struct orca_pd *pd = to_opd(ibpd);
+
+	return pd->protection_domain ? pd : NULL;
 }
 
 static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
@@ -220,6 +333,9 @@ static inline void orca_mb(void)
 /* orca_mem.c: rings and doorbell record slots */
 int orca_ring_alloc(struct orca_context *ctx, struct orca_ring *ring,
 		    size_t bytes);
+int orca_ring_alloc_pd(struct orca_context *ctx, struct orca_ring *ring,
+		       size_t bytes, struct orca_pd *parent,
+		       enum orca_res_type type);
 void orca_ring_free(struct orca_ring *ring);
 void *orca_db_alloc(struct orca_context *ctx);
 void orca_db_free(struct orca_context *ctx, void *db);
@@ -232,9 +348,21 @@ int orca_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *orca_alloc_pd(struct ibv_context *context);
 int orca_dealloc_pd(struct ibv_pd *pd);
+struct ibv_td *orca_alloc_td(struct ibv_context *context,
+			     struct ibv_td_init_attr *attr);
+int orca_dealloc_td(struct ibv_td *ibtd);
+struct ibv_pd *
+orca_alloc_parent_domain(struct ibv_context *context,
+			 struct ibv_parent_domain_init_attr *attr);
+void orca_parent_get(struct orca_pd *parent);
+void orca_parent_put(struct orca_pd *parent);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
+int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
 int orca_dereg_mr(struct verbs_mr *vmr);
+void orca_async_event(struct ibv_context *context,
+		      struct ibv_async_event *event);
 struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ah);
 
@@ -242,6 +370,8 @@ int orca_destroy_ah(struct ibv_ah *ah);
 struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
+struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe);
 int orca_destroy_cq(struct ibv_cq *ibcq);
 int orca_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr);
@@ -255,6 +385,8 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int orca_destroy_qp(struct ibv_qp *ibqp);
+int orca_query_qp_data_in_order(struct ibv_qp *ibqp, enum ibv_wr_opcode op,
+				uint32_t flags);
 struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn);
 void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp);
 
@@ -278,6 +410,7 @@ void orca_qp_reset_indices(struct orca_qp *qp);
 /* orca_poll.c */
 int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void orca_cq_set_ex_ops(struct orca_cq *cq, uint64_t wc_flags);
 void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink);
 
 #endif /* ORCA_PROVIDER_H */

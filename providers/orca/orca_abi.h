@@ -18,6 +18,8 @@ DECLARE_DRV_CMD(orca_ucmd_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD,
 		empty, orca_alloc_pd_resp);
 DECLARE_DRV_CMD(orca_ucmd_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		orca_create_cq, orca_create_cq_resp);
+DECLARE_DRV_CMD(orca_ucmd_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		orca_create_cq, orca_create_cq_resp);
 DECLARE_DRV_CMD(orca_ucmd_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
 		orca_resize_cq, empty);
 DECLARE_DRV_CMD(orca_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP,

@@ -5,6 +5,7 @@
  * Polling and arming are in orca_poll.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,16 +38,39 @@ static size_t orca_cq_bytes(uint32_t log_depth)
 	return align(sizeof(struct orca_cqe) << log_depth, ORCA_UQUEUE_ALIGN);
 }
 
-struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
-			      struct ibv_comp_channel *channel,
-			      int comp_vector)
+/* The work completion fields an extended CQ can read, rxe's set. */
+#define ORCA_CQ_EX_WC_FLAGS	(IBV_WC_EX_WITH_BYTE_LEN |		\
+				 IBV_WC_EX_WITH_IMM |			\
+				 IBV_WC_EX_WITH_QP_NUM |		\
+				 IBV_WC_EX_WITH_SRC_QP |		\
+				 IBV_WC_EX_WITH_SLID |			\
+				 IBV_WC_EX_WITH_SL |			\
+				 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+/*
+ * What ibv_create_cq() and ibv_create_cq_ex() share: the ring, the
+ * record, the kernel command (@ex chooses which) and the check of its
+ * answer.  @attr->cqe is the count asked for.
+ */
+static struct orca_cq *orca_cq_create(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *attr,
+				      struct orca_pd *parent,
+				      bool single_threaded, bool ex)
 {
 	struct orca_context *ctx = to_octx(context);
+	struct orca_ucmd_create_cq_ex_resp resp_ex = {};
 	struct orca_ucmd_create_cq_resp resp = {};
+	struct orca_ucmd_create_cq_ex cmd_ex = {};
 	struct orca_ucmd_create_cq cmd = {};
+	struct orca_create_cq *drv;
 	struct orca_cq *cq;
-	int err;
+	int cqe, err;
 
+	if (attr->cqe > INT_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cqe = attr->cqe;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		errno = ENOMEM;
@@ -56,7 +80,8 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 	if (err)
 		goto err_free;
 	/* A zeroed ring: phase 0 marks every slot not yet written. */
-	err = orca_ring_alloc(ctx, &cq->ring, orca_cq_bytes(cq->log_depth));
+	err = orca_ring_alloc_pd(ctx, &cq->ring, orca_cq_bytes(cq->log_depth),
+				 parent, ORCA_RES_TYPE_CQ);
 	if (err)
 		goto err_free;
 	cq->db = orca_db_alloc(ctx);
@@ -64,29 +89,46 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 		err = ENOMEM;
 		goto err_ring;
 	}
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	orca_lock_init(&cq->lock, !single_threaded);
 
-	cmd.buf_va = (uintptr_t)cq->ring.buf;
-	cmd.buf_len = cq->ring.len;
-	cmd.db_rec_va = (uintptr_t)cq->db;
-	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibv_cq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	drv = ex ? &cmd_ex.drv_payload : &cmd.drv_payload;
+	drv->buf_va = (uintptr_t)cq->ring.buf;
+	drv->buf_len = cq->ring.len;
+	drv->db_rec_va = (uintptr_t)cq->db;
+	if (ex) {
+		struct ibv_cq_init_attr_ex kattr = *attr;
+
+		kattr.cqe = cqe;
+		err = ibv_cmd_create_cq_ex(context, &kattr, &cq->vcq,
+					   &cmd_ex.ibv_cmd, sizeof(cmd_ex),
+					   &resp_ex.ibv_resp, sizeof(resp_ex),
+					   0);
+		resp.cqn = resp_ex.cqn;
+	} else {
+		err = ibv_cmd_create_cq(context, cqe, attr->channel,
+					attr->comp_vector, &cq->vcq.cq,
+					&cmd.ibv_cmd, sizeof(cmd),
+					&resp.ibv_resp, sizeof(resp));
+	}
 	if (err)
 		goto err_db;
 	/* Both sides use the same rule; anything else is a kernel bug. */
-	if (cq->ibv_cq.cqe != 1 << cq->log_depth) {
+	if (cq->vcq.cq.cqe != 1 << cq->log_depth) {
 		verbs_err(&ctx->ibv_ctx, "orca: CQ of %d CQEs, expected %u\n",
-			  cq->ibv_cq.cqe, 1U << cq->log_depth);
-		ibv_cmd_destroy_cq(&cq->ibv_cq);
+			  cq->vcq.cq.cqe, 1U << cq->log_depth);
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		err = EPROTO;
 		goto err_db;
 	}
 	cq->cqn = resp.cqn;
-	return &cq->ibv_cq;
+	if (parent) {
+		cq->parent = parent;
+		orca_parent_get(parent);
+	}
+	return cq;
 
 err_db:
-	pthread_spin_destroy(&cq->lock);
+	orca_lock_destroy(&cq->lock);
 	orca_db_free(ctx, cq->db);
 err_ring:
 	orca_ring_free(&cq->ring);
@@ -94,6 +136,70 @@ err_free:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe < 0 ? INT_MAX + 1U : (uint32_t)cqe,
+		.channel = channel,
+		.comp_vector = comp_vector,
+	};
+	struct orca_cq *cq;
+
+	cq = orca_cq_create(context, &attr, NULL, false, false);
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+/*
+ * ibv_create_cq_ex(): the fields of rxe's provider (EOPNOTSUPP for
+ * others, as rxe and mlx5), a single-threaded CQ without the lock, and a
+ * parent domain whose thread domain makes it single-threaded too and whose
+ * allocator gives the ring (as mlx5).
+ */
+struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	const uint32_t single = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	struct orca_pd *parent = NULL;
+	bool single_threaded = false;
+	struct orca_cq *cq;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					  IBV_CQ_INIT_ATTR_MASK_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->wc_flags & ~(uint64_t)ORCA_CQ_EX_WC_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		/* The adapter reports an overrun: it cannot ignore one. */
+		if (attr->flags & ~single) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		single_threaded = attr->flags & single;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		if (!attr->parent_domain ||
+		    !orca_parent_domain(attr->parent_domain)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		parent = to_opd(attr->parent_domain);
+		if (parent->td)
+			single_threaded = true;
+	}
+
+	cq = orca_cq_create(context, attr, parent, single_threaded, true);
+	if (!cq)
+		return NULL;
+	orca_cq_set_ex_ops(cq, attr->wc_flags);
+	return &cq->vcq.cq_ex;
 }
 
 /*
@@ -114,7 +220,8 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	err = orca_cq_geometry(ctx, &cqe, &log_depth);
 	if (err)
 		return err;
-	err = orca_ring_alloc(ctx, &ring, orca_cq_bytes(log_depth));
+	err = orca_ring_alloc_pd(ctx, &ring, orca_cq_bytes(log_depth),
+				 cq->parent, ORCA_RES_TYPE_CQ);
 	if (err)
 		return err;
 	cmd.buf_va = (uintptr_t)ring.buf;
@@ -126,11 +233,11 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return err;
 	}
 
-	pthread_spin_lock(&cq->lock);
+	orca_lock(&cq->lock);
 	old = cq->ring;
 	cq->ring = ring;
 	cq->log_depth = log_depth;
-	pthread_spin_unlock(&cq->lock);
+	orca_unlock(&cq->lock);
 	orca_ring_free(&old);
 	return 0;
 }
@@ -152,9 +259,11 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
 		return err;
-	pthread_spin_destroy(&cq->lock);
+	orca_lock_destroy(&cq->lock);
 	orca_db_free(ctx, cq->db);
 	orca_ring_free(&cq->ring);
+	if (cq->parent)
+		orca_parent_put(cq->parent);
 	free(cq);
 	return 0;
 }

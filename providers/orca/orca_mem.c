@@ -52,12 +52,67 @@ int orca_ring_alloc(struct orca_context *ctx, struct orca_ring *ring,
 	return 0;
 }
 
+/**
+ * orca_ring_alloc_pd() - allocate a zeroed ring, from a parent domain's
+ *	allocator if it has one
+ * @ctx: context
+ * @ring: filled in
+ * @bytes: bytes the entries need
+ * @parent: the parent domain the object is created on, or NULL
+ * @type: what the ring is for, passed to the allocator
+ *
+ * The allocator may answer IBV_ALLOCATOR_USE_DEFAULT, and then the ring
+ * comes from orca_ring_alloc() (ibv_alloc_parent_domain(3)).
+ *
+ * Return: 0 or an errno value.
+ */
+int orca_ring_alloc_pd(struct orca_context *ctx, struct orca_ring *ring,
+		       size_t bytes, struct orca_pd *parent,
+		       enum orca_res_type type)
+{
+	size_t len = align(bytes, ctx->page_size);
+	uint64_t res_type = ((uint64_t)RDMA_DRIVER_UNKNOWN << 32) | type;
+	void *buf;
+	int err;
+
+	if (!parent || !parent->alloc)
+		return orca_ring_alloc(ctx, ring, bytes);
+	buf = parent->alloc(&parent->ibv_pd, parent->pd_context, len,
+			    ctx->page_size, res_type);
+	if (buf == IBV_ALLOCATOR_USE_DEFAULT)
+		return orca_ring_alloc(ctx, ring, bytes);
+	if (!buf)
+		return ENOMEM;
+	/* The kernel pins whole pages: the allocator must align as asked. */
+	if ((uintptr_t)buf & (ctx->page_size - 1)) {
+		parent->free(&parent->ibv_pd, parent->pd_context, buf,
+			     res_type);
+		return EINVAL;
+	}
+	memset(buf, 0, len);
+	err = ibv_dontfork_range(buf, len);
+	if (err) {
+		parent->free(&parent->ibv_pd, parent->pd_context, buf,
+			     res_type);
+		return err;
+	}
+	ring->buf = buf;
+	ring->len = len;
+	ring->pd = parent;
+	ring->res_type = res_type;
+	return 0;
+}
+
 void orca_ring_free(struct orca_ring *ring)
 {
 	if (!ring->buf)
 		return;
 	ibv_dofork_range(ring->buf, ring->len);
-	free(ring->buf);
+	if (ring->pd)
+		ring->pd->free(&ring->pd->ibv_pd, ring->pd->pd_context,
+			       ring->buf, ring->res_type);
+	else
+		free(ring->buf);
 	ring->buf = NULL;
 }
 

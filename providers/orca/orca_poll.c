@@ -131,10 +131,11 @@ static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
 		wc->vendor_err = status;
 		return;
 	}
+	/* Send side: the message length (bytes read, 8 for an atomic). */
+	wc->byte_len = le32toh(cqe->byte_len);
 	if (!(cqe->opcode & ORCA_CQE_RECV))
 		return;
 
-	wc->byte_len = le32toh(cqe->byte_len);
 	if (flags & ORCA_CQE_F_IMM) {
 		/* The immediate's bytes are those of the wire. */
 		memcpy(&wc->imm_data, &cqe->imm_or_inv, 4);
@@ -150,18 +151,18 @@ static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
 	}
 }
 
-int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/*
+ * Consume the next CQE of @cq into @wc, the one decoding that
+ * ibv_poll_cq() and the extended CQ's start_poll/next_poll share.  Under
+ * the CQ lock.  Return: false when no CQE is left.
+ */
+static bool orca_cq_next(struct orca_context *ctx, struct orca_cq *cq,
+			 struct ibv_wc *wc)
 {
-	struct orca_context *ctx = to_octx(ibcq->context);
-	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_cqe *cqe;
 	struct orca_qp *qp;
-	uint32_t start;
-	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
-	start = cq->ci;
-	while (n < num_entries && (cqe = orca_cqe_at(cq, cq->ci))) {
+	while ((cqe = orca_cqe_at(cq, cq->ci))) {
 		cq->ci++;
 		/*
 		 * A destroyed or reset QP's CQEs were scrubbed under this
@@ -178,15 +179,172 @@ int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		}
 		/* Bit 7 of the opcode tells receive from send, even on error. */
 		orca_retire(ctx, qp, cqe, cqe->opcode & ORCA_CQE_RECV);
-		orca_cqe_to_wc(qp, cqe, &wc[n++]);
+		orca_cqe_to_wc(qp, cqe, wc);
+		return true;
 	}
-	if (cq->ci != start) {
-		/* Done reading the CQEs before the adapter may reuse them. */
-		atomic_thread_fence(memory_order_seq_cst);
-		__atomic_store_n(&cq->db->ci, htole32(cq->ci), __ATOMIC_RELAXED);
-	}
-	pthread_spin_unlock(&cq->lock);
+	return false;
+}
+
+/* Hand the slots consumed since @start back to the adapter. */
+static void orca_cq_publish_ci(struct orca_cq *cq, uint32_t start)
+{
+	if (cq->ci == start)
+		return;
+	/* Done reading the CQEs before the adapter may reuse them. */
+	atomic_thread_fence(memory_order_seq_cst);
+	__atomic_store_n(&cq->db->ci, htole32(cq->ci), __ATOMIC_RELAXED);
+}
+
+int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct orca_context *ctx = to_octx(ibcq->context);
+	struct orca_cq *cq = to_ocq(ibcq);
+	uint32_t start;
+	int n = 0;
+
+	orca_lock(&cq->lock);
+	start = cq->ci;
+	while (n < num_entries && orca_cq_next(ctx, cq, &wc[n]))
+		n++;
+	orca_cq_publish_ci(cq, start);
+	orca_unlock(&cq->lock);
 	return n;
+}
+
+/*
+ * The extended CQ (ibv_create_cq_ex(3)): start_poll takes the CQ lock and
+ * the first completion, next_poll the following ones, end_poll publishes
+ * what was consumed and unlocks.  Each completion is decoded into @cq->wc
+ * by orca_cq_next(), and the readers return its fields, so both APIs
+ * report the same values.
+ */
+static void orca_cq_ex_current(struct orca_cq *cq)
+{
+	cq->vcq.cq_ex.wr_id = cq->wc.wr_id;
+	cq->vcq.cq_ex.status = cq->wc.status;
+}
+
+static int orca_start_poll(struct ibv_cq_ex *ibcq,
+			   struct ibv_poll_cq_attr *attr)
+{
+	struct orca_context *ctx = to_octx(ibcq->context);
+	struct orca_cq *cq = ex_to_ocq(ibcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	orca_lock(&cq->lock);
+	cq->poll_ci = cq->ci;
+	if (!orca_cq_next(ctx, cq, &cq->wc)) {
+		/* Slots of dropped CQEs may have been consumed. */
+		orca_cq_publish_ci(cq, cq->poll_ci);
+		orca_unlock(&cq->lock);
+		return ENOENT;
+	}
+	orca_cq_ex_current(cq);
+	return 0;
+}
+
+static int orca_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct orca_cq *cq = ex_to_ocq(ibcq);
+
+	/* The lock stays held until end_poll, found or not. */
+	if (!orca_cq_next(to_octx(ibcq->context), cq, &cq->wc))
+		return ENOENT;
+	orca_cq_ex_current(cq);
+	return 0;
+}
+
+static void orca_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct orca_cq *cq = ex_to_ocq(ibcq);
+
+	orca_cq_publish_ci(cq, cq->poll_ci);
+	orca_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode orca_wc_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.opcode;
+}
+
+static uint32_t orca_wc_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.vendor_err;
+}
+
+static uint32_t orca_wc_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.byte_len;
+}
+
+/* Also ibv_wc_read_invalidated_rkey(): ibv_wc keeps both in one union. */
+static __be32 orca_wc_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.imm_data;
+}
+
+static uint32_t orca_wc_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.qp_num;
+}
+
+static uint32_t orca_wc_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.src_qp;
+}
+
+static unsigned int orca_wc_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.wc_flags;
+}
+
+static uint32_t orca_wc_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.slid;
+}
+
+static uint8_t orca_wc_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.sl;
+}
+
+static uint8_t orca_wc_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_ocq(ibcq)->wc.dlid_path_bits;
+}
+
+/**
+ * orca_cq_set_ex_ops() - the extended CQ's poll functions and readers
+ * @cq: the CQ
+ * @wc_flags: the IBV_WC_EX_WITH_* asked for (ORCA_CQ_EX_WC_FLAGS at most)
+ *
+ * As rxe: a reader is set only for a field asked for.
+ */
+void orca_cq_set_ex_ops(struct orca_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
+
+	ex->start_poll = orca_start_poll;
+	ex->next_poll = orca_next_poll;
+	ex->end_poll = orca_end_poll;
+	ex->read_opcode = orca_wc_read_opcode;
+	ex->read_vendor_err = orca_wc_read_vendor_err;
+	ex->read_wc_flags = orca_wc_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		ex->read_byte_len = orca_wc_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		ex->read_imm_data = orca_wc_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		ex->read_qp_num = orca_wc_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		ex->read_src_qp = orca_wc_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		ex->read_slid = orca_wc_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		ex->read_sl = orca_wc_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		ex->read_dlid_path_bits = orca_wc_read_dlid_path_bits;
 }
 
 /*
@@ -202,7 +360,7 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	bool pending;
 	uint32_t arm;
 
-	pthread_spin_lock(&cq->lock);
+	orca_lock(&cq->lock);
 	/* Sequence 0 is what the adapter saw before the first arm. */
 	cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ;
 	if (!cq->arm_seq)
@@ -215,7 +373,7 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	/* StoreLoad: the arm must be visible before we look for a CQE. */
 	orca_mb();
 	pending = orca_cqe_at(cq, cq->ci);
-	pthread_spin_unlock(&cq->lock);
+	orca_unlock(&cq->lock);
 
 	if (pending)
 		mmio_write32_le((uint8_t *)ctx->uar + ORCA_UAR_CQ_DB,
@@ -266,15 +424,15 @@ void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 		first = second;
 		second = t;
 	}
-	pthread_spin_lock(&first->lock);
+	orca_lock(&first->lock);
 	if (second != first)
-		pthread_spin_lock(&second->lock);
+		orca_lock(&second->lock);
 	orca_cq_scrub(first, qp);
 	if (second != first)
 		orca_cq_scrub(second, qp);
 	if (unlink)
 		orca_qp_table_remove(to_octx(qp->ibv_qp.context), qp);
 	if (second != first)
-		pthread_spin_unlock(&second->lock);
-	pthread_spin_unlock(&first->lock);
+		orca_unlock(&second->lock);
+	orca_unlock(&first->lock);
 }

@@ -230,7 +230,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->sq.lock);
+	orca_lock(&qp->sq.lock);
 	old = qp->sq.pi;
 	for (; wr; wr = wr->next) {
 		uint8_t *wqe;
@@ -250,7 +250,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (qp->sq.pi != old)
 		orca_publish_pi(ctx, &qp->db->sq_pi, &qp->db->sq_event_idx, old,
 				qp->sq.pi, ORCA_UAR_SQ_DB, qp->qpn);
-	pthread_spin_unlock(&qp->sq.lock);
+	orca_unlock(&qp->sq.lock);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -282,7 +282,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->rq.lock);
+	orca_lock(&qp->rq.lock);
 	old = qp->rq.pi;
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
@@ -301,7 +301,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (qp->rq.pi != old)
 		orca_publish_pi(ctx, &qp->db->rq_pi, &qp->db->rq_event_idx, old,
 				qp->rq.pi, ORCA_UAR_RQ_DB, qp->qpn);
-	pthread_spin_unlock(&qp->rq.lock);
+	orca_unlock(&qp->rq.lock);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -348,14 +348,14 @@ int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
  */
 void orca_qp_reset_indices(struct orca_qp *qp)
 {
-	pthread_spin_lock(&qp->sq.lock);
+	orca_lock(&qp->sq.lock);
 	__atomic_store_n(&qp->sq.pi, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&qp->sq.ci, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp->db->sq_pi, 0, __ATOMIC_RELAXED);
-	pthread_spin_unlock(&qp->sq.lock);
-	pthread_spin_lock(&qp->rq.lock);
+	orca_unlock(&qp->sq.lock);
+	orca_lock(&qp->rq.lock);
 	__atomic_store_n(&qp->rq.pi, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&qp->rq.ci, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp->db->rq_pi, 0, __ATOMIC_RELAXED);
-	pthread_spin_unlock(&qp->rq.lock);
+	orca_unlock(&qp->rq.lock);
 }

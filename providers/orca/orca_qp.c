@@ -150,9 +150,9 @@ struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn)
 
 static void orca_qp_init_wq(struct orca_wq *wq, uint8_t *buf,
 			    uint32_t log_depth, uint32_t stride,
-			    uint32_t max_sge)
+			    uint32_t max_sge, bool need_lock)
 {
-	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	orca_lock_init(&wq->lock, need_lock);
 	wq->buf = buf;
 	wq->log_depth = log_depth;
 	wq->stride = stride;
@@ -163,9 +163,11 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 			      struct ibv_qp_init_attr *attr)
 {
 	struct orca_context *ctx = to_octx(pd->context);
+	struct orca_pd *parent = orca_parent_domain(pd);
 	struct orca_ucmd_create_qp_resp resp = {};
 	struct orca_ucmd_create_qp cmd = {};
 	struct orca_qp_geometry g;
+	bool need_lock;
 	struct orca_qp *qp;
 	uint8_t *buf;
 	int err;
@@ -185,7 +187,8 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 		return NULL;
 	}
 	/* One buffer: SQ pages, then RQ pages, as the adapter is told. */
-	err = orca_ring_alloc(ctx, &qp->ring, g.sq_bytes + g.rq_bytes);
+	err = orca_ring_alloc_pd(ctx, &qp->ring, g.sq_bytes + g.rq_bytes,
+				 parent, ORCA_RES_TYPE_QP);
 	if (err)
 		goto err_free;
 	qp->db = orca_db_alloc(ctx);
@@ -194,9 +197,12 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 		goto err_ring;
 	}
 	buf = qp->ring.buf;
-	orca_qp_init_wq(&qp->sq, buf, g.log_sq_depth, g.sq_stride, g.send_sge);
+	/* On a thread domain, one thread posts (ibv_alloc_td(3)). */
+	need_lock = !parent || !parent->td;
+	orca_qp_init_wq(&qp->sq, buf, g.log_sq_depth, g.sq_stride, g.send_sge,
+			need_lock);
 	orca_qp_init_wq(&qp->rq, g.rq_bytes ? buf + g.sq_bytes : NULL,
-			g.log_rq_depth, g.rq_stride, g.recv_sge);
+			g.log_rq_depth, g.rq_stride, g.recv_sge, need_lock);
 	qp->max_inline_data = g.max_inline_data;
 	qp->sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
@@ -222,13 +228,17 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 	err = orca_qp_table_insert(ctx, qp);
 	if (err)
 		goto err_destroy;
+	if (parent) {
+		qp->parent = parent;
+		orca_parent_get(parent);
+	}
 	return &qp->ibv_qp;
 
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibv_qp);
 err_db:
-	pthread_spin_destroy(&qp->sq.lock);
-	pthread_spin_destroy(&qp->rq.lock);
+	orca_lock_destroy(&qp->sq.lock);
+	orca_lock_destroy(&qp->rq.lock);
 	orca_db_free(ctx, qp->db);
 err_ring:
 	orca_ring_free(&qp->ring);
@@ -290,10 +300,23 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 		return err;
 	/* The kernel leaves the CQs of user QPs to us. */
 	orca_qp_clean_cqs(qp, true);
-	pthread_spin_destroy(&qp->sq.lock);
-	pthread_spin_destroy(&qp->rq.lock);
+	orca_lock_destroy(&qp->sq.lock);
+	orca_lock_destroy(&qp->rq.lock);
 	orca_db_free(ctx, qp->db);
 	orca_ring_free(&qp->ring);
+	if (qp->parent)
+		orca_parent_put(qp->parent);
 	free(qp);
+	return 0;
+}
+
+/*
+ * rxe's answer (its provider leaves the op to libibverbs' default, 0): no
+ * promise that a message's data is placed in order.  The adapter copies a
+ * packet's payload with memcpy(), which may write its end first.
+ */
+int orca_query_qp_data_in_order(struct ibv_qp *ibqp, enum ibv_wr_opcode op,
+				uint32_t flags)
+{
 	return 0;
 }

@@ -36,9 +36,10 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	srq->log_depth = orca_log_depth(attr->attr.max_wr);
 	srq->max_sge = max_t(uint32_t, attr->attr.max_sge, 1);
 	srq->stride = orca_recv_wqe_stride(srq->max_sge);
-	err = orca_ring_alloc(ctx, &srq->ring,
-			      align((size_t)srq->stride << srq->log_depth,
-				    ORCA_UQUEUE_ALIGN));
+	err = orca_ring_alloc_pd(ctx, &srq->ring,
+				 align((size_t)srq->stride << srq->log_depth,
+				       ORCA_UQUEUE_ALIGN),
+				 orca_parent_domain(pd), ORCA_RES_TYPE_SRQ);
 	if (err)
 		goto err_free;
 	srq->db = orca_db_alloc(ctx);
@@ -67,6 +68,9 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 		goto err_db;
 	}
 	srq->srqn = resp.srqn;
+	srq->parent = orca_parent_domain(pd);
+	if (srq->parent)
+		orca_parent_get(srq->parent);
 	return &srq->ibv_srq;
 
 err_db:
@@ -108,6 +112,8 @@ int orca_destroy_srq(struct ibv_srq *ibsrq)
 	pthread_spin_destroy(&srq->lock);
 	orca_db_free(ctx, srq->db);
 	orca_ring_free(&srq->ring);
+	if (srq->parent)
+		orca_parent_put(srq->parent);
 	free(srq);
 	return 0;
 }

@@ -46,30 +46,135 @@ struct ibv_pd *orca_alloc_pd(struct ibv_context *context)
 {
 	struct orca_ucmd_alloc_pd_resp resp = {};
 	struct orca_ucmd_alloc_pd cmd = {};
-	struct ibv_pd *pd;
+	struct orca_pd *pd;
 	int err;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
-	err = ibv_cmd_alloc_pd(context, pd, &cmd.ibv_cmd, sizeof(cmd),
+	err = ibv_cmd_alloc_pd(context, &pd->ibv_pd, &cmd.ibv_cmd, sizeof(cmd),
 			       &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		free(pd);
 		errno = err;
 		return NULL;
 	}
-	return pd;
+	atomic_init(&pd->refcount, 1);
+	return &pd->ibv_pd;
 }
 
-int orca_dealloc_pd(struct ibv_pd *pd)
+/*
+ * A parent domain is the provider's alone: the kernel sees its PD, whose
+ * handle it carries (ibv_initialize_parent_domain()).  It keeps its PD and
+ * thread domain referenced, and is kept by the objects created on it.
+ */
+struct ibv_pd *
+orca_alloc_parent_domain(struct ibv_context *context,
+			 struct ibv_parent_domain_init_attr *attr)
 {
+	struct orca_pd *parent;
+
+	if (ibv_check_alloc_parent_domain(attr))
+		return NULL;
+	if (!check_comp_mask(attr->comp_mask,
+			     IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT) ||
+	    orca_parent_domain(attr->pd)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	    (!attr->alloc || !attr->free)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	parent = calloc(1, sizeof(*parent));
+	if (!parent) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	atomic_init(&parent->refcount, 1);
+	parent->protection_domain = to_opd(attr->pd);
+	atomic_fetch_add(&parent->protection_domain->refcount, 1);
+	if (attr->td) {
+		parent->td = to_otd(attr->td);
+		atomic_fetch_add(&parent->td->refcount, 1);
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		parent->alloc = attr->alloc;
+		parent->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		parent->pd_context = attr->pd_context;
+	ibv_initialize_parent_domain(&parent->ibv_pd,
+				     &parent->protection_domain->ibv_pd);
+	return &parent->ibv_pd;
+}
+
+void orca_parent_get(struct orca_pd *parent)
+{
+	atomic_fetch_add(&parent->refcount, 1);
+}
+
+void orca_parent_put(struct orca_pd *parent)
+{
+	atomic_fetch_sub(&parent->refcount, 1);
+}
+
+int orca_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct orca_pd *pd = to_opd(ibpd);
 	int err;
 
-	err = ibv_cmd_dealloc_pd(pd);
+	/* Parent domains on a PD, objects on a parent domain. */
+	if (atomic_load(&pd->refcount) > 1)
+		return EBUSY;
+	if (pd->protection_domain) {
+		atomic_fetch_sub(&pd->protection_domain->refcount, 1);
+		if (pd->td)
+			atomic_fetch_sub(&pd->td->refcount, 1);
+		free(pd);
+		return 0;
+	}
+	err = ibv_cmd_dealloc_pd(ibpd);
 	if (err)
 		return err;
 	free(pd);
+	return 0;
+}
+
+/*
+ * A thread domain is a promise that one thread uses the QPs and CQs made
+ * on it, so they go without the provider's locks.  The adapter has no
+ * per-thread resource (one doorbell page per context), so there is nothing
+ * else to it.
+ */
+struct ibv_td *orca_alloc_td(struct ibv_context *context,
+			     struct ibv_td_init_attr *attr)
+{
+	struct orca_td *td;
+
+	if (attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibv_td.context = context;
+	atomic_init(&td->refcount, 1);
+	return &td->ibv_td;
+}
+
+int orca_dealloc_td(struct ibv_td *ibtd)
+{
+	struct orca_td *td = to_otd(ibtd);
+
+	if (atomic_load(&td->refcount) > 1)
+		return EBUSY;
+	free(td);
 	return 0;
 }
 
@@ -92,6 +197,21 @@ struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+/*
+ * The kernel registers a new MR in the adapter and replaces the old one
+ * (new keys, which ibv_cmd_rereg_mr() copies into the ibv_mr).
+ */
+int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
 }
 
 int orca_dereg_mr(struct verbs_mr *vmr)
@@ -134,4 +254,24 @@ int orca_destroy_ah(struct ibv_ah *ibah)
 		return err;
 	free(to_oah(ibah));
 	return 0;
+}
+
+/*
+ * The adapter moves a QP to ERR by itself on a fatal error (spec,
+ * data-path.rst): follow it, so that posting on a QP that was in RTR, which
+ * the provider refuses, is accepted and flushed as in ERR.
+ */
+void orca_async_event(struct ibv_context *context,
+		      struct ibv_async_event *event)
+{
+	switch (event->event_type) {
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+		__atomic_store_n(&to_oqp(event->element.qp)->state,
+				 IBV_QPS_ERR, __ATOMIC_RELEASE);
+		break;
+	default:
+		break;
+	}
 }
