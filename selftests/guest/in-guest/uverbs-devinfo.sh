@@ -6,7 +6,8 @@
 # version, the RoCE v2 GIDs of the netdev's addresses, and the very
 # capabilities the kernel holds for the device (the orca_ktest observer
 # prints the core's ib_device attributes under the names ibv_devinfo uses),
-# CQ moderation caps included; ibv_modify_cq on a CQ with traffic; and
+# CQ moderation caps included; ibv_modify_cq on a CQ with traffic; the
+# extended CQ against ibv_poll_cq (cq_ex); and
 # ibv_reg_mr of half the guest's free memory while the kernel's memory is
 # fragmented, written all over through the adapter (big_user_mr).
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
@@ -56,6 +57,14 @@ gidx=$(wait_gid orca_0 v4)
 modout=$("$top/selftests/user/build/cq_moderation" orca_0 "$gidx" 2>&1)
 ok_if "ibv_modify_cq: CQ event moderation" test $? = 0
 echo "$modout" | sed 's/^/# /' >>"$ktap_out"
+# The extended CQ: RC SEND, WRITE, READ, atomics and immediates through
+# ibv_create_cq_ex's start_poll and every wc_read_* the provider offers,
+# field for field as ibv_poll_cq reports the same traffic; the CQ through
+# ibv_cq_ex_to_cq (an event, a resize); a parent domain's thread domain
+# and allocators; READ and atomic byte_len as ibv_poll_cq(3) says.
+cqexout=$("$top/selftests/user/build/cq_ex" orca_0 "$gidx" 2>&1)
+ok_if "ibv_create_cq_ex: every field as ibv_poll_cq's" test $? = 0
+echo "$cqexout" | sed 's/^/# /' >>"$ktap_out"
 
 # A user MR as large as the guest allows, on fragmented memory: orca_kverbs
 # holds every free block of 64 KiB or more (selftests/kmod/kverbs_frag.c)
