@@ -8,7 +8,8 @@
 # prints the core's ib_device attributes under the names ibv_devinfo uses),
 # CQ moderation caps included; ibv_modify_cq on a CQ with traffic; and
 # ibv_reg_mr of half the guest's free memory while the kernel's memory is
-# fragmented, written all over through the adapter (big_user_mr).
+# fragmented, written all over through the adapter (big_user_mr); the
+# ibv_wr_* post API of extended QPs (qp_ex).
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
@@ -56,6 +57,13 @@ gidx=$(wait_gid orca_0 v4)
 modout=$("$top/selftests/user/build/cq_moderation" orca_0 "$gidx" 2>&1)
 ok_if "ibv_modify_cq: CQ event moderation" test $? = 0
 echo "$modout" | sed 's/^/# /' >>"$ktap_out"
+# The extended QP post API: ibv_create_qp_ex with send_ops_flags and every
+# ibv_wr_* the provider has, on RC (loopback through the device's own GID)
+# and UD, bytes, immediates and atomic results checked, wr_abort and an
+# error between wr_start and wr_complete posting nothing (selftests/user/qp_ex.c).
+qpexout=$("$top/selftests/user/build/qp_ex" orca_0 "$gidx" 2>&1)
+ok_if "ibv_wr_* post API on RC and UD (qp_ex)" test $? = 0
+echo "$qpexout" | sed 's/^/# /' >>"$ktap_out"
 
 # A user MR as large as the guest allows, on fragmented memory: orca_kverbs
 # holds every free block of 64 KiB or more (selftests/kmod/kverbs_frag.c)
