@@ -42,7 +42,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_PGL_CHAIN |
 				    ORCA_DEV_CAP_REG_MR_PGSZ |
 				    ORCA_DEV_CAP_IDENTITY |
-				    ORCA_DEV_CAP_CQ_MODERATION),
+				    ORCA_DEV_CAP_CQ_MODERATION |
+				    ORCA_DEV_CAP_UC),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_QP_LIMIT - 1),
@@ -125,7 +126,8 @@ int cmd_query_stats(struct cmd_ctx *c)
 		.rx_drops = htole64(st.rxq_full + st.rx_dead + st.rx_too_big +
 				    st.drop_no_qp + st.drop_state +
 				    st.drop_bad_pkt + st.drop_qkey +
-				    st.drop_no_rwqe + st.drop_ghost),
+				    st.drop_no_rwqe + st.drop_ghost +
+				    st.drop_uc),
 		.rx_bad_packets = htole64(st.drop_bad_pkt),
 		.rx_qkey_drops = htole64(st.drop_qkey),
 		.rx_no_recv_wqe = htole64(st.drop_no_rwqe),

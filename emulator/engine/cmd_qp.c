@@ -130,8 +130,8 @@ int cmd_create_qp(struct cmd_ctx *c)
 
 	memcpy(&in, c->cmd.in, sizeof(in));
 	flags = le32toh(in.flags);
-	if ((in.qp_type != ORCA_QPT_RC && in.qp_type != ORCA_QPT_UD &&
-	     in.qp_type != ORCA_QPT_GSI) ||
+	if ((in.qp_type != ORCA_QPT_RC && in.qp_type != ORCA_QPT_UC &&
+	     in.qp_type != ORCA_QPT_UD && in.qp_type != ORCA_QPT_GSI) ||
 	    (flags & ~(ORCA_QP_F_SQ_SIG_ALL | ORCA_QP_F_USE_SRQ)))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	if (in.qp_type == ORCA_QPT_GSI && eng->gsi_qp)

@@ -125,7 +125,8 @@ static void dump_port(struct orca_engine *eng, struct dump_buf *b,
 	r->rx_packets = htole64(st.rx_frames);
 	r->rx_drops = htole64(st.rxq_full + st.rx_dead + st.rx_too_big +
 			      st.drop_no_qp + st.drop_state + st.drop_bad_pkt +
-			      st.drop_qkey + st.drop_no_rwqe + st.drop_ghost);
+			      st.drop_qkey + st.drop_no_rwqe + st.drop_ghost +
+			      st.drop_uc);
 	r->retransmits = htole64(st.retransmits);
 	r->retry_timeouts = htole64(st.timeouts);
 	r->cq_overruns = htole64(st.cq_overruns);

@@ -4,7 +4,7 @@
  * MODIFY_QP accepts and, per QP type, which attributes each transition
  * requires and which it also allows.  The table follows the IB spec as the
  * kernel encodes it in ib_modify_qp_is_ok() (drivers/infiniband/core/
- * verbs.c), restricted to RC, UD and GSI; attributes ORCA does not support
+ * verbs.c), restricted to RC, UC, UD and GSI; attributes ORCA does not support
  * (alternate path, path migration) are refused before this table is
  * consulted.  A modify without ORCA_QP_ATTR_STATE is the transition from the
  * current state to itself.
@@ -14,7 +14,7 @@
 #include "engine_priv.h"
 #include "roce/roce.h"
 
-enum { T_RC, T_UD, T_GSI, T_NUM };
+enum { T_RC, T_UC, T_UD, T_GSI, T_NUM };
 
 struct qp_transition {
 	bool valid;
@@ -34,6 +34,8 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 			.req = {
 				[T_RC] = A(PKEY_INDEX) | A(PORT) |
 					 A(ACCESS_FLAGS),
+				[T_UC] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
 				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
 			},
@@ -47,6 +49,8 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 			.opt = {
 				[T_RC] = A(PKEY_INDEX) | A(PORT) |
 					 A(ACCESS_FLAGS),
+				[T_UC] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
 				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
 			},
@@ -57,9 +61,13 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 				[T_RC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
 					 A(RQ_PSN) | A(MAX_DEST_RD_ATOMIC) |
 					 A(MIN_RNR_TIMER),
+				[T_UC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+					 A(RQ_PSN),
 			},
 			.opt = {
 				[T_RC] = A(ALT_PATH) | A(ACCESS_FLAGS) |
+					 A(PKEY_INDEX),
+				[T_UC] = A(ALT_PATH) | A(ACCESS_FLAGS) |
 					 A(PKEY_INDEX),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
@@ -75,6 +83,7 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 				[T_RC] = A(TIMEOUT) | A(RETRY_CNT) |
 					 A(RNR_RETRY) | A(SQ_PSN) |
 					 A(MAX_QP_RD_ATOMIC),
+				[T_UC] = A(SQ_PSN),
 				[T_UD] = A(SQ_PSN),
 				[T_GSI] = A(SQ_PSN),
 			},
@@ -82,6 +91,8 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
 					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
 					 A(PATH_MIG_STATE),
+				[T_UC] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
 				[T_UD] = A(CUR_STATE) | A(QKEY),
 				[T_GSI] = A(CUR_STATE) | A(QKEY),
 			},
@@ -96,6 +107,8 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 				[T_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
 					 A(ALT_PATH) | A(PATH_MIG_STATE) |
 					 A(MIN_RNR_TIMER),
+				[T_UC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
+					 A(ALT_PATH) | A(PATH_MIG_STATE),
 				[T_UD] = A(CUR_STATE) | A(QKEY),
 				[T_GSI] = A(CUR_STATE) | A(QKEY),
 			},
@@ -104,6 +117,7 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 			.valid = true,
 			.opt = {
 				[T_RC] = A(EN_SQD_ASYNC),
+				[T_UC] = A(EN_SQD_ASYNC),
 				[T_UD] = A(EN_SQD_ASYNC),
 				[T_GSI] = A(EN_SQD_ASYNC),
 			},
@@ -118,6 +132,8 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
 					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
 					 A(PATH_MIG_STATE),
+				[T_UC] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
 				[T_UD] = A(CUR_STATE) | A(QKEY),
 				[T_GSI] = A(CUR_STATE) | A(QKEY),
 			},
@@ -131,6 +147,9 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(MAX_DEST_RD_ATOMIC) | A(ALT_PATH) |
 					 A(ACCESS_FLAGS) | A(PKEY_INDEX) |
 					 A(MIN_RNR_TIMER) | A(PATH_MIG_STATE),
+				[T_UC] = A(AV) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PKEY_INDEX) |
+					 A(PATH_MIG_STATE),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
 			},
@@ -142,6 +161,7 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 		[ORCA_QPS_RTS] = {
 			.valid = true,
 			.opt = {
+				[T_UC] = A(CUR_STATE) | A(ACCESS_FLAGS),
 				[T_UD] = A(CUR_STATE) | A(QKEY),
 				[T_GSI] = A(CUR_STATE) | A(QKEY),
 			},
@@ -160,6 +180,8 @@ static int qp_type_index(uint8_t type)
 	switch (type) {
 	case ORCA_QPT_RC:
 		return T_RC;
+	case ORCA_QPT_UC:
+		return T_UC;
 	case ORCA_QPT_UD:
 		return T_UD;
 	case ORCA_QPT_GSI:

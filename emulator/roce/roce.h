@@ -53,6 +53,14 @@ struct roce_stats {
 	uint64_t drop_qkey;
 	uint64_t drop_no_rwqe;		/* UD: no receive WQE */
 	uint64_t drop_ghost;		/* response to nothing outstanding */
+	/*
+	 * UC (roce_resp.c): request packets the responder discarded
+	 * silently (after a PSN gap until the next FIRST or ONLY, out of
+	 * sequence, or of a message it could not take), and the messages it
+	 * gave up on that way.
+	 */
+	uint64_t drop_uc;
+	uint64_t uc_aborted;
 	uint64_t retransmits;		/* request packets sent again */
 	uint64_t rnr_resends;		/* of them, after an RNR NAK */
 	uint64_t timeouts;

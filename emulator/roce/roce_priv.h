@@ -16,7 +16,8 @@
  *   roce_comp.c  completer: ACK/NAK/read response/atomic ACK handling,
  *                retry and RNR timers, send completions
  *   roce_resp.c  responder: incoming requests, receive WQEs, ACK
- *                coalescing, NAKs, duplicate READ/atomic replay, UD receive
+ *                coalescing, NAKs, duplicate READ/atomic replay, UC and
+ *                UD receive
  *   roce_mr.c    lkey/rkey lookup and checks, data movement through MRs
  *   roce_cq.c    CQE writing, CQ arming and COMP events
  *
@@ -299,6 +300,8 @@ struct roce_qp {
 	bool nak_seq_sent;
 	bool comm_est;
 	bool rcv_active;		/* a multi-packet SEND is arriving */
+	bool rcv_held;			/* UC: rcv kept for the next SEND */
+	bool uc_drop;			/* UC: drop until a FIRST or ONLY */
 	struct roce_rwqe rcv;
 	uint32_t rcv_off;
 	bool wr_active;			/* a multi-packet WRITE is arriving */
@@ -511,6 +514,7 @@ void roce_comp_flush_sq(struct roce_qp *rq);
 
 /* ---- roce_resp.c ---- */
 void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
+void roce_resp_uc_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 /* Sends queued responses and the coalesced ACK; true if more remain. */
 bool roce_resp_send_acks(struct roce_qp *rq);

@@ -65,6 +65,10 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rtt_samples,
 			(unsigned long long)dev->st.cwnd_cuts,
 			(unsigned long long)dev->st.rxq_full);
+	if (dev->st.drop_uc)
+		eng_log("roce: UC: packets dropped %llu, messages given up %llu",
+			(unsigned long long)dev->st.drop_uc,
+			(unsigned long long)dev->st.uc_aborted);
 	if (dev->st.rx_frames)
 		eng_log("roce: rx dropped: no QP %llu, QP state %llu, bad packet %llu, Q_Key %llu, no receive WQE %llu, too big %llu, response to nothing outstanding %llu",
 			(unsigned long long)dev->st.drop_no_qp,
@@ -596,6 +600,7 @@ void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 	case ORCA_QPS_RTR:
 		rq->epsn = le32toh(qp->attr.rq_psn) & ROCE_PSN_MASK;
 		rq->msn = 0;
+		rq->uc_drop = false;
 		break;
 	case ORCA_QPS_RTS:
 		if (cur == ORCA_QPS_RTR || cur == ORCA_QPS_INIT)
@@ -764,7 +769,7 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 		return;
 	}
 	if (op->flags & ROCE_K_UD) {
-		if (qp->type == ORCA_QPT_RC) {
+		if (qp->type == ORCA_QPT_RC || qp->type == ORCA_QPT_UC) {
 			dev->st.drop_bad_pkt++;
 			return;
 		}
@@ -777,8 +782,8 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 			roce_resp_ud_rx(rq, &pkt);
 		return;
 	}
-	/* RC: only from the peer the QP is connected to. */
-	if (qp->type != ORCA_QPT_RC ||
+	/* RC and UC: only from the peer the QP is connected to. */
+	if (qp->type != (op->flags & ROCE_K_UC ? ORCA_QPT_UC : ORCA_QPT_RC) ||
 	    memcmp(pkt.sgid, qp->attr.av.dgid, 16)) {
 		dev->st.drop_bad_pkt++;
 		return;
@@ -786,7 +791,18 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 	rq = roce_qp_get(eng, qp);
 	if (!rq)
 		return;
-	if (op->flags & ROCE_K_RESP) {
+	if (op->flags & ROCE_K_UC) {
+		/* UC has requests only: no ACKs, nothing for a completer. */
+		if (!qp_takes_requests(qp)) {
+			dev->st.drop_state++;
+			return;
+		}
+		if (qp->state == ORCA_QPS_RTR && !rq->comm_est) {
+			rq->comm_est = true;
+			engine_eq_post(eng, 0, ORCA_EQE_COMM_EST, qp->qpn, 0);
+		}
+		roce_resp_uc_rx(rq, &pkt);
+	} else if (op->flags & ROCE_K_RESP) {
 		if (qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD) {
 			dev->st.drop_state++;
 			return;

@@ -4,7 +4,9 @@
  * the doorbell record, event index published when the queue goes idle),
  * turns them into RoCEv2 request packets segmented by the path MTU with
  * consecutive PSNs, and executes the local work requests (REG_MR,
- * LOCAL_INV).  Retransmission is go-back-N: the completer moves the
+ * LOCAL_INV).  UC sends the same SEND and WRITE packets, completed as
+ * their last packet leaves: no ACKs, no retransmission.  RC's
+ * retransmission is go-back-N: the completer moves the
  * transmit position back with roce_req_rewind() and this code sends again
  * from there, with the PSNs the WQEs were given the first time.
  */
@@ -216,6 +218,11 @@ static bool op_allowed(const struct emu_qp *qp, uint8_t op)
 {
 	if (qp->type == ORCA_QPT_RC)
 		return op <= ORCA_WQE_REG_MR;
+	/* UC: no READ, atomics or invalidation (IBA 9.2), no local work. */
+	if (qp->type == ORCA_QPT_UC)
+		return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM ||
+		       op == ORCA_WQE_RDMA_WRITE ||
+		       op == ORCA_WQE_RDMA_WRITE_IMM;
 	return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM;
 }
 
@@ -439,10 +446,15 @@ enum tx_result {
 	TX_FAILED,		/* the WQE failed locally: w->status says why */
 };
 
-/* Sends the next packet of RC WQE @w. */
+/*
+ * Sends the next packet of RC or UC WQE @w.  UC sends RC's SEND and WRITE
+ * packets with the UC opcodes, no AckReq and no send window: nothing comes
+ * back, nothing is sent again.
+ */
 static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 {
 	struct emu_qp *qp = rq->qp;
+	bool uc = qp->type == ORCA_QPT_UC;
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, qp);
 	struct roce_pkt pkt = { 0 };
 	struct fill_ctx f = { .w = w };
@@ -487,13 +499,14 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 	default:	/* SEND*, RDMA_WRITE* */
 		i = rq->next_off / mtu;
 		psn = (w->first_psn + i) & ROCE_PSN_MASK;
-		if (window_full(rq, psn, false))
+		if (!uc && window_full(rq, psn, false))
 			return TX_WINDOW;
 		first = i == 0;
 		last = i + 1 >= w->npsn;
 		pkt.psn = psn;
 		pkt.paylen = last ? w->len - rq->next_off : mtu;
-		pkt.ack_req = want_ack_req(rq, i, psn, last);
+		/* UC: nothing is acknowledged, nothing waits for an ACK. */
+		pkt.ack_req = !uc && want_ack_req(rq, i, psn, last);
 		pkt.solicited = last && (w->flags & ORCA_WQE_F_SOLICITED);
 		if (w->opcode <= ORCA_WQE_SEND_INV) {
 			pkt.opcode = send_opcode(w, first, last);
@@ -503,6 +516,8 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 			pkt.reth_rkey = w->rkey;
 			pkt.reth_len = w->len;
 		}
+		if (uc)
+			pkt.opcode |= ROCE_UC_BASE;
 		pkt.imm = wire_imm(w->imm_or_inv);
 		pkt.ieth_rkey = w->imm_or_inv;
 		f.off = rq->next_off;
@@ -514,6 +529,14 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 		/* A bad lkey, or an address vector we cannot send to. */
 		w->status = f.status ? f.status : ORCA_CQE_ST_LOC_QP_OP_ERR;
 		return TX_FAILED;
+	}
+	if (uc) {
+		/* UC: a WQE is complete once its last packet is sent. */
+		rq->next_off += pkt.paylen;
+		if (rq->next_off < w->len)
+			return TX_MORE;
+		w->done = true;
+		return TX_DONE;
 	}
 	note_sent(rq, end);
 	if (pkt.opcode == ROCE_RC_READ_REQ || pkt.opcode == ROCE_RC_CMP_SWAP ||
@@ -579,7 +602,7 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 		w->done = true;
 		return true;
 	}
-	if (qp->type != ORCA_QPT_RC) {
+	if (qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI) {
 		w->status = send_ud(rq, w);
 		w->done = true;
 		return true;

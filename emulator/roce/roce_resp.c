@@ -7,6 +7,9 @@
  * one sequence NAK; duplicates are acknowledged again (SEND/WRITE) or
  * replayed from the responder resources (READ, atomic).  ACKs are
  * coalesced: one per QP per engine pass, for the newest PSN that asked.
+ * UC takes SENDs and WRITEs through the same code, but never answers: a
+ * PSN gap or a request it cannot take drops the message silently, and the
+ * next FIRST or ONLY packet starts again (roce_resp_uc_rx()).
  * Also the UD/GSI receive side, with the Q_Key check and the GRH area.
  */
 #include <errno.h>
@@ -132,8 +135,8 @@ void roce_resp_flush_rq(struct roce_qp *rq)
 
 	rq->ack_pending = false;
 	rq->job_head = rq->job_tail;
-	if (rq->rcv_active) {
-		rq->rcv_active = false;
+	if (rq->rcv_active || rq->rcv_held) {
+		rq->rcv_active = rq->rcv_held = false;
 		recv_fail(rq, &rq->rcv, ORCA_CQE_ST_WR_FLUSH_ERR);
 	}
 	rq->wr_active = false;
@@ -226,16 +229,65 @@ static struct roce_rjob *job_add(struct roce_qp *rq)
 static void nak_fatal(struct roce_qp *rq, uint32_t psn, uint8_t code,
 		      uint8_t recv_status, uint8_t event)
 {
-	rq->dev->st.err_naks_tx++;
 	rq->ack_pending = false;
 	rq->job_head = rq->job_tail;
-	send_aeth(rq, psn, ROCE_AETH_NAK | code);
-	if (rq->rcv_active) {
-		rq->rcv_active = false;
+	if (rq->qp->type == ORCA_QPT_UC) {
+		/* No NAK on UC: the event tells the driver the QP is down. */
+		if (!event)
+			event = ORCA_EQE_QP_FATAL;
+	} else {
+		rq->dev->st.err_naks_tx++;
+		send_aeth(rq, psn, ROCE_AETH_NAK | code);
+	}
+	if (rq->rcv_active || rq->rcv_held) {
+		rq->rcv_active = rq->rcv_held = false;
 		recv_fail(rq, &rq->rcv, recv_status);
 	}
 	rq->wr_active = false;
 	roce_qp_to_err(rq, event);
+}
+
+/*
+ * UC: the message in progress is given up (IBA 9.9.3 class D, as rxe):
+ * its packets are dropped up to the next FIRST or ONLY.  A receive WQE it
+ * took from the RQ stays for the next SEND; one from an SRQ, which other
+ * QPs share, completes with REM_INV_REQ_ERR (class E).
+ */
+static void uc_abort(struct roce_qp *rq)
+{
+	rq->dev->st.uc_aborted++;
+	rq->wr_active = false;
+	if (!rq->rcv_active)
+		return;
+	rq->rcv_active = false;
+	if (rq->qp->flags & ORCA_QP_F_USE_SRQ) {
+		recv_fail(rq, &rq->rcv, ORCA_CQE_ST_REM_INV_REQ_ERR);
+	} else {
+		rq->rcv_held = true;
+		rq->rcv_off = 0;
+	}
+}
+
+/* UC: this packet's message cannot be taken: drop it silently. */
+static void uc_drop(struct roce_qp *rq)
+{
+	rq->dev->st.drop_uc++;
+	rq->uc_drop = true;
+	uc_abort(rq);
+}
+
+/*
+ * A request the responder cannot take because of what the requester sent
+ * (length, rights, no receive WQE): RC NAKs it and goes to ERR
+ * (nak_fatal()), UC drops the message and stays up (uc_drop()).
+ */
+static void reject(struct roce_qp *rq, uint32_t psn, uint8_t code,
+		   uint8_t recv_status, uint8_t event)
+{
+	if (rq->qp->type == ORCA_QPT_UC)
+		uc_drop(rq);
+	else
+		nak_fatal(rq, psn, code, recv_status, event);
 }
 
 static void nak_rnr(struct roce_qp *rq, uint32_t psn)
@@ -252,7 +304,9 @@ static void nak_rnr(struct roce_qp *rq, uint32_t psn)
 static void take_failed(struct roce_qp *rq, const struct roce_pkt *pkt,
 			int err)
 {
-	if (err == -EAGAIN)
+	if (err == -EAGAIN && rq->qp->type == ORCA_QPT_UC)
+		uc_drop(rq);		/* no RNR NAK on UC: class D */
+	else if (err == -EAGAIN)
 		nak_rnr(rq, pkt->psn);
 	else
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_OP,
@@ -266,7 +320,12 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 	struct orca_cqe cqe = { .opcode = ORCA_CQE_RECV };
 	int err;
 
-	if (flags & ROCE_K_FIRST) {
+	if ((flags & ROCE_K_FIRST) && rq->rcv_held) {
+		/* UC: the WQE of a message given up takes this one. */
+		rq->rcv_held = false;
+		rq->rcv_active = true;
+		rq->rcv_off = 0;
+	} else if (flags & ROCE_K_FIRST) {
 		err = take_rwqe(rq, &rq->rcv);
 		if (err) {
 			if (err == -EINVAL) {
@@ -283,8 +342,8 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 	}
 	if ((uint64_t)rq->rcv_off + pkt->paylen >
 	    roce_sgl_len(rq->rcv.sge, rq->rcv.num_sge)) {
-		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
-			  ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
+		reject(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
+		       ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
 		return;
 	}
 	err = roce_sgl_copy(eng, rq->qp->pdn, rq->rcv.sge, rq->rcv.num_sge,
@@ -319,7 +378,7 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 	if (recv_complete(rq, &rq->rcv, &cqe, pkt->solicited))
 		return;
 ack:
-	if (pkt->ack_req)
+	if (pkt->ack_req && rq->qp->type == ORCA_QPT_RC)
 		want_ack(rq, pkt->psn);
 }
 
@@ -338,7 +397,10 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 	int err;
 
 	/* WRITE with immediate consumes a receive WQE: make sure first. */
-	if ((flags & ROCE_H_IMMDT) && !rq->rcv_active) {
+	if ((flags & ROCE_H_IMMDT) && rq->rcv_held) {
+		rq->rcv_held = false;
+		rq->rcv_active = true;
+	} else if ((flags & ROCE_H_IMMDT) && !rq->rcv_active) {
 		err = take_rwqe(rq, &rq->rcv);
 		if (err) {
 			take_failed(rq, pkt, err);
@@ -352,9 +414,9 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 		     roce_mr_check(eng, pkt->reth_rkey, rq->qp->pdn,
 				   pkt->reth_va, pkt->reth_len,
 				   ORCA_ACCESS_REMOTE_WRITE, NULL))) {
-			nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
-				  ORCA_CQE_ST_LOC_ACCESS_ERR,
-				  ORCA_EQE_QP_ACCESS_ERR);
+			reject(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
+			       ORCA_CQE_ST_LOC_ACCESS_ERR,
+			       ORCA_EQE_QP_ACCESS_ERR);
 			return;
 		}
 		rq->wr_active = true;
@@ -364,8 +426,8 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 	}
 	if (pkt->paylen > rq->wr_left ||
 	    ((flags & ROCE_K_LAST) && pkt->paylen != rq->wr_left)) {
-		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
-			  ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
+		reject(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
+		       ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
 		return;
 	}
 	if (pkt->paylen) {
@@ -377,9 +439,9 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 					   (void *)pkt->payload, pkt->paylen,
 					   true);
 		if (err) {
-			nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
-				  ORCA_CQE_ST_LOC_ACCESS_ERR,
-				  ORCA_EQE_QP_ACCESS_ERR);
+			reject(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
+			       ORCA_CQE_ST_LOC_ACCESS_ERR,
+			       ORCA_EQE_QP_ACCESS_ERR);
 			return;
 		}
 	}
@@ -402,7 +464,7 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 				return;
 		}
 	}
-	if (pkt->ack_req)
+	if (pkt->ack_req && rq->qp->type == ORCA_QPT_RC)
 		want_ack(rq, pkt->psn);
 }
 
@@ -699,6 +761,53 @@ void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 		resp_read(rq, pkt);
 	else if (flags & ROCE_K_ATOMIC)
 		resp_atomic(rq, pkt);
+}
+
+/*
+ * UC, as rxe_resp.c speaks it: packets in PSN order, never an ACK or a
+ * NAK.  A PSN gap drops the packet and every one after it until a FIRST or
+ * ONLY, which starts again from its own PSN and gives up the message the
+ * gap cut; so does a packet out of sequence or too long, and a message the
+ * responder cannot take (no receive WQE, no rights, a bad rkey, too long
+ * for the receive WQE).  Only a broken receive WQE or an unreachable queue
+ * moves the QP to ERR.
+ */
+void roce_resp_uc_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
+{
+	uint32_t flags = roce_opinfo(pkt->opcode)->flags;
+	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
+	bool mid_send, first = flags & ROCE_K_FIRST;
+
+	if (rq->uc_drop || pkt->psn != rq->epsn) {
+		if (!first) {
+			if (!rq->uc_drop)	/* the gap cuts this message */
+				uc_abort(rq);
+			rq->uc_drop = true;
+			rq->dev->st.drop_uc++;
+			return;
+		}
+		rq->uc_drop = false;
+		rq->epsn = pkt->psn;
+	}
+	mid_send = rq->rcv_active && !rq->wr_active;
+	if (first && (mid_send || rq->wr_active)) {
+		/* A new message: the one in progress lost its end. */
+		uc_abort(rq);
+		mid_send = false;
+	}
+	if ((mid_send && !(flags & ROCE_K_SEND)) ||
+	    (rq->wr_active && !(flags & ROCE_K_WRITE)) ||
+	    (!mid_send && !rq->wr_active && !first) ||
+	    ((flags & ROCE_H_RETH) && pkt->reth_len > (1u << 31)) ||
+	    pkt->paylen > mtu ||
+	    (!(flags & ROCE_K_LAST) && pkt->paylen != mtu)) {
+		uc_drop(rq);
+		return;
+	}
+	if (flags & ROCE_K_SEND)
+		resp_send(rq, pkt, flags);
+	else
+		resp_write(rq, pkt, flags);
 }
 
 /* UD and GSI: Q_Key, a receive WQE or drop, the GRH area, one CQE. */

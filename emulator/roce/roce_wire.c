@@ -34,6 +34,7 @@
 #define RQ	(ROCE_K_REQ | RC)
 #define RS	(ROCE_K_RESP | RC)
 #define PL	(ROCE_K_PAYLOAD)
+#define UQ	(ROCE_K_REQ | ROCE_K_UC)
 
 static const struct roce_opinfo opinfo[256] = {
 	[ROCE_RC_SEND_FIRST] = OP("RC SEND First",
@@ -84,6 +85,31 @@ static const struct roce_opinfo opinfo[256] = {
 		RQ | ROCE_K_SEND | ROCE_K_LAST | PL | ROCE_H_IETH),
 	[ROCE_RC_SEND_ONLY_INV] = OP("RC SEND Only with Invalidate",
 		RQ | ROCE_K_SEND | ROCE_K_ONLY | PL | ROCE_H_IETH),
+	[ROCE_UC_SEND_FIRST] = OP("UC SEND First",
+		UQ | ROCE_K_SEND | ROCE_K_FIRST | PL),
+	[ROCE_UC_SEND_MIDDLE] = OP("UC SEND Middle",
+		UQ | ROCE_K_SEND | ROCE_K_MIDDLE | PL),
+	[ROCE_UC_SEND_LAST] = OP("UC SEND Last",
+		UQ | ROCE_K_SEND | ROCE_K_LAST | PL),
+	[ROCE_UC_SEND_LAST_IMM] = OP("UC SEND Last with Immediate",
+		UQ | ROCE_K_SEND | ROCE_K_LAST | PL | ROCE_H_IMMDT),
+	[ROCE_UC_SEND_ONLY] = OP("UC SEND Only",
+		UQ | ROCE_K_SEND | ROCE_K_ONLY | PL),
+	[ROCE_UC_SEND_ONLY_IMM] = OP("UC SEND Only with Immediate",
+		UQ | ROCE_K_SEND | ROCE_K_ONLY | PL | ROCE_H_IMMDT),
+	[ROCE_UC_WRITE_FIRST] = OP("UC RDMA WRITE First",
+		UQ | ROCE_K_WRITE | ROCE_K_FIRST | PL | ROCE_H_RETH),
+	[ROCE_UC_WRITE_MIDDLE] = OP("UC RDMA WRITE Middle",
+		UQ | ROCE_K_WRITE | ROCE_K_MIDDLE | PL),
+	[ROCE_UC_WRITE_LAST] = OP("UC RDMA WRITE Last",
+		UQ | ROCE_K_WRITE | ROCE_K_LAST | PL),
+	[ROCE_UC_WRITE_LAST_IMM] = OP("UC RDMA WRITE Last with Immediate",
+		UQ | ROCE_K_WRITE | ROCE_K_LAST | PL | ROCE_H_IMMDT),
+	[ROCE_UC_WRITE_ONLY] = OP("UC RDMA WRITE Only",
+		UQ | ROCE_K_WRITE | ROCE_K_ONLY | PL | ROCE_H_RETH),
+	[ROCE_UC_WRITE_ONLY_IMM] = OP("UC RDMA WRITE Only with Immediate",
+		UQ | ROCE_K_WRITE | ROCE_K_ONLY | PL | ROCE_H_RETH |
+		ROCE_H_IMMDT),
 	[ROCE_UD_SEND_ONLY] = OP("UD SEND Only",
 		ROCE_K_REQ | ROCE_K_UD | ROCE_K_SEND | ROCE_K_ONLY | PL |
 		ROCE_H_DETH),
@@ -96,6 +122,7 @@ static const struct roce_opinfo opinfo[256] = {
 #undef RQ
 #undef RS
 #undef PL
+#undef UQ
 #undef OP
 #undef EXT_LEN
 

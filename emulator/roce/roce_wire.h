@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * RoCEv2 packets on the wire: the transport opcode table (which extension
- * headers each RC and UD opcode carries) and the builder and parser for
+ * headers each RC, UC and UD opcode carries) and the builder and parser for
  * Ethernet [802.1Q] / IPv4 or IPv6 / UDP 4791 / BTH / extension headers /
  * payload / pad / ICRC.
  *
@@ -69,6 +69,19 @@ enum roce_opcode {
 	ROCE_RC_FETCH_ADD		= 0x14,
 	ROCE_RC_SEND_LAST_INV		= 0x16,
 	ROCE_RC_SEND_ONLY_INV		= 0x17,
+	/* UC: the RC SEND and WRITE opcodes | ROCE_UC_BASE (IBA 9.2.1). */
+	ROCE_UC_SEND_FIRST		= 0x20,
+	ROCE_UC_SEND_MIDDLE		= 0x21,
+	ROCE_UC_SEND_LAST		= 0x22,
+	ROCE_UC_SEND_LAST_IMM		= 0x23,
+	ROCE_UC_SEND_ONLY		= 0x24,
+	ROCE_UC_SEND_ONLY_IMM		= 0x25,
+	ROCE_UC_WRITE_FIRST		= 0x26,
+	ROCE_UC_WRITE_MIDDLE		= 0x27,
+	ROCE_UC_WRITE_LAST		= 0x28,
+	ROCE_UC_WRITE_LAST_IMM		= 0x29,
+	ROCE_UC_WRITE_ONLY		= 0x2a,
+	ROCE_UC_WRITE_ONLY_IMM		= 0x2b,
 	ROCE_UD_SEND_ONLY		= 0x64,
 	ROCE_UD_SEND_ONLY_IMM		= 0x65,
 };
@@ -95,6 +108,10 @@ enum roce_opcode {
 #define ROCE_K_ONLY		(ROCE_K_FIRST | ROCE_K_LAST)
 #define ROCE_K_RC		(1u << 19)
 #define ROCE_K_UD		(1u << 20)
+#define ROCE_K_UC		(1u << 21)
+
+/* A UC opcode is the RC opcode of the same packet, this bit set. */
+#define ROCE_UC_BASE		0x20
 
 /**
  * struct roce_opinfo - one row of the opcode table

@@ -20,8 +20,10 @@ enum {
 	E = ORCA_QPS_ERR,
 };
 
-static const uint8_t types[] = { ORCA_QPT_RC, ORCA_QPT_UD, ORCA_QPT_GSI };
-static const char *const type_names[] = { "RC", "UD", "GSI" };
+static const uint8_t types[] = { ORCA_QPT_RC, ORCA_QPT_UD, ORCA_QPT_GSI,
+				 ORCA_QPT_UC };
+static const char *const type_names[] = { "RC", "UD", "GSI", "UC" };
+#define NTYPES	4
 
 static bool legal(int from, int to)
 {
@@ -40,14 +42,18 @@ static bool legal(int from, int to)
 
 static uint32_t required(uint8_t type, int from, int to)
 {
+	bool connected = type == ORCA_QPT_RC || type == ORCA_QPT_UC;
+
 	if (from == R && to == I)
-		return type == ORCA_QPT_RC ? A(PKEY_INDEX) | A(PORT) |
-					     A(ACCESS_FLAGS) :
+		return connected ? A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS) :
 		       type == ORCA_QPT_UD ? A(PKEY_INDEX) | A(PORT) | A(QKEY) :
 					     A(PKEY_INDEX) | A(QKEY);
 	if (from == I && to == RTR && type == ORCA_QPT_RC)
 		return A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
 		       A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER);
+	/* UC: RC's path, none of its reliability attributes. */
+	if (from == I && to == RTR && type == ORCA_QPT_UC)
+		return A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN);
 	if (from == RTR && to == RTS)
 		return type == ORCA_QPT_RC ? A(TIMEOUT) | A(RETRY_CNT) |
 					     A(RNR_RETRY) | A(SQ_PSN) |
@@ -217,7 +223,8 @@ static void test_missing_required(int ti)
 static void test_extra_attrs(int ti)
 {
 	uint8_t type = types[ti];
-	bool rc = type == ORCA_QPT_RC;
+	bool rc = type == ORCA_QPT_RC || type == ORCA_QPT_UC;
+	bool uc = type == ORCA_QPT_UC;
 	struct th_objs o;
 	int64_t qpn;
 	struct th t;
@@ -248,7 +255,22 @@ static void test_extra_attrs(int ti)
 	/* INIT->RTR: optional ones accepted, others refused. */
 	CHECK(modify_to(&t, qpn, type, I, RTR, A(TIMEOUT)) ==
 	      ORCA_CMD_ST_BAD_PARAM);
+	/* UC: none of RC's reliability attributes, anywhere. */
+	if (uc) {
+		CHECK(modify_to(&t, qpn, type, I, RTR,
+				A(MAX_DEST_RD_ATOMIC)) == ORCA_CMD_ST_BAD_PARAM);
+		CHECK(modify_to(&t, qpn, type, I, RTR, A(MIN_RNR_TIMER)) ==
+		      ORCA_CMD_ST_BAD_PARAM);
+	}
 	CHECK(modify_to(&t, qpn, type, I, RTR, A(PKEY_INDEX)) == 0);
+	if (uc) {
+		CHECK(modify_to(&t, qpn, type, RTR, RTS, A(RETRY_CNT)) ==
+		      ORCA_CMD_ST_BAD_PARAM);
+		CHECK(modify_to(&t, qpn, type, RTR, RTS, A(MAX_QP_RD_ATOMIC)) ==
+		      ORCA_CMD_ST_BAD_PARAM);
+		CHECK(modify_to(&t, qpn, type, RTR, RTS, A(MIN_RNR_TIMER)) ==
+		      ORCA_CMD_ST_BAD_PARAM);
+	}
 	/* RTR->RTS with the optional (matching) CUR_STATE. */
 	{
 		struct orca_qp_attr a = attr_all(qpn);
@@ -260,7 +282,8 @@ static void test_extra_attrs(int ti)
 		a.cur_qp_state = RTR;
 		CHECK(modify(&t, &a, A(STATE) | A(CUR_STATE) |
 			     required(type, RTR, RTS) |
-			     (rc ? A(MIN_RNR_TIMER) : A(QKEY)), RTS) == 0);
+			     (uc ? A(ACCESS_FLAGS) : rc ? A(MIN_RNR_TIMER) :
+			      A(QKEY)), RTS) == 0);
 	}
 	/* RTS->RTS: no path MTU change, no PSN change. */
 	CHECK(modify_to(&t, qpn, type, RTS, RTS, A(PATH_MTU)) ==
@@ -423,8 +446,8 @@ int main(void)
 {
 	int ti;
 
-	ktap_plan(3 * 3 + 3);
-	for (ti = 0; ti < 3; ti++) {
+	ktap_plan(NTYPES * 3 + 3);
+	for (ti = 0; ti < NTYPES; ti++) {
 		test_transition_matrix(ti);
 		test_missing_required(ti);
 		test_extra_attrs(ti);

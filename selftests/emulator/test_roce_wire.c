@@ -61,6 +61,10 @@ static const uint8_t all_opcodes[] = {
 	ROCE_RC_ATOMIC_ACK, ROCE_RC_CMP_SWAP, ROCE_RC_FETCH_ADD,
 	ROCE_RC_SEND_LAST_INV, ROCE_RC_SEND_ONLY_INV, ROCE_UD_SEND_ONLY,
 	ROCE_UD_SEND_ONLY_IMM,
+	ROCE_UC_SEND_FIRST, ROCE_UC_SEND_MIDDLE, ROCE_UC_SEND_LAST,
+	ROCE_UC_SEND_LAST_IMM, ROCE_UC_SEND_ONLY, ROCE_UC_SEND_ONLY_IMM,
+	ROCE_UC_WRITE_FIRST, ROCE_UC_WRITE_MIDDLE, ROCE_UC_WRITE_LAST,
+	ROCE_UC_WRITE_LAST_IMM, ROCE_UC_WRITE_ONLY, ROCE_UC_WRITE_ONLY_IMM,
 };
 
 static uint8_t payload_src[8192];
@@ -218,15 +222,32 @@ static void test_opcode_table(void)
 		if (!oi)
 			continue;
 		known++;
-		/* exactly one direction, and RC xor UD */
+		/* exactly one direction, and one of RC, UC and UD */
 		CHECK(!!(oi->flags & ROCE_K_REQ) + !!(oi->flags & ROCE_K_RESP)
 		      == 1);
-		CHECK(!!(oi->flags & ROCE_K_RC) + !!(oi->flags & ROCE_K_UD)
-		      == 1);
+		CHECK(!!(oi->flags & ROCE_K_RC) + !!(oi->flags & ROCE_K_UD) +
+		      !!(oi->flags & ROCE_K_UC) == 1);
+		/* UC: RC's SEND and WRITE packets, requests only */
+		if (oi->flags & ROCE_K_UC) {
+			const struct roce_opinfo *rc =
+				roce_opinfo((uint8_t)(op - ROCE_UC_BASE));
+
+			CHECK(rc && (oi->flags & ROCE_K_REQ) &&
+			      (rc->flags & (ROCE_K_SEND | ROCE_K_WRITE)) &&
+			      rc->ext_len == oi->ext_len &&
+			      (rc->flags & ~ROCE_K_RC) ==
+			      (oi->flags & ~ROCE_K_UC));
+		}
 	}
 	CHECK(known == (int)sizeof(all_opcodes));
 	CHECK(roce_opinfo(0x15) == NULL);	/* reserved RC opcode */
-	CHECK(roce_opinfo(0x24) == NULL);	/* UC: not supported */
+	/* UC has no READ, atomics, ACKs or invalidate (IBA 9.2.1) */
+	CHECK(roce_opinfo(ROCE_UC_BASE | ROCE_RC_READ_REQ) == NULL);
+	CHECK(roce_opinfo(ROCE_UC_BASE | ROCE_RC_ACK) == NULL);
+	CHECK(roce_opinfo(ROCE_UC_BASE | ROCE_RC_CMP_SWAP) == NULL);
+	CHECK(roce_opinfo(ROCE_UC_BASE | ROCE_RC_SEND_ONLY_INV) == NULL);
+	CHECK(roce_opinfo(ROCE_UC_SEND_ONLY)->ext_len == 0);
+	CHECK(roce_opinfo(ROCE_UC_WRITE_ONLY_IMM)->ext_len == 20);
 	CHECK(roce_opinfo(ROCE_RC_WRITE_ONLY_IMM)->ext_len == 20);
 	CHECK(roce_opinfo(ROCE_RC_ATOMIC_ACK)->ext_len == 12);
 	CHECK(roce_opinfo(ROCE_RC_CMP_SWAP)->ext_len == 28);
@@ -562,8 +583,12 @@ static void test_malformed(void)
 	f[42] = 0x15; reseal(f, false);
 	CHECK(roce_parse(f, len, &p) == ROCE_RX_BAD_BTH);
 	BUILD(ROCE_RC_SEND_ONLY, false, 16);
-	f[42] = 0x24; reseal(f, false);			/* UC SEND Only */
+	f[42] = 0x2c; reseal(f, false);			/* UC READ: none */
 	CHECK(roce_parse(f, len, &p) == ROCE_RX_BAD_BTH);
+	BUILD(ROCE_RC_SEND_ONLY, false, 16);
+	f[42] = ROCE_UC_SEND_ONLY; reseal(f, false);
+	CHECK(roce_parse(f, len, &p) == ROCE_RX_OK &&
+	      p.opcode == ROCE_UC_SEND_ONLY && p.paylen == 16);
 
 	/* An ACK carrying data, a READ request with pad. */
 	BUILD(ROCE_RC_SEND_ONLY, false, 16);

@@ -164,6 +164,8 @@ struct orca_cmd_comp {
  * and max_cq_mod_period are valid.
  */
 #define ORCA_DEV_CAP_CQ_MODERATION	BIT(9)
+/* 1.4: UC QPs (ORCA_QPT_UC). */
+#define ORCA_DEV_CAP_UC			BIT(11)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -399,6 +401,7 @@ struct orca_cmd_create_mr_out {
 
 /* QP types. */
 #define ORCA_QPT_RC			2
+#define ORCA_QPT_UC			3	/* 1.4, ORCA_DEV_CAP_UC */
 #define ORCA_QPT_UD			4
 #define ORCA_QPT_GSI			5	/* QP1; qpn is always 1 */
 
