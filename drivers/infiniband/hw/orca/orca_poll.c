@@ -109,7 +109,9 @@ bad:
 
 /*
  * A completion error moves the QP on in the adapter without an event
- * (spec, data-path.rst, CQE status table): RC to ERR, a UD send to SQE.
+ * (spec, data-path.rst, CQE status table): RC to ERR, a UC or UD send to
+ * SQE.  A UC receive error leaves the QP up (a fatal one comes with an
+ * event).
  * Flushes only follow a state the QP is already in.
  */
 static void orca_cqe_qp_state(struct orca_qp *qp, const struct ib_wc *wc,

@@ -178,6 +178,21 @@ static int orca_wqe_rc(const struct ib_send_wr *wr,
 	}
 }
 
+/* UC: SEND and RDMA WRITE, with or without immediate, nothing else. */
+static int orca_wqe_uc(const struct ib_send_wr *wr,
+		       struct orca_send_wqe_hdr *hdr)
+{
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return orca_wqe_rc(wr, hdr);
+	default:
+		return -EINVAL;
+	}
+}
+
 /* UD and GSI QPs only send, to the address handle of each request. */
 static int orca_wqe_ud(const struct ib_send_wr *wr,
 		       struct orca_send_wqe_hdr *hdr)
@@ -218,6 +233,8 @@ static int orca_build_send_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
 	memset(hdr, 0, sizeof(*hdr));
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		err = orca_wqe_rc(wr, hdr);
+	else if (qp->ibqp.qp_type == IB_QPT_UC)
+		err = orca_wqe_uc(wr, hdr);
 	else
 		err = orca_wqe_ud(wr, hdr);
 	if (err)

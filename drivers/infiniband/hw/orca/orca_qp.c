@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA queue pairs (RC, UD and GSI): what kernel and user QPs share (checks,
+ * ORCA queue pairs (RC, UC, UD and GSI): what kernel and user QPs share (checks,
  * geometry, CREATE_QP, destruction), creation of kernel QPs with their
  * rings, state transitions through MODIFY_QP, QUERY_QP, and the delivery
  * of QP async events.
@@ -150,6 +150,8 @@ static int orca_qp_type(struct orca_dev *odev, enum ib_qp_type type)
 	switch (type) {
 	case IB_QPT_RC:
 		return caps & ORCA_DEV_CAP_RC ? ORCA_QPT_RC : -EOPNOTSUPP;
+	case IB_QPT_UC:
+		return caps & ORCA_DEV_CAP_UC ? ORCA_QPT_UC : -EOPNOTSUPP;
 	case IB_QPT_UD:
 		return caps & ORCA_DEV_CAP_UD ? ORCA_QPT_UD : -EOPNOTSUPP;
 	case IB_QPT_GSI:
@@ -442,8 +444,9 @@ static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
 		.qp_state = IB_QPS_ERR,
 	};
 
-	/* Only RC messages span packets; a UD QP holds no WQE between them. */
-	if (!qp->ibqp.srq || qp->ibqp.qp_type != IB_QPT_RC ||
+	/* RC and UC messages span packets; UD holds no WQE between them. */
+	if (!qp->ibqp.srq ||
+	    (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) ||
 	    state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_ERR || orca_dev_is_dead(odev))
 		return false;
@@ -635,7 +638,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = hw.timeout;
 	attr->retry_cnt = hw.retry_cnt;
 	attr->rnr_retry = hw.rnr_retry;
-	if (ibqp->qp_type == IB_QPT_RC)
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
 		orca_ah_attr_from_av(&attr->ah_attr, &hw.av);
 	attr->cap.max_send_wr = 1U << qp->log_sq_depth;
 	attr->cap.max_send_sge = qp->max_send_sge;

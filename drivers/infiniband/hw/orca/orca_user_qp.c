@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA user QPs (RC and UD): the provider allocates the send and receive
+ * ORCA user QPs (RC, UC and UD): the provider allocates the send and receive
  * rings and the doorbell record; the kernel computes the same geometry as
  * for a kernel QP, checks and pins the rings, and creates the QP on the
  * context's UAR with one page list, send pages then receive pages.
