@@ -137,6 +137,24 @@ static int orca_wqe_rc(const struct ibv_send_wr *wr,
 	}
 }
 
+/*
+ * UC QPs: SEND and RDMA WRITE, with or without immediate (IBA 9.2: no
+ * READ, atomics or invalidation on UC), anything else EINVAL.
+ */
+static int orca_wqe_uc(const struct ibv_send_wr *wr,
+		       struct orca_send_wqe_hdr *hdr)
+{
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return orca_wqe_rc(wr, hdr);
+	default:
+		return EINVAL;
+	}
+}
+
 /* UD QPs only send, to the address handle of each request. */
 static int orca_wqe_ud(const struct ibv_send_wr *wr,
 		       struct orca_send_wqe_hdr *hdr)
@@ -177,6 +195,8 @@ static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	memset(hdr, 0, sizeof(*hdr));
 	if (qp->ibv_qp.qp_type == IBV_QPT_RC)
 		err = orca_wqe_rc(wr, hdr);
+	else if (qp->ibv_qp.qp_type == IBV_QPT_UC)
+		err = orca_wqe_uc(wr, hdr);
 	else
 		err = orca_wqe_ud(wr, hdr);
 	if (err)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ORCA provider QPs (RC and UD): the rings and the doorbell record are
+ * ORCA provider QPs (RC, UC and UD): the rings and the doorbell record are
  * allocated here with the geometry rule the kernel applies to the same
  * capabilities (orca_qp_set_caps() in the driver), and the kernel's answer
  * is checked against it.  The provider owns the indices, so it also does
@@ -170,7 +170,8 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 	uint8_t *buf;
 	int err;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
