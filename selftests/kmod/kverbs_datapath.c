@@ -472,6 +472,176 @@ static void kv_rc_write_imm(struct kv_test *t)
 	kv_check_canary(t, rbuf->va, 64, "receive buffer (not written)");
 }
 
+/*
+ * UC between two QPs of the adapter: UC's attributes (RC's RTR and RTS
+ * ones refused by the core's table), SEND, SEND with immediate, RDMA WRITE
+ * and WRITE with immediate of every size, every byte checked, and READ and
+ * atomics refused at post time.
+ */
+static int kv_uc_connect(struct kv_test *t, struct ib_qp *qp, u32 dest_qpn)
+{
+	struct ib_qp_attr attr = {};
+	union ib_gid gid;
+	int idx, err;
+
+	idx = kv_roce_v2_gid(t, &gid);
+	if (idx < 0)
+		return idx;
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (!KV_EXPECT(t, !err, "UC RESET->INIT: %d", err))
+		return err;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = kv_active_mtu(t);
+	attr.dest_qp_num = dest_qpn;
+	attr.rq_psn = 0xfffff0;
+	attr.max_dest_rd_atomic = 1;
+	kv_ah_attr(t, &attr.ah_attr, &gid, idx);
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC);
+	if (!KV_EXPECT(t, err == -EINVAL, "UC INIT->RTR with RC's attrs: %d",
+		       err))
+		return -EINVAL;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN);
+	if (!KV_EXPECT(t, !err, "UC INIT->RTR: %d", err))
+		return err;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0xfffff0;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+	KV_EXPECT(t, !err, "UC RTR->RTS: %d", err);
+	return err;
+}
+
+static void kv_uc_ops(struct kv_test *t)
+{
+	static const enum ib_wr_opcode ops[] = {
+		IB_WR_SEND, IB_WR_SEND_WITH_IMM, IB_WR_RDMA_WRITE,
+		IB_WR_RDMA_WRITE_WITH_IMM,
+	};
+	struct kv_buf *src, *dst, *rbuf;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr qattr;
+	u32 sizes[KV_NSIZES];
+	struct kv_pair p;
+	struct ib_pd *pd;
+	struct ib_wc wc;
+	char what[48];
+	int i, j, n, err;
+
+	n = kv_sizes(t, sizes);
+	pd = t->pd ? t->pd : kv_pd_global_rkey(t);
+	if (!pd)
+		return;
+	p.rkey = pd->unsafe_global_rkey;
+	p.acq = kv_cq(t, 256, 0);
+	p.bcq = kv_cq(t, 256, 0);
+	if (!p.acq || !p.bcq)
+		return;
+	p.a = kv_simple_qp(t, IB_QPT_UC, p.acq, 64, NULL);
+	p.b = kv_simple_qp(t, IB_QPT_UC, p.bcq, 64, NULL);
+	if (!p.a || !p.b || kv_uc_connect(t, p.a, p.b->qp_num) ||
+	    kv_uc_connect(t, p.b, p.a->qp_num))
+		return;
+	err = ib_query_qp(p.b, &qattr, IB_QP_STATE | IB_QP_DEST_QPN, &init);
+	if (!KV_EXPECT(t, !err && qattr.qp_state == IB_QPS_RTS &&
+		       qattr.dest_qp_num == p.a->qp_num &&
+		       init.qp_type == IB_QPT_UC &&
+		       (rdma_ah_get_ah_flags(&qattr.ah_attr) & IB_AH_GRH),
+		       "query UC QP: %d state %d dest %u type %d", err,
+		       qattr.qp_state, qattr.dest_qp_num, init.qp_type))
+		return;
+	src = kv_buf_alloc(t, KV_MAX_MSG);
+	dst = kv_buf_alloc(t, KV_MAX_MSG + 64);
+	rbuf = kv_buf_alloc(t, 64);
+	if (!src || !dst || !rbuf)
+		return;
+	for (j = 0; j < ARRAY_SIZE(ops); j++) {
+		bool write = ops[j] == IB_WR_RDMA_WRITE ||
+			     ops[j] == IB_WR_RDMA_WRITE_WITH_IMM;
+		bool imm = ops[j] == IB_WR_SEND_WITH_IMM ||
+			   ops[j] == IB_WR_RDMA_WRITE_WITH_IMM;
+
+		for (i = 0; i < n; i++) {
+			snprintf(what, sizeof(what), "UC op %d size %u", ops[j],
+				 sizes[i]);
+			kv_fill(src->va, sizes[i], KV_SEED(40 + j, i));
+			memset(dst->va, KV_CANARY, sizes[i] + 64);
+			kv_to_dev(t, src);
+			kv_to_dev(t, dst);
+			if (!write)
+				err = kv_post_recv(p.b, 100 + i, dst,
+						   sizes[i] + 64);
+			else if (imm)
+				err = kv_post_recv(p.b, 100 + i, rbuf, 64);
+			else
+				err = 0;
+			if (!KV_EXPECT(t, !err, "%s: post_recv %d", what, err))
+				return;
+			if (write)
+				err = kv_post_rdma(p.a, 200 + i, ops[j], src,
+						   sizes[i], dst->dma, p.rkey);
+			else
+				err = kv_post_send(p.a, 200 + i, ops[j], src,
+						   sizes[i], 0);
+			if (!KV_EXPECT(t, !err, "%s: post_send %d", what, err) ||
+			    !kv_expect_wc(t, p.acq, what, 200 + i,
+					  IB_WC_SUCCESS, write ?
+					  IB_WC_RDMA_WRITE : IB_WC_SEND,
+					  NULL))
+				return;
+			if ((!write || imm) &&
+			    (!kv_expect_wc(t, p.bcq, what, 100 + i,
+					   IB_WC_SUCCESS, write ?
+					   IB_WC_RECV_RDMA_WITH_IMM :
+					   IB_WC_RECV, &wc) ||
+			     !KV_EXPECT(t, wc.byte_len == sizes[i] &&
+					!!(wc.wc_flags & IB_WC_WITH_IMM) ==
+					imm && (!imm || wc.ex.imm_data ==
+						cpu_to_be32(KV_IMM)),
+					"%s: byte_len %u flags 0x%x", what,
+					wc.byte_len, wc.wc_flags)))
+				return;
+			/*
+			 * A plain WRITE completes nothing at the target, and
+			 * a UC requester completes it once sent: a SEND after
+			 * it on the same QP lands after it.
+			 */
+			if (write && !imm &&
+			    (!KV_EXPECT(t, !kv_post_recv(p.b, 400 + i, rbuf,
+							 64), "%s: post_recv",
+					what) ||
+			     !KV_EXPECT(t, !kv_post_send(p.a, 500 + i,
+							 IB_WR_SEND, src, 0,
+							 0), "%s: fence", what) ||
+			     !kv_expect_wc(t, p.acq, what, 500 + i,
+					   IB_WC_SUCCESS, IB_WC_SEND, NULL) ||
+			     !kv_expect_wc(t, p.bcq, what, 400 + i,
+					   IB_WC_SUCCESS, IB_WC_RECV, NULL)))
+				return;
+			kv_to_cpu(t, dst);
+			if (!kv_check_fill(t, dst->va, sizes[i],
+					   KV_SEED(40 + j, i), what) ||
+			    !kv_check_canary(t, dst->va + sizes[i], 64, what))
+				return;
+		}
+	}
+	/* No READ, atomics or invalidation on UC: refused when posted. */
+	err = kv_post_rdma(p.a, 300, IB_WR_RDMA_READ, dst, 64, src->dma,
+			   p.rkey);
+	KV_EXPECT(t, err == -EINVAL, "UC READ posted: %d", err);
+	err = kv_post_send(p.a, 301, IB_WR_SEND_WITH_INV, src, 64, 0);
+	KV_EXPECT(t, err == -EINVAL, "UC SEND_WITH_INV posted: %d", err);
+	kv_expect_quiet(t, p.bcq, "UC responder");
+	kv_expect_quiet(t, p.acq, "UC requester");
+}
+
 static void kv_rc_read(struct kv_test *t)
 {
 	struct kv_buf *local, *remote;
@@ -1731,6 +1901,7 @@ static const struct kv_case kv_datapath_cases[] = {
 	{ "rc_atomic_cmp_swap", kv_rc_atomic_cmp_swap },
 	{ "rc_atomic_fetch_add", kv_rc_atomic_fetch_add },
 	{ "ud_send_recv", kv_ud_send_recv },
+	{ "uc_send_write_sizes", kv_uc_ops },
 	{ "srq_recv", kv_srq_recv },
 	{ "srq_reset_destroy_churn", kv_srq_churn },
 	{ "frwr_write_local_inv", kv_frwr_write_local_inv },

@@ -3,7 +3,7 @@
 # perftest between two guests through the userspace verbs: guest 0 the
 # server on SERVER_KIND, guest 1 the client on CLIENT_KIND (orca or rxe).
 # RC send, write, read and atomic, each as bandwidth and latency; UD send;
-# and the same tools over rdma_cm (-R).  A case passes when both sides
+# UC send and write bandwidth; and the same tools over rdma_cm (-R).  A case passes when both sides
 # exit 0 and the client printed its result row (a completion with an error
 # status makes perftest fail).  Each client result becomes a line
 #   # perftest-result pair=S-C tool=T size=N bw_avg=MiB/s msg_rate=Mpps
@@ -96,6 +96,10 @@ else
 	pt "ib_atomic_bw" ib_atomic_bw -n 200
 	pt "ib_atomic_lat" ib_atomic_lat -n 200
 	pt "ib_send_bw -c UD 512B" ib_send_bw -c UD -s 512 -n 200
+	# UC: nothing resends, so no more messages than receives posted up
+	# front (perftest posts min(-n, rx depth) before it starts).
+	pt "ib_send_bw -c UC 16KiB" ib_send_bw -c UC -s 16384 -n 100
+	pt "ib_write_bw -c UC 16KiB" ib_write_bw -c UC -s 16384 -n 100
 	pt "ib_send_bw -R 64KiB" ib_send_bw -R -s 65536 -n 200
 	pt "ib_write_lat -R 64B" ib_write_lat -R -s 64 -n 200
 	pt "ib_read_bw -R 64KiB" ib_read_bw -R -s 65536 -n 200

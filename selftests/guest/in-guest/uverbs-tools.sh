@@ -4,7 +4,7 @@
 # the userspace provider's kernel-bypass data path: guest 0 the server on
 # SERVER_KIND, guest 1 the client on CLIENT_KIND (orca or rxe).
 #   ibv_rc_pingpong (polling and with completion events), ibv_ud_pingpong,
-#   ibv_srq_pingpong, each with -c and a RoCE v2 GID; rping -V (every byte
+#   ibv_srq_pingpong, ibv_uc_pingpong, each with -c and a RoCE v2 GID; rping -V (every byte
 #   of every ping compared) over IPv4 and IPv6; ucmatose; udaddy.
 # Usage: uverbs-tools.sh SERVER_KIND CLIENT_KIND
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
@@ -30,6 +30,7 @@ pp "ibv_rc_pingpong -c" 18515 ibv_rc_pingpong -c -n 200 -s 4096
 pp "ibv_rc_pingpong -c -e (completion events)" 18516 ibv_rc_pingpong -c -e -n 200 -s 1024
 pp "ibv_ud_pingpong -c" 18517 ibv_ud_pingpong -c -n 200 -s 512
 pp "ibv_srq_pingpong -c" 18518 ibv_srq_pingpong -c -q 4 -n 200 -s 1024
+pp "ibv_uc_pingpong -c" 18519 ibv_uc_pingpong -c -n 100 -s 4096
 
 pair_case "rping -V IPv4" 90 "cm_listening 7174" \
 	"rping -s -a $uverbs_srv_ip -C 20 -S 4096 -V" \
