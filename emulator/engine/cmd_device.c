@@ -42,7 +42,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_PGL_CHAIN |
 				    ORCA_DEV_CAP_REG_MR_PGSZ |
 				    ORCA_DEV_CAP_IDENTITY |
-				    ORCA_DEV_CAP_CQ_MODERATION),
+				    ORCA_DEV_CAP_CQ_MODERATION |
+				    ORCA_DEV_CAP_MW),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_QP_LIMIT - 1),
@@ -70,6 +71,8 @@ int cmd_query_device(struct cmd_ctx *c)
 		.local_ca_ack_delay = 15,
 		.max_cq_mod_count = htole16(EMU_MAX_CQ_MOD_COUNT),
 		.max_cq_mod_period = htole16(EMU_MAX_CQ_MOD_PERIOD),
+		/* Windows and MRs share one table (cmd_mr.c). */
+		.max_mw = htole32(EMU_MR_LIMIT - 1),
 		.hca_type = EMU_HCA_TYPE,
 		.board_id = EMU_BOARD_ID,
 	};

@@ -29,6 +29,8 @@ int cmd_query_cq(struct cmd_ctx *c);
 int cmd_modify_cq(struct cmd_ctx *c);
 int cmd_create_mr(struct cmd_ctx *c);
 int cmd_destroy_mr(struct cmd_ctx *c);
+int cmd_alloc_mw(struct cmd_ctx *c);
+int cmd_dealloc_mw(struct cmd_ctx *c);
 int cmd_create_qp(struct cmd_ctx *c);
 int cmd_modify_qp(struct cmd_ctx *c);
 int cmd_query_qp(struct cmd_ctx *c);

@@ -6,7 +6,12 @@
  * kernel's DMA MR) and a FAST_REG MR (keys only, max_pages reserved, invalid
  * until a REG_MR work request maps it).  lkey = rkey = index << 8 | key.
  * DESTROY_MR takes the lkey as its handle; the key byte is not checked
- * because fast registration changes it behind the driver's back.
+ * because fast registration changes it behind the driver's back.  An MR
+ * with memory windows bound to it is not destroyed (BUSY, IBA 10.6.7.2.6).
+ *
+ * Memory windows (1.4): ALLOC_MW / DEALLOC_MW.  A window takes an index of
+ * the same table, so an rkey names either; BIND_MW work requests bind it
+ * (roce_mr.c).
  */
 #include <endian.h>
 #include <stdlib.h>
@@ -156,13 +161,71 @@ int cmd_destroy_mr(struct cmd_ctx *c)
 	struct emu_mr *mr = objtab_get(&eng->mrs, idx);
 	struct emu_pd *pd;
 
-	if (!mr)
+	if (!mr || mr->mw_type)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	if (mr->mw_binds)
+		return cmd_fail(c, ORCA_CMD_ST_BUSY);
 	pd = objtab_get(&eng->pds, mr->pdn);
 	if (pd)
 		pd->refcnt--;
 	objtab_remove(&eng->mrs, idx);
 	engine_pages_free(&mr->pages);
 	free(mr);
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_alloc_mw(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	struct orca_cmd_alloc_mw_out out = { 0 };
+	struct orca_cmd_alloc_mw in;
+	struct emu_mr *mw;
+	struct emu_pd *pd;
+	int64_t idx;
+
+	memcpy(&in, c->cmd.in, sizeof(in));
+	pd = objtab_get(&eng->pds, le32toh(in.pdn));
+	if (!pd)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	if ((in.type != ORCA_MW_TYPE_1 && in.type != ORCA_MW_TYPE_2) ||
+	    in.rsvd)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	mw->pdn = le32toh(in.pdn);
+	mw->key = in.key;
+	mw->mw_type = in.type;
+	/* Type 1 is valid and bound to nothing, type 2 free (IBA 10.6.7). */
+	mw->valid = in.type == ORCA_MW_TYPE_1;
+	idx = objtab_alloc(&eng->mrs, mw);
+	if (idx < 0) {
+		free(mw);
+		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+	}
+	mw->index = idx;
+	pd->refcnt++;
+	out.rkey = htole32(FIELD_PREP(ORCA_MKEY_INDEX, (uint32_t)idx) |
+			   FIELD_PREP(ORCA_MKEY_KEY, mw->key));
+	memcpy(c->out, &out, sizeof(out));
+	return ORCA_CMD_ST_OK;
+}
+
+int cmd_dealloc_mw(struct cmd_ctx *c)
+{
+	struct orca_engine *eng = c->eng;
+	uint32_t idx = FIELD_GET(ORCA_MKEY_INDEX, cmd_in_handle(c));
+	struct emu_mr *mw = objtab_get(&eng->mrs, idx);
+	struct emu_pd *pd;
+
+	if (!mw || !mw->mw_type)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	/* A bound window is unbound first: its MR may go then. */
+	engine_mw_unbind(eng, mw);
+	pd = objtab_get(&eng->pds, mw->pdn);
+	if (pd)
+		pd->refcnt--;
+	objtab_remove(&eng->mrs, idx);
+	free(mw);
 	return ORCA_CMD_ST_OK;
 }

@@ -172,6 +172,7 @@ int cmd_create_qp(struct cmd_ctx *c)
 		}
 	}
 	qp->qpn = qpn;
+	qp->serial = ++eng->qp_serial;
 	qp->type = in.qp_type;
 	qp->flags = flags;
 	qp->state = ORCA_QPS_RESET;
@@ -202,8 +203,9 @@ err:
 static int qp_check_attr_values(struct cmd_ctx *c,
 				const struct orca_qp_attr *a, uint32_t mask)
 {
+	/* ORCA_ACCESS_MW_BIND is a right of MRs, not of QPs. */
 	if ((mask & ORCA_QP_ATTR_ACCESS_FLAGS) &&
-	    (le32toh(a->access) & ~ORCA_ACCESS_ALL))
+	    (le32toh(a->access) & (~ORCA_ACCESS_ALL | ORCA_ACCESS_MW_BIND)))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	/* One port, one P_Key (the default, at index 0). */
 	if ((mask & ORCA_QP_ATTR_PKEY_INDEX) && le16toh(a->pkey_index) != 0)

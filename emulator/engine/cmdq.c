@@ -47,6 +47,8 @@ static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
 	[ORCA_CMD_MODIFY_SRQ]	= cmd_modify_srq,
 	[ORCA_CMD_QUERY_SRQ]	= cmd_query_srq,
 	[ORCA_CMD_DESTROY_SRQ]	= cmd_destroy_srq,
+	[ORCA_CMD_ALLOC_MW]	= cmd_alloc_mw,
+	[ORCA_CMD_DEALLOC_MW]	= cmd_dealloc_mw,
 };
 
 static void cmdq_dma_fatal(struct orca_engine *eng, const char *what,
@@ -63,7 +65,8 @@ static bool cmd_creates(uint16_t op)
 	return op == ORCA_CMD_CREATE_EQ || op == ORCA_CMD_ALLOC_UAR ||
 	       op == ORCA_CMD_CREATE_PD || op == ORCA_CMD_CREATE_CQ ||
 	       op == ORCA_CMD_CREATE_MR || op == ORCA_CMD_CREATE_QP ||
-	       op == ORCA_CMD_CREATE_AH || op == ORCA_CMD_CREATE_SRQ;
+	       op == ORCA_CMD_CREATE_AH || op == ORCA_CMD_CREATE_SRQ ||
+	       op == ORCA_CMD_ALLOC_MW;
 }
 
 static bool cmd_destroys(uint16_t op)
@@ -71,7 +74,8 @@ static bool cmd_destroys(uint16_t op)
 	return op == ORCA_CMD_DESTROY_EQ || op == ORCA_CMD_DEALLOC_UAR ||
 	       op == ORCA_CMD_DESTROY_PD || op == ORCA_CMD_DESTROY_CQ ||
 	       op == ORCA_CMD_DESTROY_MR || op == ORCA_CMD_DESTROY_QP ||
-	       op == ORCA_CMD_DESTROY_AH || op == ORCA_CMD_DESTROY_SRQ;
+	       op == ORCA_CMD_DESTROY_AH || op == ORCA_CMD_DESTROY_SRQ ||
+	       op == ORCA_CMD_DEALLOC_MW;
 }
 
 /*

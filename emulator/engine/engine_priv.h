@@ -186,6 +186,17 @@ struct emu_mr {
 	uint32_t max_pages;		/* FAST_REG */
 	uint8_t fr_page_shift;		/* FAST_REG: CREATE_MR's page size */
 	struct emu_pages pages;
+	uint32_t mw_binds;		/* MR: windows bound to it */
+	/*
+	 * A memory window (1.4) shares the MRs' table and key space: then
+	 * mw_type is ORCA_MW_TYPE_*, and once bound (valid with a length)
+	 * iova/length/access are the window's as the wire addresses it,
+	 * mw_base the MR address of its first byte and mw_mr the MR's index.
+	 */
+	uint8_t mw_type;		/* 0: an MR */
+	uint32_t mw_mr;
+	uint64_t mw_base;
+	uint64_t mw_qp_serial;		/* type 2: the QP it was bound through */
 };
 
 struct emu_ah {
@@ -214,6 +225,8 @@ struct emu_qp {
 	struct roce_qp *roce;		/* transport state, roce_qp.c */
 	/* Responder resources the budget holds for (>= 1, only grows). */
 	uint8_t resp_res;
+	/* Unique for the adapter's life: a type 2 window's QP (roce_mr.c). */
+	uint64_t serial;
 };
 
 struct emu_gid {
@@ -320,6 +333,7 @@ struct orca_engine {
 	struct emu_mem mem;
 	bool eq_stopped;		/* after a fatal error: post nothing */
 	struct objtab eqs, uars, pds, cqs, mrs, qps, ahs, srqs;
+	uint64_t qp_serial;		/* the last QP's serial (emu_qp) */
 	struct emu_qp *gsi_qp;		/* QPN 1, outside the table */
 	uint32_t eth_mtu;
 	uint8_t active_mtu;		/* IB MTU for eth_mtu */
@@ -470,5 +484,26 @@ struct engine_data_path_ops {
 struct orca_engine *engine_start(const struct emu_host *host,
 				 const struct emu_config *cfg,
 				 const struct engine_work_ops *work);
+
+/*
+ * Unbinds memory window @mw (DEALLOC_MW, invalidation, a rebind): its MR
+ * loses the binding that keeps DESTROY_MR away.  Engine thread only.
+ */
+static inline void engine_mw_unbind(struct orca_engine *eng,
+				    struct emu_mr *mw)
+{
+	struct emu_mr *mr;
+
+	if (mw->length) {
+		mr = objtab_get(&eng->mrs, mw->mw_mr);
+		if (mr && !mr->mw_type && mr->mw_binds)
+			mr->mw_binds--;
+	}
+	mw->iova = 0;
+	mw->length = 0;
+	mw->access = 0;
+	mw->mw_base = 0;
+	mw->mw_qp_serial = 0;
+}
 
 #endif /* ORCA_EMU_ENGINE_PRIV_H */

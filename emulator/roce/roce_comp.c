@@ -35,6 +35,8 @@ static uint8_t cqe_opcode(uint8_t wqe_op)
 		return ORCA_CQE_LOCAL_INV;
 	case ORCA_WQE_REG_MR:
 		return ORCA_CQE_REG_MR;
+	case ORCA_WQE_BIND_MW:
+		return ORCA_CQE_BIND_MW;
 	default:
 		return ORCA_CQE_SEND;
 	}

@@ -3,7 +3,8 @@
  * Memory checks and data movement for the RoCEv2 transport: lkey/rkey
  * lookup (index, key byte, validity, PD, access rights, bounds), copies
  * between MRs or SGE lists and packet buffers page by page, and the
- * fast-registration work requests (REG_MR, LOCAL_INV, remote invalidate).
+ * fast-registration work requests (REG_MR, LOCAL_INV, remote invalidate),
+ * and memory windows (BIND_MW, their invalidation, rkeys that name one).
  * Every key and address comes from the guest or the wire and is checked
  * here before a byte moves.
  */
@@ -19,8 +20,9 @@ int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
 	struct emu_mr *mr = objtab_get(&eng->mrs,
 				       FIELD_GET(ORCA_MKEY_INDEX, key));
 
-	if (!mr || !mr->valid || mr->key != FIELD_GET(ORCA_MKEY_KEY, key) ||
-	    mr->pdn != pdn)
+	/* A window's rkey is no lkey (and reaches no MR here). */
+	if (!mr || mr->mw_type || !mr->valid ||
+	    mr->key != FIELD_GET(ORCA_MKEY_KEY, key) || mr->pdn != pdn)
 		return ORCA_CQE_ST_LOC_PROT_ERR;
 	/* Local read is always allowed; everything else must be granted. */
 	if ((mr->access & access) != access)
@@ -201,13 +203,130 @@ int roce_mr_fast_reg(struct orca_engine *eng, uint32_t pdn,
 	return 0;
 }
 
-int roce_mr_invalidate(struct orca_engine *eng, uint32_t pdn, uint32_t key)
+static bool range_in(uint64_t base, uint64_t size, uint64_t va, uint64_t len)
+{
+	return va >= base && len <= size && va - base <= size - len;
+}
+
+int roce_rkey_check(struct orca_engine *eng, const struct emu_qp *qp,
+		    uint32_t rkey, uint64_t va, uint64_t len, uint32_t access,
+		    struct emu_mr **out, uint64_t *mr_va)
+{
+	struct emu_mr *mw = objtab_get(&eng->mrs,
+				       FIELD_GET(ORCA_MKEY_INDEX, rkey));
+	struct emu_mr *mr;
+	uint64_t mva;
+
+	if (!mw || !mw->mw_type) {
+		*mr_va = va;
+		return roce_mr_check(eng, rkey, qp->pdn, va, len, access, out);
+	}
+	/*
+	 * The window's state, key, PD, rights and range (IBA 10.6.7.2; a
+	 * type 2 window serves only the QP it was bound through), then the
+	 * MR it is bound to, which cannot go while it is.
+	 */
+	if (!mw->valid || !mw->length ||
+	    mw->key != FIELD_GET(ORCA_MKEY_KEY, rkey) || mw->pdn != qp->pdn ||
+	    (mw->mw_type == ORCA_MW_TYPE_2 &&
+	     mw->mw_qp_serial != qp->serial) ||
+	    (mw->access & access) != access ||
+	    !range_in(mw->iova, mw->length, va, len))
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	mva = mw->mw_base + (va - mw->iova);
+	mr = objtab_get(&eng->mrs, mw->mw_mr);
+	if (!mr || mr->mw_type || !mr->valid ||
+	    !range_in(mr->iova, mr->length, mva, len))
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	if (out)
+		*out = mr;
+	*mr_va = mva;
+	return 0;
+}
+
+/* The rights a window may grant: ORCA_ACCESS_LOCAL_WRITE means nothing. */
+#define MW_BIND_ACCESS	(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE | \
+			 ORCA_ACCESS_REMOTE_READ | ORCA_ACCESS_REMOTE_ATOMIC | \
+			 ORCA_MW_BIND_ZERO_BASED)
+
+int roce_mw_bind(struct orca_engine *eng, const struct emu_qp *qp,
+		 const struct roce_swqe *w)
+{
+	uint32_t idx = FIELD_GET(ORCA_MKEY_INDEX, w->imm_or_inv);
+	struct emu_mr *mw = objtab_get(&eng->mrs, idx);
+	uint32_t access = (uint32_t)w->swap;
+	uint32_t lkey = (uint32_t)(w->swap >> 32);
+	bool zb = access & ORCA_MW_BIND_ZERO_BASED;
+	uint64_t addr = w->raddr, len = w->cmp_add;
+	struct emu_mr *mr = NULL;
+
+	if (!mw || !mw->mw_type ||
+	    mw->key != FIELD_GET(ORCA_MKEY_KEY, w->imm_or_inv) ||
+	    FIELD_GET(ORCA_MKEY_INDEX, w->rkey) != idx ||
+	    (access & ~MW_BIND_ACCESS) || mw->pdn != qp->pdn)	/* C10-72 */
+		return ORCA_CQE_ST_MW_BIND_ERR;
+	if (mw->mw_type == ORCA_MW_TYPE_1) {
+		/* o10-36.2.2: no zero-based type 1 window. */
+		if (!mw->valid || zb)
+			return ORCA_CQE_ST_MW_BIND_ERR;
+	} else if (mw->valid || !len) {
+		/* o10-37.2.30, o10-37.2.40: a free window, and a length. */
+		return ORCA_CQE_ST_MW_BIND_ERR;
+	}
+	if (len) {
+		mr = objtab_get(&eng->mrs, FIELD_GET(ORCA_MKEY_INDEX, lkey));
+		if (!mr || mr->mw_type || !mr->valid ||
+		    mr->key != FIELD_GET(ORCA_MKEY_KEY, lkey) ||
+		    mr->pdn != qp->pdn ||
+		    !(mr->access & ORCA_ACCESS_MW_BIND) ||		/* C10-73 */
+		    !range_in(mr->iova, mr->length, addr, len))		/* C10-75 */
+			return ORCA_CQE_ST_MW_BIND_ERR;
+		/* C10-74: writable windows only over locally writable MRs. */
+		if ((access & (ORCA_ACCESS_REMOTE_WRITE |
+			       ORCA_ACCESS_REMOTE_ATOMIC)) &&
+		    !(mr->access & ORCA_ACCESS_LOCAL_WRITE))
+			return ORCA_CQE_ST_MW_BIND_ERR;
+	}
+	/* A type 1 window is bound again in place: the old binding goes. */
+	engine_mw_unbind(eng, mw);
+	mw->key = FIELD_GET(ORCA_MKEY_KEY, w->rkey);
+	mw->valid = true;
+	if (!mr)
+		return 0;
+	mw->access = access;
+	mw->iova = zb ? 0 : addr;
+	mw->length = len;
+	mw->mw_base = addr;
+	mw->mw_mr = mr->index;
+	if (mw->mw_type == ORCA_MW_TYPE_2)
+		mw->mw_qp_serial = qp->serial;
+	mr->mw_binds++;
+	return 0;
+}
+
+int roce_mr_invalidate(struct orca_engine *eng, const struct emu_qp *qp,
+		       uint32_t key, bool remote)
 {
 	struct emu_mr *mr = objtab_get(&eng->mrs,
 				       FIELD_GET(ORCA_MKEY_INDEX, key));
 
-	if (!mr || !(mr->flags & ORCA_MR_F_FAST_REG) || mr->pdn != pdn ||
+	if (!mr || mr->pdn != qp->pdn ||
 	    mr->key != FIELD_GET(ORCA_MKEY_KEY, key))
+		return ORCA_CQE_ST_MW_BIND_ERR;
+	if (mr->mw_type) {
+		/*
+		 * Only a bound type 2 window (o10-37.2.26), and from the wire
+		 * only on the QP it was bound through (IBA 10.6.7.2.5).
+		 */
+		if (mr->mw_type != ORCA_MW_TYPE_2 || !mr->valid ||
+		    (remote && mr->mw_qp_serial != qp->serial))
+			return ORCA_CQE_ST_MW_BIND_ERR;
+		engine_mw_unbind(eng, mr);
+		mr->valid = false;
+		return 0;
+	}
+	/* An MR with windows bound to it stays (IBA 10.6.7.2.6). */
+	if (!(mr->flags & ORCA_MR_F_FAST_REG) || mr->mw_binds)
 		return ORCA_CQE_ST_MW_BIND_ERR;
 	mr->valid = false;
 	return 0;

@@ -458,7 +458,20 @@ uint64_t roce_sgl_len(const struct orca_sge *sge, unsigned int num_sge);
 /* REG_MR / LOCAL_INV / remote invalidate; return 0 or a CQE status. */
 int roce_mr_fast_reg(struct orca_engine *eng, uint32_t pdn,
 		     const struct roce_swqe *w);
-int roce_mr_invalidate(struct orca_engine *eng, uint32_t pdn, uint32_t key);
+int roce_mr_invalidate(struct orca_engine *eng, const struct emu_qp *qp,
+		       uint32_t key, bool remote);
+/*
+ * Memory windows (1.4).  roce_rkey_check() is roce_mr_check() for a
+ * remote key on @qp: an MR's or a bound window's, checked against the
+ * window and its MR; it gives the MR and the MR address @va is (a
+ * window's, zero-based or not, is not the MR's).  roce_mw_bind() executes
+ * a BIND_MW work request; both return 0 or a CQE status.
+ */
+int roce_rkey_check(struct orca_engine *eng, const struct emu_qp *qp,
+		    uint32_t rkey, uint64_t va, uint64_t len, uint32_t access,
+		    struct emu_mr **out, uint64_t *mr_va);
+int roce_mw_bind(struct orca_engine *eng, const struct emu_qp *qp,
+		 const struct roce_swqe *w);
 
 /* ---- roce_cq.c ---- */
 /*

@@ -4,7 +4,7 @@
  * the doorbell record, event index published when the queue goes idle),
  * turns them into RoCEv2 request packets segmented by the path MTU with
  * consecutive PSNs, and executes the local work requests (REG_MR,
- * LOCAL_INV).  Retransmission is go-back-N: the completer moves the
+ * LOCAL_INV, BIND_MW).  Retransmission is go-back-N: the completer moves the
  * transmit position back with roce_req_rewind() and this code sends again
  * from there, with the PSNs the WQEs were given the first time.
  */
@@ -215,7 +215,7 @@ bool roce_req_sges(struct roce_qp *rq, const struct roce_swqe *w,
 static bool op_allowed(const struct emu_qp *qp, uint8_t op)
 {
 	if (qp->type == ORCA_QPT_RC)
-		return op <= ORCA_WQE_REG_MR;
+		return op <= ORCA_WQE_BIND_MW;
 	return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM;
 }
 
@@ -255,7 +255,7 @@ static bool fetch_one(struct roce_qp *rq, uint32_t idx)
 		w->page_shift = h->page_shift;
 		return true;
 	}
-	if (w->opcode == ORCA_WQE_LOCAL_INV)
+	if (w->opcode == ORCA_WQE_LOCAL_INV || w->opcode == ORCA_WQE_BIND_MW)
 		return true;
 	if (w->flags & ORCA_WQE_F_INLINE) {
 		w->len = le32toh(h->length);
@@ -588,12 +588,16 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 		return false;
 	switch (w->opcode) {
 	case ORCA_WQE_LOCAL_INV:
-		w->status = roce_mr_invalidate(rq->dev->eng, qp->pdn,
-					       w->imm_or_inv);
+		w->status = roce_mr_invalidate(rq->dev->eng, qp,
+					       w->imm_or_inv, false);
 		w->done = true;
 		return true;
 	case ORCA_WQE_REG_MR:
 		w->status = roce_mr_fast_reg(rq->dev->eng, qp->pdn, w);
+		w->done = true;
+		return true;
+	case ORCA_WQE_BIND_MW:
+		w->status = roce_mw_bind(rq->dev->eng, qp, w);
 		w->done = true;
 		return true;
 	case ORCA_WQE_RDMA_READ:

@@ -300,7 +300,7 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 		goto ack;
 
 	if (flags & ROCE_H_IETH) {
-		if (roce_mr_invalidate(eng, rq->qp->pdn, pkt->ieth_rkey)) {
+		if (roce_mr_invalidate(eng, rq->qp, pkt->ieth_rkey, true)) {
 			nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
 				  ORCA_CQE_ST_REM_INV_REQ_ERR,
 				  ORCA_EQE_QP_REQ_ERR);
@@ -335,6 +335,7 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 {
 	struct orca_engine *eng = rq->dev->eng;
 	struct emu_mr *mr;
+	uint64_t mva;
 	int err;
 
 	/* WRITE with immediate consumes a receive WQE: make sure first. */
@@ -349,9 +350,9 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 	if (flags & ROCE_K_FIRST) {
 		if (!qp_allows(rq, ORCA_ACCESS_REMOTE_WRITE) ||
 		    (pkt->reth_len &&
-		     roce_mr_check(eng, pkt->reth_rkey, rq->qp->pdn,
-				   pkt->reth_va, pkt->reth_len,
-				   ORCA_ACCESS_REMOTE_WRITE, NULL))) {
+		     roce_rkey_check(eng, rq->qp, pkt->reth_rkey,
+				     pkt->reth_va, pkt->reth_len,
+				     ORCA_ACCESS_REMOTE_WRITE, NULL, &mva))) {
 			nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 				  ORCA_CQE_ST_LOC_ACCESS_ERR,
 				  ORCA_EQE_QP_ACCESS_ERR);
@@ -370,10 +371,11 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 	}
 	if (pkt->paylen) {
 		/* Checked again per packet: the MR may be gone meanwhile. */
-		err = roce_mr_check(eng, rq->wr_rkey, rq->qp->pdn, rq->wr_va,
-				    pkt->paylen, ORCA_ACCESS_REMOTE_WRITE, &mr);
+		err = roce_rkey_check(eng, rq->qp, rq->wr_rkey, rq->wr_va,
+				      pkt->paylen, ORCA_ACCESS_REMOTE_WRITE,
+				      &mr, &mva);
 		if (!err)
-			err = roce_mr_copy(eng, mr, rq->wr_va,
+			err = roce_mr_copy(eng, mr, mva,
 					   (void *)pkt->payload, pkt->paylen,
 					   true);
 		if (err) {
@@ -419,11 +421,12 @@ static int fill_from_mr(struct roce_qp *rq, void *arg, uint8_t *dst,
 {
 	struct read_src *s = arg;
 	struct emu_mr *mr;
+	uint64_t mva;
 
-	s->status = roce_mr_check(rq->dev->eng, s->rkey, rq->qp->pdn, s->va,
-				  len, ORCA_ACCESS_REMOTE_READ, &mr);
+	s->status = roce_rkey_check(rq->dev->eng, rq->qp, s->rkey, s->va,
+				    len, ORCA_ACCESS_REMOTE_READ, &mr, &mva);
 	if (!s->status)
-		s->status = roce_mr_copy(rq->dev->eng, mr, s->va, dst, len,
+		s->status = roce_mr_copy(rq->dev->eng, mr, mva, dst, len,
 					 false);
 	return s->status ? -1 : 0;
 }
@@ -484,12 +487,13 @@ static void resp_read(struct roce_qp *rq, const struct roce_pkt *pkt)
 {
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
 	struct roce_res *res;
+	uint64_t mva;
 
 	if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ) ||
 	    (pkt->reth_len &&
-	     roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
-			   pkt->reth_va, pkt->reth_len,
-			   ORCA_ACCESS_REMOTE_READ, NULL))) {
+	     roce_rkey_check(rq->dev->eng, rq->qp, pkt->reth_rkey,
+			     pkt->reth_va, pkt->reth_len,
+			     ORCA_ACCESS_REMOTE_READ, NULL, &mva))) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 			  ORCA_CQE_ST_LOC_ACCESS_ERR, ORCA_EQE_QP_ACCESS_ERR);
 		return;
@@ -525,7 +529,7 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 	struct emu_mr *mr;
 	struct roce_res *res;
 	struct roce_rjob *j;
-	uint64_t *p, orig;
+	uint64_t *p, orig, mva;
 
 	if (rq->job_tail - rq->job_head >= rq->njobs)
 		return;		/* more than we granted: the retry will do */
@@ -536,9 +540,10 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 	}
 	p = NULL;
 	if (qp_allows(rq, ORCA_ACCESS_REMOTE_ATOMIC) &&
-	    !roce_mr_check(rq->dev->eng, pkt->atm_rkey, rq->qp->pdn,
-			   pkt->atm_va, 8, ORCA_ACCESS_REMOTE_ATOMIC, &mr))
-		p = roce_mr_u64(rq->dev->eng, mr, pkt->atm_va);
+	    !roce_rkey_check(rq->dev->eng, rq->qp, pkt->atm_rkey,
+			     pkt->atm_va, 8, ORCA_ACCESS_REMOTE_ATOMIC, &mr,
+			     &mva))
+		p = roce_mr_u64(rq->dev->eng, mr, mva);
 	if (!p) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 			  ORCA_CQE_ST_LOC_ACCESS_ERR, ORCA_EQE_QP_ACCESS_ERR);
@@ -614,6 +619,7 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 			   uint32_t flags)
 {
 	struct roce_res *res;
+	uint64_t mva;
 
 	rq->dev->st.dup_requests++;
 	if (flags & (ROCE_K_READ | ROCE_K_ATOMIC)) {
@@ -639,9 +645,9 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 		/* A retried READ asks for the rest from its PSN on. */
 		if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ) ||
 		    (pkt->reth_len &&
-		     roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
-				   pkt->reth_va, pkt->reth_len,
-				   ORCA_ACCESS_REMOTE_READ, NULL)))
+		     roce_rkey_check(rq->dev->eng, rq->qp, pkt->reth_rkey,
+				     pkt->reth_va, pkt->reth_len,
+				     ORCA_ACCESS_REMOTE_READ, NULL, &mva)))
 			return;
 		if (!restart_read(rq, res, pkt))
 			queue_read(rq, pkt);

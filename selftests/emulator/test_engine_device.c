@@ -48,7 +48,10 @@ static void test_query_device(void)
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_CQ_MODERATION);
 	CHECK(le16toh(caps->max_cq_mod_count) == 4095);
 	CHECK(le16toh(caps->max_cq_mod_period) == 32767);
-	CHECK(caps->rsvd[0] == 0 && caps->rsvd[3] == 0);
+	/* 1.4: memory windows, which share the MRs' table. */
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_MW);
+	CHECK(le32toh(caps->max_mw) == le32toh(caps->max_mr));
+	CHECK(caps->rsvd[0] == 0 && caps->rsvd[2] == 0);
 
 	/*
 	 * The structure grew in 1.2: a 1.0/1.1 driver's out_len of 136 bytes

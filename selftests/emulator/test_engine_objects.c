@@ -441,8 +441,11 @@ static void test_mr_create_errors(void)
 	r.in.access = htole32(ORCA_ACCESS_REMOTE_ATOMIC |
 			      ORCA_ACCESS_REMOTE_READ);
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);
-	r.in.access = htole32(0x10 | ORCA_ACCESS_LOCAL_WRITE);
+	/* The first right the interface does not define. */
+	r.in.access = htole32((ORCA_ACCESS_ALL + 1) | ORCA_ACCESS_LOCAL_WRITE);
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);
+	r.in.access = htole32(ORCA_ACCESS_MW_BIND);	/* 1.4 */
+	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_OK);
 	r.in.access = htole32(ORCA_ACCESS_REMOTE_READ);	/* fine alone */
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_OK);
 	r = g;

@@ -12,7 +12,7 @@ static void test_power_on_registers(void)
 
 	th_init(&t);
 	CHECK(rd(&t, ORCA_REG_MAGIC) == ORCA_MAGIC);
-	CHECK(rd(&t, ORCA_REG_IF_VERSION) == 0x00010003);
+	CHECK(rd(&t, ORCA_REG_IF_VERSION) == 0x00010004);
 	CHECK(rd(&t, ORCA_REG_FW_VERSION) == 0x01030000);
 	CHECK(rd(&t, ORCA_REG_DEV_STATUS) == ORCA_STATUS_READY);
 	CHECK(rd(&t, ORCA_REG_FATAL_SYNDROME) == ORCA_FATAL_NONE);

@@ -60,7 +60,9 @@ enum orca_cmd_opcode {
 	ORCA_CMD_MODIFY_SRQ		= 0x49,
 	ORCA_CMD_QUERY_SRQ		= 0x4a,
 	ORCA_CMD_DESTROY_SRQ		= 0x4b,
-	ORCA_CMD_MAX			= 0x4c,
+	ORCA_CMD_ALLOC_MW		= 0x50,	/* 1.4 */
+	ORCA_CMD_DEALLOC_MW		= 0x51,	/* 1.4 */
+	ORCA_CMD_MAX			= 0x52,
 };
 
 /* Completion status, struct orca_cmd_comp.status. */
@@ -164,6 +166,11 @@ struct orca_cmd_comp {
  * and max_cq_mod_period are valid.
  */
 #define ORCA_DEV_CAP_CQ_MODERATION	BIT(9)
+/*
+ * 1.4: memory windows: ALLOC_MW, DEALLOC_MW, the BIND_MW work request,
+ * ORCA_ACCESS_MW_BIND, and orca_dev_caps' max_mw is valid.
+ */
+#define ORCA_DEV_CAP_MW			BIT(10)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -203,7 +210,8 @@ struct orca_dev_caps {
 	/* 1.3, valid with ORCA_DEV_CAP_CQ_MODERATION: MODIFY_CQ's limits. */
 	__le16 max_cq_mod_count;	/* CQEs */
 	__le16 max_cq_mod_period;	/* microseconds */
-	__le32 rsvd[4];
+	__le32 max_mw;			/* 1.4, valid with ORCA_DEV_CAP_MW */
+	__le32 rsvd[3];
 	/* 1.2, valid with ORCA_DEV_CAP_IDENTITY: NUL-padded ASCII. */
 	u8 hca_type[ORCA_DEV_HCA_TYPE_LEN];	/* adapter model */
 	u8 board_id[ORCA_DEV_BOARD_ID_LEN];	/* board (PSID-like) */
@@ -365,7 +373,9 @@ struct orca_cq_attr {
 #define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
 #define ORCA_ACCESS_REMOTE_READ		BIT(2)
 #define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
-#define ORCA_ACCESS_ALL			GENMASK(3, 0)
+/* 1.4, ORCA_DEV_CAP_MW: memory windows may be bound to the MR. */
+#define ORCA_ACCESS_MW_BIND		BIT(4)
+#define ORCA_ACCESS_ALL			GENMASK(4, 0)
 
 #define ORCA_MR_F_PHYS			BIT(0)	/* all memory, iova = DMA addr */
 #define ORCA_MR_F_FAST_REG		BIT(1)	/* keys only; REG_MR WQE maps */
@@ -395,6 +405,29 @@ struct orca_cmd_create_mr {
 struct orca_cmd_create_mr_out {
 	__le32 lkey;
 	__le32 rkey;
+};
+
+/*
+ * ALLOC_MW (1.4, ORCA_DEV_CAP_MW): a memory window of the PD, output
+ * struct orca_cmd_alloc_mw_out.  Its rkey is index << 8 | key, from the
+ * same index space as the MRs' keys.  A type 1 window starts bound to
+ * nothing (valid, zero length), a type 2 window free; BIND_MW work
+ * requests bind both.  DEALLOC_MW takes struct orca_cmd_destroy_obj with
+ * the rkey (its key byte is not checked) and unbinds a bound window.
+ */
+#define ORCA_MW_TYPE_1			1
+#define ORCA_MW_TYPE_2			2
+
+struct orca_cmd_alloc_mw {
+	__le32 pdn;
+	u8 type;			/* ORCA_MW_TYPE_* */
+	u8 key;				/* initial key byte */
+	__le16 rsvd;
+};
+
+struct orca_cmd_alloc_mw_out {
+	__le32 rkey;
+	__le32 rsvd;
 };
 
 /* QP types. */

@@ -109,6 +109,7 @@ enum orca_wqe_opcode {
 	ORCA_WQE_ATOMIC_FA		= 0x07,
 	ORCA_WQE_LOCAL_INV		= 0x08,
 	ORCA_WQE_REG_MR			= 0x09,
+	ORCA_WQE_BIND_MW		= 0x0a,	/* 1.4, ORCA_DEV_CAP_MW */
 };
 
 #define ORCA_WQE_F_SIGNALED		BIT(0)
@@ -218,6 +219,7 @@ enum orca_cqe_opcode {
 	ORCA_CQE_FETCH_ADD		= 0x04,
 	ORCA_CQE_LOCAL_INV		= 0x05,
 	ORCA_CQE_REG_MR			= 0x06,
+	ORCA_CQE_BIND_MW		= 0x07,	/* 1.4 */
 	ORCA_CQE_RECV			= 0x80,
 	ORCA_CQE_RECV_RDMA_WITH_IMM	= 0x81,
 };
@@ -258,6 +260,30 @@ struct orca_cqe {
 	u8 rsvd[3];
 	u8 flags;			/* ORCA_CQE_F_*; written last */
 };
+
+/*
+ * BIND_MW (1.4, ORCA_DEV_CAP_MW) binds a memory window to a window of an
+ * MR, or with length 0 unbinds a type 1 window.  In the send WQE header:
+ *
+ *   imm_or_inv:  the window's current rkey
+ *   rkey:        the new one: the same index, the key byte it takes
+ *   remote_addr: the window's first byte, an address of the MR
+ *   compare_add: the window's length in bytes
+ *   swap:        bits 31:0 the window's rights (ORCA_ACCESS_REMOTE_*,
+ *                ORCA_ACCESS_LOCAL_WRITE ignored, ORCA_MW_BIND_ZERO_BASED),
+ *                bits 63:32 the MR's lkey
+ *
+ * num_sge is 0.  A zero-based window (type 2 only) is addressed from 0 on
+ * the wire; its byte n is the MR's byte remote_addr + n.  The CQE opcode is
+ * ORCA_CQE_BIND_MW; a refused bind completes with ORCA_CQE_ST_MW_BIND_ERR
+ * and moves the QP to the error state.
+ */
+#define ORCA_MW_BIND_ZERO_BASED		BIT(31)
+
+static inline u64 orca_bind_mw_swap(u32 access, u32 mr_lkey)
+{
+	return (u64)mr_lkey << 32 | access;
+}
 
 static_assert(sizeof(struct orca_eqe) == 16, "orca_eqe");
 static_assert(sizeof(struct orca_cqe) == 32, "orca_cqe");
