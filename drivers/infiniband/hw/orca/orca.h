@@ -122,6 +122,8 @@ struct orca_caps {
 	/* ORCA_DEV_CAP_CQ_MODERATION, else 0: MODIFY_CQ's limits */
 	u16 max_cq_mod_count;
 	u16 max_cq_mod_period;
+	/* ORCA_DEV_CAP_MW, else 0: memory windows */
+	u32 max_mw;
 	/* ORCA_DEV_CAP_IDENTITY, else empty; printable ASCII */
 	char hca_type[ORCA_DEV_HCA_TYPE_LEN + 1];
 	char board_id[ORCA_DEV_BOARD_ID_LEN + 1];

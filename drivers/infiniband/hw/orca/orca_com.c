@@ -130,6 +130,8 @@ int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 		caps->max_cq_mod_count = le16_to_cpu(hw.max_cq_mod_count);
 		caps->max_cq_mod_period = le16_to_cpu(hw.max_cq_mod_period);
 	}
+	if (caps->dev_caps & ORCA_DEV_CAP_MW)
+		caps->max_mw = le32_to_cpu(hw.max_mw);
 	/* Beyond the 1.0 size the buffer holds what an older device left. */
 	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {
 		orca_com_copy_ident(caps->hca_type, hw.hca_type,
@@ -393,6 +395,28 @@ int orca_com_create_mr(struct orca_dev *odev,
 	out = (const void *)res.out;
 	keys->lkey = le32_to_cpu(out->lkey);
 	keys->rkey = le32_to_cpu(out->rkey);
+	return 0;
+}
+
+int orca_com_alloc_mw(struct orca_dev *odev, u32 pdn, u8 type, u8 key,
+		      u32 *rkey)
+{
+	const struct orca_cmd_alloc_mw_out *out;
+	struct orca_cmd_alloc_mw *in;
+	struct orca_cmdq_out res = {};
+	struct orca_cmd cmd;
+	int err;
+
+	orca_com_init(&cmd, ORCA_CMD_ALLOC_MW);
+	in = (void *)cmd.in;
+	in->pdn = cpu_to_le32(pdn);
+	in->type = type;
+	in->key = key;
+	err = orca_cmdq_exec(odev, &cmd, &res, true);
+	if (err)
+		return err;
+	out = (const void *)res.out;
+	*rkey = le32_to_cpu(out->rkey);
 	return 0;
 }
 

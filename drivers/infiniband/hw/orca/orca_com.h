@@ -197,6 +197,8 @@ int orca_com_modify_cq(struct orca_dev *odev, u32 cqn, u16 count,
 int orca_com_create_mr(struct orca_dev *odev,
 		       const struct orca_com_mr_params *p,
 		       struct orca_com_mr_keys *keys);
+int orca_com_alloc_mw(struct orca_dev *odev, u32 pdn, u8 type, u8 key,
+		      u32 *rkey);
 int orca_com_create_qp(struct orca_dev *odev,
 		       const struct orca_com_qp_params *p, u32 *qpn);
 int orca_com_modify_qp(struct orca_dev *odev,

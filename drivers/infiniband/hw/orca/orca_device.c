@@ -94,6 +94,15 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		attr->max_fast_reg_page_list_len =
 			caps->max_fast_reg_page_list_len;
 	}
+	/*
+	 * Type 1 and type 2B windows, as rxe: a type 2 window serves the QP
+	 * it was bound through, not another QP that takes its number.
+	 */
+	if (caps->dev_caps & ORCA_DEV_CAP_MW) {
+		attr->max_mw = caps->max_mw;
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	}
 	attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN |
 				   IB_DEVICE_CURR_QP_STATE_MOD |
 				   IB_DEVICE_SYS_IMAGE_GUID |

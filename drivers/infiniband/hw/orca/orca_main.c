@@ -162,6 +162,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.add_gid = orca_add_gid,
 	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
 	.alloc_mr = orca_alloc_mr,
+	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
 	.alloc_ucontext = orca_alloc_ucontext,
 	.create_ah = orca_create_ah,
@@ -170,6 +171,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.create_srq = orca_create_srq,
 	.create_user_ah = orca_create_user_ah,
 	.create_user_cq = orca_create_user_cq,
+	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
 	.del_gid = orca_del_gid,
@@ -211,6 +213,7 @@ static const struct ib_device_ops orca_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, orca_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, orca_srq, ibsrq),

@@ -152,6 +152,9 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return err;
 	/* DESTROY_MR takes the lkey as its handle. */
 	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
+	/* Windows are bound to it (IBA 10.6.7.2.6): it lives on. */
+	if (err == -EBUSY)
+		return err;
 	if (!orca_dev_may_free(odev, err, "MR", ibmr->lkey))
 		/* The device may still read the page list and the pages. */
 		orca_dev_keep(odev, mr, sizeof(*mr), orca_mr_free_mem);

@@ -421,7 +421,8 @@ err_db:
 
 static u32 orca_access_from_ib(int access)
 {
-	return access & ORCA_ACCESS_ALL;
+	/* IB_ACCESS_MW_BIND is a right of MRs, not of QPs. */
+	return access & ORCA_ACCESS_ALL & ~ORCA_ACCESS_MW_BIND;
 }
 
 /*

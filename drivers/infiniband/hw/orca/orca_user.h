@@ -79,6 +79,8 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access, struct ib_dmah *dmah,
 			       struct ib_udata *udata);
+int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int orca_dealloc_mw(struct ib_mw *ibmw);
 
 /* orca_user_ah.c */
 int orca_create_user_ah(struct ib_ah *ibah,

@@ -2,8 +2,11 @@
 /*
  * ORCA user memory regions: pinning the memory with ib_umem, choosing the
  * largest device page size that describes it, and registering its page
- * list with CREATE_MR.  (Kernel MRs are in orca_mr.c.)
+ * list with CREATE_MR.  (Kernel MRs are in orca_mr.c.)  And memory windows,
+ * which only user space allocates: the adapter binds them on the data path
+ * (BIND_MW work requests the provider posts).
  */
+#include <linux/random.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
@@ -46,6 +49,9 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 	if (dmah || (access & IB_ACCESS_ON_DEMAND))
+		return ERR_PTR(-EOPNOTSUPP);
+	if ((access & IB_ACCESS_MW_BIND) &&
+	    !(odev->caps.dev_caps & ORCA_DEV_CAP_MW))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > odev->caps.max_mr_size)
 		return ERR_PTR(-EINVAL);
@@ -90,4 +96,46 @@ err_umem:
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+static_assert(ORCA_ACCESS_MW_BIND == IB_ACCESS_MW_BIND);
+
+/**
+ * orca_alloc_mw() - allocate a memory window (ALLOC_MW)
+ * @ibmw: the window; its type (1 or 2, checked by the core) and PD are set
+ * @udata: the provider's request and response, both empty
+ *
+ * The adapter starts a type 1 window valid and bound to nothing, a type 2
+ * window free; the provider binds either with BIND_MW work requests.  The
+ * key byte starts random, as rxe's, so that a window reusing an index does
+ * not take the rkey its last user handed out.
+ *
+ * Return: 0 or a negative errno.
+ */
+int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibmw->device);
+	u8 type = ibmw->type == IB_MW_TYPE_1 ? ORCA_MW_TYPE_1 : ORCA_MW_TYPE_2;
+	int err;
+
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_MW))
+		return -EOPNOTSUPP;
+	return orca_com_alloc_mw(odev, to_opd(ibmw->pd)->pdn, type,
+				 get_random_u8(), &ibmw->rkey);
+}
+
+int orca_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct orca_dev *odev = to_odev(ibmw->device);
+
+	/*
+	 * A bound window is unbound by the adapter.  A window holds no
+	 * memory of the host: a failed command (a dead device) leaves
+	 * nothing to keep.
+	 */
+	orca_com_destroy_obj(odev, ORCA_CMD_DEALLOC_MW, ibmw->rkey);
+	return 0;
 }

@@ -159,6 +159,10 @@ struct orca_mr {
 	struct ib_umem *umem;
 };
 
+struct orca_mw {
+	struct ib_mw ibmw;
+};
+
 struct orca_ah {
 	struct ib_ah ibah;
 	u32 ahn;
