@@ -19,12 +19,15 @@
 static void orca_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
+	.bind_mw = orca_bind_mw,
 	.cq_event = orca_cq_event,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
 	.create_qp = orca_create_qp,
 	.create_srq = orca_create_srq,
+	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_ah = orca_destroy_ah,

@@ -235,6 +235,8 @@ int orca_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int orca_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int orca_dealloc_mw(struct ibv_mw *mw);
 struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ah);
 
@@ -267,6 +269,10 @@ int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int orca_destroy_srq(struct ibv_srq *ibsrq);
 
 /* orca_post.c */
+int orca_wqe_bind_mw(struct orca_send_wqe_hdr *hdr, uint32_t mw_rkey,
+		     uint32_t new_rkey, const struct ibv_mw_bind_info *info);
+int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -63,6 +63,8 @@ static enum ibv_wc_opcode orca_wc_opcode(uint8_t opcode)
 		return IBV_WC_FETCH_ADD;
 	case ORCA_CQE_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
+	case ORCA_CQE_BIND_MW:
+		return IBV_WC_BIND_MW;
 	case ORCA_CQE_RECV:
 		return IBV_WC_RECV;
 	case ORCA_CQE_RECV_RDMA_WITH_IMM:

@@ -89,6 +89,46 @@ static void orca_wqe_atomic(const struct ibv_send_wr *wr,
 	hdr->swap = htole64(wr->wr.atomic.swap);
 }
 
+/**
+ * orca_wqe_bind_mw() - the BIND_MW fields of a send WQE
+ * @hdr: the WQE, zeroed by the caller, who sets wr_id and flags
+ * @mw_rkey: the window's current rkey
+ * @new_rkey: the rkey it takes (same index, ibv_inc_rkey() of the old)
+ * @info: the MR, the window's range and rights; no MR and length 0
+ *	unbinds a type 1 window
+ *
+ * The one place a BIND_MW WQE is built: post_send's IBV_WR_BIND_MW,
+ * ibv_bind_mw() and ibv_wr_bind_mw() all use it.
+ *
+ * Return: 0, or EINVAL for rights the adapter does not know.
+ */
+int orca_wqe_bind_mw(struct orca_send_wqe_hdr *hdr, uint32_t mw_rkey,
+		     uint32_t new_rkey, const struct ibv_mw_bind_info *info)
+{
+	const unsigned int rights = IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
+	uint32_t access;
+
+	if (info->mw_access_flags & ~(rights | IBV_ACCESS_ZERO_BASED))
+		return EINVAL;
+	if (!info->mr && info->length)
+		return EINVAL;
+	/* IBV_ACCESS_* rights are numbered as ORCA_ACCESS_*. */
+	access = info->mw_access_flags & rights;
+	if (info->mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		access |= ORCA_MW_BIND_ZERO_BASED;
+	hdr->opcode = ORCA_WQE_BIND_MW;
+	hdr->imm_or_inv = htole32(mw_rkey);
+	hdr->rkey = htole32(new_rkey);
+	hdr->remote_addr = htole64(info->addr);
+	hdr->compare_add = htole64(info->length);
+	hdr->swap = htole64(orca_bind_mw_swap(access,
+					      info->mr ? info->mr->lkey : 0));
+	return 0;
+}
+
 /* Opcode and opcode-specific fields of an RC work request. */
 static int orca_wqe_rc(const struct ibv_send_wr *wr,
 		       struct orca_send_wqe_hdr *hdr)
@@ -131,8 +171,14 @@ static int orca_wqe_rc(const struct ibv_send_wr *wr,
 		hdr->opcode = ORCA_WQE_LOCAL_INV;
 		hdr->imm_or_inv = htole32(wr->invalidate_rkey);
 		return 0;
+	case IBV_WR_BIND_MW:
+		if (!wr->bind_mw.mw)
+			return EINVAL;
+		return orca_wqe_bind_mw(hdr, wr->bind_mw.mw->rkey,
+					wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info);
 	default:
-		/* BIND_MW, TSO, driver opcodes: not on this adapter. */
+		/* TSO, driver opcodes: not on this adapter. */
 		return EINVAL;
 	}
 }
@@ -191,7 +237,7 @@ static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	if (wr->send_flags & IBV_SEND_FENCE)
 		hdr->flags |= ORCA_WQE_F_FENCE;
 
-	if (wr->opcode == IBV_WR_LOCAL_INV)
+	if (wr->opcode == IBV_WR_LOCAL_INV || wr->opcode == IBV_WR_BIND_MW)
 		return 0;
 	if ((wr->send_flags & IBV_SEND_INLINE) &&
 	    orca_wr_carries_data(wr->opcode))
@@ -254,6 +300,33 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+/*
+ * ibv_bind_mw(): a type 1 window, bound by a BIND_MW work request with the
+ * next key; the window takes it now, as rxe's, and keeps it if the bind
+ * completes in error (the consumer undoes it, ibv_bind_mw(3)).
+ */
+int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad_wr;
+	int err;
+
+	/* o10-36.2.2: no zero-based type 1 window. */
+	if (mw_bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return EINVAL;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.wr_id = mw_bind->wr_id;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	err = orca_post_send(ibqp, &wr, &bad_wr);
+	if (err)
+		return err;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
 }
 
 static void orca_write_recv_wqe(uint8_t *wqe, const struct ibv_recv_wr *wr)

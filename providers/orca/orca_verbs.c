@@ -105,6 +105,38 @@ int orca_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/* Memory windows: the kernel allocates them, BIND_MW WQEs bind them. */
+struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int err;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	err = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	return mw;
+}
+
+int orca_dealloc_mw(struct ibv_mw *mw)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_mw(mw);
+	if (err)
+		return err;
+	free(mw);
+	return 0;
+}
+
 struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	struct orca_ucmd_create_ah_resp resp = {};
