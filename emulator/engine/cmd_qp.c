@@ -203,9 +203,8 @@ err:
 static int qp_check_attr_values(struct cmd_ctx *c,
 				const struct orca_qp_attr *a, uint32_t mask)
 {
-	/* ORCA_ACCESS_MW_BIND is an MR's right, never a QP's. */
 	if ((mask & ORCA_QP_ATTR_ACCESS_FLAGS) &&
-	    (le32toh(a->access) & ~(ORCA_ACCESS_ALL & ~ORCA_ACCESS_MW_BIND)))
+	    (le32toh(a->access) & ~ORCA_QP_ACCESS_ALL))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	/* One port, one P_Key (the default, at index 0). */
 	if ((mask & ORCA_QP_ATTR_PKEY_INDEX) && le16toh(a->pkey_index) != 0)

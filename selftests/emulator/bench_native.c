@@ -173,7 +173,7 @@ static bool connect_pair(void)
 {
 	struct rc_opts o = {
 		.path_mtu = 3, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.min_rnr_timer = 1, .access = ORCA_ACCESS_ALL,
+		.min_rnr_timer = 1, .access = ORCA_QP_ACCESS_ALL,
 	};
 
 	return node_cq(&a, &acq, 10) && node_cq(&b, &bcq, 10) &&

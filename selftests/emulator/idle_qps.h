@@ -73,7 +73,7 @@ static inline bool idle_connect(struct node *n, struct tqp *qp,
 			      ORCA_QP_ATTR_PORT | ORCA_QP_ATTR_ACCESS_FLAGS);
 	a.qp_state = ORCA_QPS_INIT;
 	a.port = 1;
-	a.access = htole32(ORCA_ACCESS_ALL);
+	a.access = htole32(ORCA_QP_ACCESS_ALL);
 	if (node_modify(n, qp, &a))
 		return false;
 	memset(&a, 0, sizeof(a));

@@ -191,7 +191,7 @@ static void rc_over_ports(void)
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
-			     .access = ORCA_ACCESS_ALL };
+			     .access = ORCA_QP_ACCESS_ALL };
 	struct node a, b;
 	struct emu_port *pa = NULL, *pb = NULL;
 	struct tcq acq, bcq;
@@ -352,7 +352,7 @@ static void rx_flood_backpressure(void)
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
-			     .access = ORCA_ACCESS_ALL };
+			     .access = ORCA_QP_ACCESS_ALL };
 	char nic[128], peer[128], wire[128];
 	struct emu_port_config pc = {
 		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
@@ -486,7 +486,7 @@ static void two_way_flood(void)
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 18, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
-			     .access = ORCA_ACCESS_ALL };
+			     .access = ORCA_QP_ACCESS_ALL };
 	struct node n[2];
 	struct emu_port *p[2] = { NULL, NULL };
 	struct tcq cq[2];

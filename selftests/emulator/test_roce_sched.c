@@ -178,7 +178,7 @@ static bool world_init(void)
 {
 	struct rc_opts o = {
 		.path_mtu = 3, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.min_rnr_timer = 1, .access = ORCA_ACCESS_ALL,
+		.min_rnr_timer = 1, .access = ORCA_QP_ACCESS_ALL,
 	};
 	struct rc_opts quick = o, slow = o;
 	unsigned int made;

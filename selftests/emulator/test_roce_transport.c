@@ -29,7 +29,7 @@ struct pair {
 	struct tbuf abuf, bbuf;
 };
 
-static const uint32_t all_access = ORCA_ACCESS_ALL;
+static const uint32_t all_access = ORCA_QP_ACCESS_ALL;
 
 static bool pair_init_to(struct pair *p, bool loopback, unsigned int loss,
 			 uint8_t mtu, uint8_t timeout)

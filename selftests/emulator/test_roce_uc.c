@@ -543,7 +543,7 @@ static void test_wrong_transport(void)
 	CHECK(uc_connect(&b, &uc, &a, 5, ORCA_ACCESS_REMOTE_WRITE));
 	{
 		struct rc_opts o = { .path_mtu = 3, .timeout = 14,
-				     .access = ORCA_ACCESS_ALL };
+				     .access = ORCA_QP_ACCESS_ALL };
 
 		CHECK(node_connect(&b, &rc, &a, 6, &o));
 	}

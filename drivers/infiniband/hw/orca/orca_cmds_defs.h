@@ -406,6 +406,8 @@ struct orca_cq_attr {
 #define ORCA_ACCESS_FLUSH_GLOBAL	BIT(5)	/* 1.4 */
 #define ORCA_ACCESS_FLUSH_PERSISTENT	BIT(6)	/* 1.4 */
 #define ORCA_ACCESS_ALL			GENMASK(6, 0)
+/* A QP's rights: MW bind is a right of MRs only. */
+#define ORCA_QP_ACCESS_ALL		(ORCA_ACCESS_ALL & ~ORCA_ACCESS_MW_BIND)
 
 #define ORCA_MR_F_PHYS			BIT(0)	/* all memory, iova = DMA addr */
 #define ORCA_MR_F_FAST_REG		BIT(1)	/* keys only; REG_MR WQE maps */
