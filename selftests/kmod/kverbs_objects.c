@@ -313,7 +313,7 @@ static void kv_qp_caps_over_limit(struct kv_test *t)
 static void kv_qp_type_unsupported(struct kv_test *t)
 {
 	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_UC,
+		.qp_type = IB_QPT_RAW_PACKET,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -325,7 +325,8 @@ static void kv_qp_type_unsupported(struct kv_test *t)
 	if (!pd || !init.send_cq)
 		return;
 	qp = ib_create_qp(pd, &init);
-	KV_EXPECT(t, PTR_ERR_OR_ZERO(qp) == -EOPNOTSUPP, "UC QP: %pe", qp);
+	KV_EXPECT(t, PTR_ERR_OR_ZERO(qp) == -EOPNOTSUPP, "raw packet QP: %pe",
+		  qp);
 	if (!IS_ERR(qp))
 		ib_destroy_qp(qp);
 }
