@@ -259,7 +259,10 @@ for ((i = 0; i < count; i++)); do
 		nic_remote=$g/nic.sock
 		dev=(-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$g/adapter.sock\",\"type\":\"unix\"}}")
 	fi
-	append="console=ttyS0 quiet panic=-1 no_timer_check mitigations=off orca.index=$i orca.count=$count"
+	# nokaslr: the kernel's addresses are those of any guest's
+	# /proc/kallsyms, so a stuck-report.txt's RIP can be named.
+	append="console=ttyS0 quiet panic=-1 no_timer_check mitigations=off nokaslr"
+	append+=" orca.index=$i orca.count=$count"
 	append+=" orca.mac=$mac orca.work=$repo orca.cmd=$out/cmd.sh orca.run=$out"
 	[ -n "$ctl" ] && append+=" orca.ctl=$ctl"
 	[ -n "$modules" ] && append+=" orca.modules=$modules"
