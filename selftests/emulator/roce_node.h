@@ -616,4 +616,28 @@ static inline uint64_t cqe_wr_id(const struct orca_cqe *c)
 	return le32toh(c->wr_id_lo) | (uint64_t)le32toh(c->wr_id_hi) << 32;
 }
 
+/* The next CQE of @cq within @wait_ms is @wr_id's, with @opcode and @status. */
+static inline bool node_expect_cqe(struct node *n, struct tcq *cq,
+				   uint64_t wr_id, uint8_t opcode,
+				   uint8_t status, struct orca_cqe *out,
+				   unsigned int wait_ms)
+{
+	struct orca_cqe c;
+
+	if (!poll_cq(n, cq, &c, wait_ms)) {
+		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
+		return false;
+	}
+	if (out)
+		*out = c;
+	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
+	    c.status != status) {
+		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x %u\n",
+		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
+		       (unsigned long long)wr_id, opcode, status);
+		return false;
+	}
+	return true;
+}
+
 #endif /* ORCA_ROCE_NODE_H */

@@ -65,26 +65,8 @@ static void pair_fini(struct pair *p)
 	free(p->bbuf.pages);
 }
 
-static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
-		       uint8_t opcode, uint8_t status, struct orca_cqe *out)
-{
-	struct orca_cqe c;
-
-	if (!poll_cq(n, cq, &c, WAIT_MS)) {
-		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
-		return false;
-	}
-	if (out)
-		*out = c;
-	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
-	    c.status != status) {
-		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x %u\n",
-		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
-		       (unsigned long long)wr_id, opcode, status);
-		return false;
-	}
-	return true;
-}
+#define expect_cqe(n, cq, wr_id, op, st, out) \
+	node_expect_cqe(n, cq, wr_id, op, st, out, WAIT_MS)
 
 /* ALLOC_MW on @pdn: the rkey, or -status. */
 static int64_t mw_alloc_pd(struct node *n, uint32_t pdn, uint8_t type,

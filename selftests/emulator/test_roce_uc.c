@@ -182,26 +182,8 @@ static int qp_state(struct node *n, struct tqp *qp)
 	return a->qp_state;
 }
 
-static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
-		       uint8_t opcode, uint8_t status, struct orca_cqe *out)
-{
-	struct orca_cqe c;
-
-	if (!poll_cq(n, cq, &c, WAIT_MS)) {
-		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
-		return false;
-	}
-	if (out)
-		*out = c;
-	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
-	    c.status != status) {
-		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x %u\n",
-		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
-		       (unsigned long long)wr_id, opcode, status);
-		return false;
-	}
-	return true;
-}
+#define expect_cqe(n, cq, wr_id, op, st, out) \
+	node_expect_cqe(n, cq, wr_id, op, st, out, WAIT_MS)
 
 /* No CQE shows up on @cq for a while (what was dropped stays dropped). */
 static bool no_cqe(struct node *n, struct tcq *cq)
