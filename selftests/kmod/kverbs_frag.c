@@ -124,34 +124,60 @@ bool kv_frag_begin(struct kv_test *t, struct kv_frag *f)
 	return KV_EXPECT(t, !err, "fragmenting: %d", err);
 }
 
+/*
+ * A reading of @zone's free blocks by order into @nr; returns how many are
+ * of order KV_FRAG_ORDER or more.
+ */
+static unsigned long kv_frag_snapshot(struct zone *zone,
+				      unsigned long nr[NR_PAGE_ORDERS])
+{
+	unsigned long left = 0;
+	int o;
+
+	for (o = 0; o < NR_PAGE_ORDERS; o++) {
+		nr[o] = kv_frag_nr_free(zone, o);
+		if (o >= KV_FRAG_ORDER)
+			left += nr[o];
+	}
+	return left;
+}
+
 /**
  * kv_frag_check() - the zones the pages came from have no free block of
  * order KV_FRAG_ORDER or more (as /proc/buddyinfo would show them)
  * @t: the case
  * @f: fragmented state
  *
- * Return: true when none is left.
+ * Others keep freeing memory (pages others freed to the per-CPU lists merge
+ * into blocks when the lists are drained), so each round takes what is
+ * free again and then reads every zone once; the verdict and the report
+ * are that one reading, never a second look that a free in between could
+ * contradict.
+ *
+ * Return: true when a reading found none left.
  */
 bool kv_frag_check(struct kv_test *t, struct kv_frag *f)
 {
+	unsigned long nr[KV_FRAG_MAX_ZONES][NR_PAGE_ORDERS];
+	unsigned long left[KV_FRAG_MAX_ZONES], total = 0, taken = 0;
 	struct zone *zones[KV_FRAG_MAX_ZONES];
-	unsigned long left, taken = 0;
 	bool ok = true;
 	int nz, z, o, i;
 
-	/*
-	 * Pages others freed to the per-CPU lists merge into blocks when the
-	 * lists are drained: take those again until a look finds none.
-	 */
 	nz = kv_frag_zones(f, zones);
 	for (i = 0; i < KV_FRAG_ROUNDS; i++) {
-		if (!KV_EXPECT(t, !kv_frag_take(f, GFP_NOWAIT, &taken),
+		if (!KV_EXPECT(t, !kv_frag_take(f, GFP_NOWAIT, &taken) &&
+				  !kv_frag_take(f, GFP_ATOMIC, &taken),
 			       "fragmenting"))
 			return false;
-		for (left = 0, z = 0; z < nz; z++)
-			left += kv_frag_left(zones[z]);
-		if (!left)
+		for (total = 0, z = 0; z < nz; z++) {
+			left[z] = kv_frag_snapshot(zones[z], nr[z]);
+			total += left[z];
+		}
+		if (!total)
 			break;
+		if (i + 1 < KV_FRAG_ROUNDS)
+			msleep(20);
 	}
 	for (z = 0; z < nz; z++) {
 		char line[160];
@@ -159,15 +185,14 @@ bool kv_frag_check(struct kv_test *t, struct kv_frag *f)
 
 		for (o = 0; o < NR_PAGE_ORDERS; o++)
 			len += scnprintf(line + len, sizeof(line) - len, " %lu",
-					 kv_frag_nr_free(zones[z], o));
+					 nr[z][o]);
 		kv_diag(t, "fragmented: zone %s free blocks by order:%s",
 			zones[z]->name, line);
-		left = kv_frag_left(zones[z]);
-		ok &= KV_EXPECT(t, !left, "zone %s: %lu blocks of order >= %d",
-				zones[z]->name, left, KV_FRAG_ORDER);
+		ok &= KV_EXPECT(t, !left[z], "zone %s: %lu blocks of order >= %d",
+				zones[z]->name, left[z], KV_FRAG_ORDER);
 	}
-	kv_diag(t, "fragmented: %lu pages held in %d zones after %d rounds",
-		f->n, nz, f->rounds);
+	kv_diag(t, "fragmented: %lu pages held in %d zones after %d rounds and %d checks",
+		f->n, nz, f->rounds, min(i + 1, KV_FRAG_ROUNDS));
 	return ok && KV_EXPECT(t, nz, "no pages taken");
 }
 
