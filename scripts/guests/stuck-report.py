@@ -6,8 +6,9 @@ Usage: stuck-report.py OUT_DIR PID...
 
 For each PID (orca-wire, every orca-emu, every QEMU still running) the
 state, kernel wait channel and system call of each thread, from /proc; and
-for each guest directory OUT_DIR/gN with a QMP socket, the vCPU's registers
-and the instructions at its program counter, asked through QMP.  A guest
+for each guest directory OUT_DIR/gN with a QMP socket, the vCPU's registers,
+the instructions at its program counter, the top of its stack and the words
+RDI points at, asked through QMP.  A guest
 kernel spinning with interrupts off on its one vCPU prints nothing (no
 lockup detector runs), and a QEMU whose vCPU waits for an answer from its
 adapter holds the big lock, so its QMP does not answer at all: the report
@@ -77,7 +78,11 @@ def main():
             continue
         print(f'== {os.path.basename(g)}: vCPU state through QMP')
         try:
-            for r in qmp(sock, [hmp('info registers'), hmp('x/12i $pc')]):
+            # The stack's words name the callers (resolve them with a
+            # guest's /proc/kallsyms: the guests boot with nokaslr), and
+            # what RDI points at is often the object a loop waits on.
+            for r in qmp(sock, [hmp('info registers'), hmp('x/12i $pc'),
+                                hmp('x/192gx $rsp'), hmp('x/32gx $rdi')]):
                 text = str(r.get('return', r.get('error')))
                 # RFL's IF (0x200) clear: interrupts off.  FPU and vector
                 # registers say nothing here.
