@@ -10,8 +10,9 @@
 #
 # Usage: ulp.sh SERVER_KIND CLIENT_KIND [removal|bench] PROTO...
 #   PROTO: rds nfs srp iser smb
-#   removal: instead of one connection per protocol, the device-removal
-#   phases of lib/guest/ulp-removal.sh (orca on both sides)
+#   removal: instead of one connection per protocol, every protocol
+#   connected at once and the device-removal phases of
+#   lib/guest/ulp-removal.sh (orca on both sides)
 #   bench: after each protocol's verify jobs, throughput runs whose
 #   "# ulp-result" and "# rds-bench" lines scripts/bench/bench.sh reads
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
@@ -48,7 +49,7 @@ ulp_bench_jobs() {
 }
 
 run_server() {
-	local p
+	local p up=()
 	if ! rdma_up "$server_kind"; then
 		for p in "${protos[@]}"; do flag_set "$p-failed"; done
 		return
@@ -57,18 +58,24 @@ run_server() {
 		ktap_line "# $p: server starts at ${SECONDS}s"
 		if "${p}_server_up" "$server_addr"; then
 			flag_set "$p-ready"
+			up+=("$p")
 		else
 			flag_set "$p-failed"
 		fi
 		ktap_line "# $p: server set up (ready or failed) at ${SECONDS}s"
-		if [ "$mode" = removal ]; then
-			ulp_removal_server "$p"
-		else
-			ok_if "$p: server: client finished" flag_wait 600 "$p-done"
-		fi
+		[ "$mode" = removal ] && continue
+		ok_if "$p: server: client finished" flag_wait 600 "$p-done"
 		ktap_line "# $p: server stops at ${SECONDS}s"
 		"${p}_server_down"
 	done
+	# Removal: every server up at once, one removal under all of them.
+	if [ "$mode" = removal ]; then
+		[ "${#up[@]}" = 0 ] || ulp_removal_server "${up[@]}"
+		for p in "${protos[@]}"; do
+			ktap_line "# $p: server stops at ${SECONDS}s"
+			"${p}_server_down"
+		done
+	fi
 	ktap_line "# servers done at ${SECONDS}s"
 	rdma_down "$server_kind"
 }
@@ -82,7 +89,7 @@ server_progress() {
 }
 
 run_client() {
-	local p ready
+	local p ready ready_protos=()
 	if rdma_up "$client_kind"; then
 		ok_if "client: reaches the server over the wire" \
 			wait_for 20 busybox ping -c 1 -W 2 "$server_addr"
@@ -91,12 +98,12 @@ run_client() {
 	fi
 	for p in "${protos[@]}"; do
 		if [ "${ready:-}" != no ] && flag_wait 600 "$p-ready" "$p-failed"; then
-			ktap_line "# $p: client starts at ${SECONDS}s"
 			if [ "$mode" = removal ]; then
-				ulp_removal_client "$p" "$server_addr"
-			else
-				"${p}_client_test" "$server_addr"
+				ready_protos+=("$p")
+				continue
 			fi
+			ktap_line "# $p: client starts at ${SECONDS}s"
+			"${p}_client_test" "$server_addr"
 			ktap_line "# $p: client done at ${SECONDS}s"
 		else
 			# Where the server is: its last lines so far.
@@ -104,8 +111,15 @@ run_client() {
 			expect_eq "$p: client: server ready" no yes
 		fi
 		flag_set "$p-done"
-		flag_set "$p-b-done"
 	done
+	if [ "$mode" = removal ]; then
+		ktap_line "# client starts the removals at ${SECONDS}s"
+		ulp_removal_client "$server_addr" "${ready_protos[@]}"
+		ktap_line "# client done at ${SECONDS}s"
+		# The server waits for these even when no protocol was ready.
+		flag_set a-done
+		flag_set b-done
+	fi
 	[ "${ready:-}" != no ] && rdma_down "$client_kind"
 }
 

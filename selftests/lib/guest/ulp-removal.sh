@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Device removal under a connected kernel ULP, sourced by in-guest/ulp.sh
-# (mode "removal", ORCA on both sides).  For each protocol: the client
-# connects and keeps I/O in flight, then (A) the client's own orca module
-# is removed, (B) after a fresh connection the server's is.  Each rmmod
-# must finish within 60 s (ib_unregister_device waits for every ULP to let
-# go: a drain that never completes hangs it), the protocol must report the
-# loss (I/O errors, or recovery once the device is back), and after orca
-# is loaded again a fresh connection must carry verified data.
+# Device removal under connected kernel ULPs, sourced by in-guest/ulp.sh
+# (mode "removal", ORCA on both sides).  Every protocol given connects
+# and keeps I/O in flight at once, then (A) the client's own orca module
+# is removed, (B) after fresh connections the server's is: one removal
+# under all of them, as a real host would see it, and the waits (iSCSI's
+# replacement timeout, fio noticing the loss) overlap instead of adding
+# up.  Each rmmod must finish within 60 s (ib_unregister_device waits for
+# every ULP to let go: a drain that never completes hangs it), each
+# protocol must report the loss (I/O errors, or recovery once the device
+# is back), and after orca is loaded again a fresh connection of each
+# must carry verified data.
 #
 # A protocol's lib/guest/ulp-PROTO.sh provides, besides its verify steps:
 #   PROTO_client_connect ADDR   connect (mount, login, add_target)
@@ -22,7 +25,8 @@
 #                               data check writes (none: connect checks)
 #   PROTO_server_recover        what the server must redo for a new device
 #
-# Helpers for those:
+# Helpers for those (the busy fio is the calling protocol's own:
+# ulp_call sets ulp_busy_tag to the protocol before every step):
 #   ulp_busy_fio FILE ARGS      background fio on FILE, 4k random writes,
 #                               until stopped or failed
 #   ulp_busy_running            it still runs
@@ -43,37 +47,45 @@
 
 # The checks run in ok_if's command substitution, a subshell that cannot
 # wait for the job: its exit status goes to a file instead.
-ulp_busy_rc=/tmp/busy-fio.rc
+ulp_busy_tag=busy
+
+ulp_busy_rc() { echo "/tmp/busy-$ulp_busy_tag.rc"; }
 
 ulp_busy_fio() {
-	local file=$1
+	local file=$1 rc
 	shift
-	rm -f "$ulp_busy_rc"
-	(cd /tmp && fio --name=busy --filename="$file" --direct=1 \
+	rc=$(ulp_busy_rc)
+	rm -f "$rc"
+	# Paced: four of these share the guest's one vCPU with the steps
+	# that check them, and fifty writes a second keep I/O in flight as
+	# well as an unpaced job that would starve the steps.
+	(cd /tmp && fio --name="busy-$ulp_busy_tag" --filename="$file" --direct=1 \
 		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=4 \
-		--time_based --runtime=600 "$@" >/tmp/busy-fio.log 2>&1
-	 echo $? >"$ulp_busy_rc") &
-	# Let the job start and have I/O in flight.
-	sleep 3
-	ulp_busy_running
+		--rate_iops=50 --time_based --runtime=600 "$@" \
+		>"/tmp/busy-$ulp_busy_tag.log" 2>&1
+	 echo $? >"$rc") &
+	# The job started (ulp_connect_busy lets them all get going).
+	wait_for 10 ulp_busy_running
 }
 
 ulp_busy_running() {
-	pgrep -f -- --name=busy >/dev/null && ! test -e "$ulp_busy_rc"
+	pgrep -f -- "--name=busy-$ulp_busy_tag " >/dev/null && ! test -e "$(ulp_busy_rc)"
 }
 
 ulp_busy_failed() {
-	local rc
-	wait_for "$1" test -s "$ulp_busy_rc" || return 1
-	rc=$(cat "$ulp_busy_rc")
-	tail -n 3 /tmp/busy-fio.log
+	local rc f
+	f=$(ulp_busy_rc)
+	wait_for "$1" test -s "$f" || return 1
+	rc=$(cat "$f")
+	tail -n 3 "/tmp/busy-$ulp_busy_tag.log"
 	echo "fio exit $rc"
 	test "$rc" != 0
 }
 
 ulp_busy_stop() {
-	pkill -INT -f -- --name=busy || return 0
-	wait_for 30 test -s "$ulp_busy_rc" || pkill -KILL -f -- --name=busy
+	pkill -INT -f -- "--name=busy-$ulp_busy_tag " || return 0
+	wait_for 30 test -s "$(ulp_busy_rc)" ||
+		pkill -KILL -f -- "--name=busy-$ulp_busy_tag "
 }
 
 ulp_write_read() {
@@ -114,21 +126,38 @@ ulp_dmesg_start_phase() {
 	ulp_dmesg_mark=$(dmesg | wc -l)
 }
 
-# ulp_rmmod_timed WHO: rmmod orca under a connected ULP.
+# ulp_call PROTO STEP ARGS...: PROTO's STEP (PROTO_STEP ARGS), with its own
+# busy fio; a STEP the protocol does not have is success.
+# A step's time goes to the log from 2 s: the removal run's time is made of
+# them.
+ulp_call() {
+	local p=$1 step=$2 f=${1}_$2 t0=$SECONDS rc
+	shift 2
+	declare -F "$f" >/dev/null || return 0
+	ulp_busy_tag=$p
+	"$f" "$@"
+	rc=$?
+	[ $((SECONDS - t0)) -lt 2 ] ||
+		ktap_line "# $p: $step $* took $((SECONDS - t0)) s (at ${SECONDS}s)"
+	return $rc
+}
+
+# ulp_rmmod_timed WHO PROTO...: rmmod orca under the connected PROTOs.
 ulp_rmmod_timed() {
-	local start=$SECONDS rc
+	local who=$1 start=$SECONDS rc
+	shift
 	timeout "$(scaled 90)" rmmod orca
 	rc=$?
-	ktap_line "# $1: rmmod orca took $((SECONDS - start)) s (exit $rc)"
-	expect_eq "$p: $1: rmmod orca with the connection active" "$rc" 0
-	ok_if "$p: $1: rmmod orca within 60 s" test $((SECONDS - start)) -le 60
+	ktap_line "# $who: rmmod orca under $* took $((SECONDS - start)) s (exit $rc)"
+	expect_eq "$who: rmmod orca with $* connected" "$rc" 0
+	ok_if "$who: rmmod orca within 60 s" test $((SECONDS - start)) -le 60
 }
 
 # ulp_fresh_connection PROTO ADDR: after the removal, a new connection
 # carries data that is read back identical.
 ulp_fresh_connection() {
 	local p=$1 t
-	if "${p}_client_connect" "$2"; then
+	if ulp_call "$p" client_connect "$2"; then
 		if declare -F "${p}_client_target" >/dev/null; then
 			t=$("${p}_client_target")
 			# shellcheck disable=SC2086
@@ -138,65 +167,97 @@ ulp_fresh_connection() {
 	else
 		expect_eq "$p: client: a fresh connection after the removal" no yes
 	fi
-	"${p}_client_cleanup"
+	ulp_call "$p" client_cleanup
 }
 
-# The two phases, run by guest 0 (server) and guest 1 (client).
+# ulp_connect_busy PHASE ADDR PROTO...: every PROTO connects, then each
+# starts its I/O (a connection made under the others' I/O takes several
+# times as long on one vCPU); ulp_live lists those that did both (the
+# others are failed cases, let go).  Not in a command substitution: the
+# steps count cases and start background jobs in this shell.
+ulp_live=()
+ulp_connect_busy() {
+	local phase=$1 addr=$2 p connected=()
+	shift 2
+	ulp_live=()
+	for p; do
+		if ulp_call "$p" client_connect "$addr"; then
+			connected+=("$p")
+		else
+			expect_eq "$p: client: connected ($phase)" no yes
+			ulp_call "$p" client_cleanup
+		fi
+	done
+	for p in "${connected[@]}"; do
+		if ulp_call "$p" client_busy; then
+			ulp_live+=("$p")
+		else
+			expect_eq "$p: client: I/O in flight ($phase)" no yes
+			ulp_call "$p" client_cleanup
+		fi
+	done
+	# Let the last job started have I/O in flight too.
+	[ "${#ulp_live[@]}" = 0 ] || sleep 3
+}
+
+# The two phases, run by guest 0 (server) and guest 1 (client), over the
+# protocols whose servers are up.  Flags: a-done (the client's phase is
+# over), b-busy or b-failed (every protocol connected and busy, or none),
+# b-restored (the server's device is back), b-clean (the client let go of
+# the old connections), b-recovered (the servers are ready again),
+# b-done.
 ulp_removal_server() {
-	local p=$1
-	ok_if "$p: server: client's removal phase done" flag_wait 400 "$p-a-done"
-	if flag_wait 200 "$p-b-busy" "$p-b-failed"; then
-		ulp_rmmod_timed server
+	local p
+	ok_if "server: client's removal phase done" flag_wait 600 a-done
+	if flag_wait 300 b-busy b-failed; then
+		ulp_rmmod_timed server "$@"
 		rdma_up orca
-		ktap_line "# $p: server's device back at ${SECONDS}s"
-		flag_set "$p-b-restored"
+		ktap_line "# server's device back at ${SECONDS}s"
+		flag_set b-restored
 		# A target may have to be made again for the new device, which
 		# it cannot while the old session is still being torn down.
-		if flag_wait 300 "$p-b-clean" "$p-b-done"; then
-			"${p}_server_recover"
+		if flag_wait 400 b-clean b-done; then
+			for p; do
+				ulp_call "$p" server_recover
+			done
 		fi
 	fi
-	flag_set "$p-b-recovered"
-	ok_if "$p: server: client finished" flag_wait 400 "$p-b-done"
+	flag_set b-recovered
+	ok_if "server: client finished" flag_wait 600 b-done
 }
 
 ulp_removal_client() {
-	local p=$1 addr=$2
+	local addr=$1 p
+	shift
 	# (A) the client's own device goes.
-	if "${p}_client_connect" "$addr" && "${p}_client_busy"; then
+	ulp_connect_busy A "$addr" "$@"
+	if [ "${#ulp_live[@]}" != 0 ]; then
 		ulp_dmesg_start_phase
-		ulp_rmmod_timed client
-		"${p}_client_loss" client
+		ulp_rmmod_timed client "${ulp_live[@]}"
+		for p in "${ulp_live[@]}"; do ulp_call "$p" client_loss client; done
 		rdma_up orca
-		if declare -F "${p}_client_back" >/dev/null; then
-			"${p}_client_back"
-		fi
-		"${p}_client_cleanup"
-		ktap_line "# $p: old connection let go at ${SECONDS}s"
-		ulp_fresh_connection "$p" "$addr"
-	else
-		expect_eq "$p: client: connected with I/O in flight (A)" no yes
-		"${p}_client_cleanup"
+		for p in "${ulp_live[@]}"; do ulp_call "$p" client_back; done
+		for p in "${ulp_live[@]}"; do ulp_call "$p" client_cleanup; done
+		ktap_line "# old connections let go at ${SECONDS}s"
+		for p in "${ulp_live[@]}"; do ulp_fresh_connection "$p" "$addr"; done
 	fi
-	flag_set "$p-a-done"
+	flag_set a-done
 	# (B) the server's device goes.
-	if "${p}_client_connect" "$addr" && "${p}_client_busy"; then
+	ulp_connect_busy B "$addr" "$@"
+	if [ "${#ulp_live[@]}" != 0 ]; then
 		ulp_dmesg_start_phase
-		flag_set "$p-b-busy"
-		ok_if "$p: client: the server's device is back" \
-			flag_wait 200 "$p-b-restored"
-		ktap_line "# $p: the server's device is back at ${SECONDS}s"
-		"${p}_client_loss" server
-		"${p}_client_cleanup"
-		ktap_line "# $p: old connection let go at ${SECONDS}s"
-		flag_set "$p-b-clean"
-		ok_if "$p: client: the server is ready again" \
-			flag_wait 300 "$p-b-recovered"
-		ulp_fresh_connection "$p" "$addr"
+		flag_set b-busy
+		ok_if "client: the server's device is back" flag_wait 200 b-restored
+		ktap_line "# the server's device is back at ${SECONDS}s"
+		for p in "${ulp_live[@]}"; do ulp_call "$p" client_loss server; done
+		for p in "${ulp_live[@]}"; do ulp_call "$p" client_cleanup; done
+		ktap_line "# old connections let go at ${SECONDS}s"
+		flag_set b-clean
+		ok_if "client: the server is ready again" \
+			flag_wait 300 b-recovered
+		for p in "${ulp_live[@]}"; do ulp_fresh_connection "$p" "$addr"; done
 	else
-		expect_eq "$p: client: connected with I/O in flight (B)" no yes
-		flag_set "$p-b-failed"
-		"${p}_client_cleanup"
+		flag_set b-failed
 	fi
-	flag_set "$p-b-done"
+	flag_set b-done
 }
