@@ -32,9 +32,16 @@
  * discovery and datagrams (UD, and the CM's MADs on QP1), which no transport
  * retransmits, intact.
  *
+ * With --isolate it forwards nothing from one port to another (counted as
+ * isolated): guests that each run a test of their own, at the same time
+ * on one wire (79-pyverbs: one on ORCA, one on rxe), cannot see each
+ * other's broadcast, multicast or RoCE traffic, so one test's multicast
+ * group is not the other's.
+ *
  * Usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]
  *                  [--drop-pct N] [--reorder-pct N] [--faults-rc-only]
- *                  [--seed S] [--qemu-wait-scale N] [--log FILE]
+ *                  [--isolate] [--seed S] [--qemu-wait-scale N]
+ *                  [--log FILE]
  *
  * --qemu-wait-scale multiplies wire_link_policy_qemu's wait for a QEMU whose
  * queue is full: guests that run N times slower (a debug kernel under TCG)
@@ -130,6 +137,7 @@ struct wire_stats {
 	uint64_t invalid;
 	uint64_t fault_dropped;
 	uint64_t fault_reordered;
+	uint64_t isolated;		/* --isolate: not forwarded at all */
 };
 
 struct wire {
@@ -141,6 +149,7 @@ struct wire {
 	unsigned int drop_pct;
 	unsigned int reorder_pct;
 	bool faults_rc_only;
+	bool isolate;
 	/* wire_link_policy_qemu, its wait scaled */
 	struct link_policy qemu_policy;
 	uint64_t rng;
@@ -513,6 +522,10 @@ static void forward(struct wire *w, const struct frame *f)
 	int dest = frame_dest(w, f);
 	int i;
 
+	if (w->isolate) {
+		w->st.isolated++;
+		return;
+	}
 	pcap_write(w, f);
 	w->st.forwarded++;
 	if (dest >= 0) {
@@ -842,7 +855,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]\n"
 		"                 [--drop-pct N] [--reorder-pct N] [--faults-rc-only]\n"
-		"                 [--seed S] [--qemu-wait-scale N] [--log FILE]\n");
+		"                 [--isolate] [--seed S] [--qemu-wait-scale N]\n"
+		"                 [--log FILE]\n");
 	exit(2);
 }
 
@@ -888,6 +902,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "drop-pct", required_argument, NULL, 'd' },
 		{ "reorder-pct", required_argument, NULL, 'r' },
 		{ "faults-rc-only", no_argument, NULL, 'R' },
+		{ "isolate", no_argument, NULL, 'I' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "qemu-wait-scale", required_argument, NULL, 'w' },
 		{ "log", required_argument, NULL, 'l' },
@@ -916,6 +931,9 @@ static void parse_args(struct wire *w, int argc, char **argv,
 			break;
 		case 'R':
 			w->faults_rc_only = true;
+			break;
+		case 'I':
+			w->isolate = true;
 			break;
 		case 'S':
 			w->rng = strtoull(optarg, NULL, 0);
@@ -1014,7 +1032,7 @@ int main(int argc, char **argv)
 	unlink(w->path);
 	if (w->pcap)
 		fclose(w->pcap);
-	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu stall_dropped %llu backpressured %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d not_roce_dropped %llu departed_dropped %llu",
+	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu stall_dropped %llu backpressured %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d not_roce_dropped %llu departed_dropped %llu isolated %llu",
 	     (unsigned long long)w->st.received,
 	     (unsigned long long)w->st.forwarded,
 	     (unsigned long long)w->st.flooded,
@@ -1026,6 +1044,7 @@ int main(int argc, char **argv)
 	     (unsigned long long)w->st.fault_dropped,
 	     (unsigned long long)w->st.fault_reordered, w->has_held,
 	     (unsigned long long)w->st.not_roce_dropped,
-	     (unsigned long long)w->st.departed_dropped);
+	     (unsigned long long)w->st.departed_dropped,
+	     (unsigned long long)w->st.isolated);
 	return 0;
 }

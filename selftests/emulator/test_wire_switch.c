@@ -32,7 +32,7 @@
 #define WAIT_MS		2000
 #define QUIET_MS	150
 #define NCLIENTS	3
-#define NCASES		15
+#define NCASES		16
 
 static char wire_bin[PATH_MAX];
 static char dir[40];
@@ -428,6 +428,25 @@ static void test_drop(void)
 	ktap_case_end("drop_pct_100_drops_everything");
 }
 
+/* --isolate: nothing from one port reaches another, and it is counted. */
+static void test_isolate(void)
+{
+	unlink(log_path);
+	CHECK(start_switch("--isolate", NULL));
+	hello_all();
+	send_frame(0, bcast, false);
+	CHECK(receivers() == 0);
+	send_frame(1, mcast4, false);
+	CHECK(receivers() == 0);
+	send_frame(2, mac[0], false);
+	CHECK(receivers() == 0);
+	send_roce(0, mac[1], 0x04);
+	CHECK(recv_roce_seq(1, QUIET_MS) < 0);
+	CHECK(stop_switch());
+	CHECK(log_contains("isolated 7"));
+	ktap_case_end("isolate_forwards_nothing_between_ports");
+}
+
 static void test_reorder(void)
 {
 	int first, second;
@@ -680,6 +699,7 @@ int main(void)
 	test_pcap();
 	test_pcap_snaplen();
 	test_drop();
+	test_isolate();
 	test_reorder();
 	test_faults_rc_only();
 	test_slow_and_stopped_dgram();

@@ -1,21 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# One guest: rdma-core's pyverbs test suite (shipped by python3-pyverbs,
-# gzipped, under /usr/share/doc/rdma-core/tests) on orca_0.  Every test the
-# suite runs becomes a KTAP case: passed, failed (a failure or an error)
-# or skipped with the suite's reason (a feature ORCA does not advertise).
+# rdma-core's pyverbs test suite (shipped by python3-pyverbs, gzipped,
+# under /usr/share/doc/rdma-core/tests) on orca_0.  Every test the suite
+# runs becomes a KTAP case: passed, failed (a failure or an error) or
+# skipped with the suite's reason (a feature ORCA does not advertise).
 # A skip is a pass only for the tests listed in
 # selftests/guest/pyverbs-expected-skips.txt: any other test that skips
 # fails (a verb that starts answering EOPNOTSUPP must not become one more
 # skip), and a listed test that now passes is reported, for the list to
-# lose it.  Then the same suite on Soft-RoCE (rxe0 on the same netdev),
-# and both results side by side: every test that passes on rxe0 must pass
-# on orca_0, but those pyverbs-rxe-only.txt leaves to other issues.
-# Usage: pyverbs.sh [DEV_KIND...]   default: orca rxe
+# lose it.  Then the same suite on Soft-RoCE, and both results side by
+# side: every test that passes on rxe0 must pass on orca_0, but those
+# pyverbs-rxe-only.txt leaves to other issues.
+# Usage: pyverbs.sh [DEV_KIND...]   default: orca rxe, in turn on one
+# guest; with two guests (79-pyverbs), guest 0 runs orca and guest 1 (no
+# adapter) rxe at the same time, each on a host CPU of its own, and guest
+# 0 compares.
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
 kinds=${*:-orca rxe}
+if [ "${ORCA_GUEST_COUNT:-1}" = 2 ]; then
+	case $gi in 0) kinds=orca ;; *) kinds=rxe ;; esac
+fi
 expected_skips=$ORCA_TOP/selftests/guest/pyverbs-expected-skips.txt
 rxe_only=$ORCA_TOP/selftests/guest/pyverbs-rxe-only.txt
 tests=/tmp/pyverbs-tests
@@ -121,7 +127,15 @@ for kind in $kinds; do
 		;;
 	esac
 done
-if [ -s "$ORCA_RUN_DIR/pyverbs-orca.log" ] && [ -s "$ORCA_RUN_DIR/pyverbs-rxe.log" ]; then
+if [ "${ORCA_GUEST_COUNT:-1}" = 2 ]; then
+	if [ "$gi" = 0 ]; then
+		ok_if "rxe guest finished its suite" flag_wait 1500 rxe-done
+	else
+		flag_set rxe-done
+	fi
+fi
+if [ "$gi" = 0 ] && [ -s "$ORCA_RUN_DIR/pyverbs-orca.log" ] &&
+   [ -s "$ORCA_RUN_DIR/pyverbs-rxe.log" ]; then
 	python3 "$ORCA_TOP/selftests/lib/guest/pyverbs_results.py" compare \
 		"$ORCA_RUN_DIR/pyverbs-orca.log" "$ORCA_RUN_DIR/pyverbs-rxe.log" \
 		"$rxe_only" >>"$ktap_out" || ktap_fail=1

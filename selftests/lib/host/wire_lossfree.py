@@ -193,7 +193,8 @@ def check_wire(text, bad, notes):
                    r'(\d+) backpressured (\d+) invalid (\d+) fault_dropped '
                    r'(\d+) fault_reordered (\d+) held_unsent (\d+)'
                    r'(?: not_roce_dropped (\d+))?'
-                   r'(?: departed_dropped (\d+))?')
+                   r'(?: departed_dropped (\d+))?'
+                   r'(?: isolated (\d+))?')
     if not m:
         bad.append('switch: no counters at exit')
         return
@@ -201,13 +202,15 @@ def check_wire(text, bad, notes):
         [int(x) for x in m.groups()[:11]]
     other = int(m.group(12) or 0)
     departed = int(m.group(13) or 0)
+    isolated = int(m.group(14) or 0)
     notes.append(f'switch: received {recv} forwarded {fwd} send_errors '
                  f'{senderr} stall_dropped {stall} backpressured {bp} '
                  f'invalid {inval} fault_dropped {fdrop} '
                  f'fault_reordered {freord} held_unsent {held}; '
                  f'not RoCE, to a QEMU that did not read {other} '
                  f'(not counted); RoCE to a QEMU that had exited '
-                 f'{departed} (not counted)')
+                 f'{departed} (not counted); isolated (--isolate: no '
+                 f'traffic between the guests) {isolated}')
     for line in re.findall(r'^.*(?:took no frame for|longest wait for room)'
                            r'.*$', text, re.M):
         notes.append('switch: ' + line.split('orca-wire: ', 1)[-1])
