@@ -14,6 +14,11 @@
 # Tiers: a guest test whose script has a line "# tier: long" (a soak, or a
 # baseline without ORCA in it) is left out of make check, which must stay
 # short enough to run on every change, and runs in make check-long.
+#
+# Lanes: a guest test of one guest says "# lane: solo"; make check runs
+# those first, two at a time (the machine has two CPUs, a guest under TCG
+# keeps one busy).  Its cases must not depend on having the machine to
+# itself.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -59,17 +64,28 @@ recap_failures() {
 		{ n = 0 }' "$2" >>"$recap"
 }
 
-# run_program NAME CMD...: run one KTAP program and add up its results.
-run_program() {
-	local name=$1; shift
-	local log=$logdir/${name//\//_}.log
-	if [ -n "$filter" ] && [[ $name != *$filter* ]]; then
-		return
-	fi
-	echo "# === $name"
-	local start=$SECONDS
+# program_log NAME: where NAME's output goes.
+program_log() { echo "$logdir/${1//\//_}.log"; }
+
+# program_run NAME CMD...: run one KTAP program into its log; its exit
+# status and wall time go beside the log for program_report.
+program_run() {
+	local name=$1 log start rc
+	shift
+	log=$(program_log "$name")
+	start=$SECONDS
 	"$@" >"$log" 2>&1
-	local rc=$?
+	rc=$?
+	echo "$rc $((SECONDS - start))" >"$log.rc"
+}
+
+# program_report NAME: print NAME's log and add up its results.
+program_report() {
+	local name=$1 log rc took
+	log=$(program_log "$name")
+	read -r rc took <"$log.rc" || { rc=255 took=0; }
+	rm -f "$log.rc"
+	echo "# === $name"
 	cat "$log"
 	local p f s
 	p=$(grep -cE '^ok [0-9]+' "$log" | head -n1)
@@ -94,11 +110,49 @@ run_program() {
 		echo "not ok - $name planned $planned cases and reported $ran" | tee -a "$log"
 	fi
 	[ "$f" = 0 ] || recap_failures "$name" "$log"
-	local took=$((SECONDS - start))
 	echo "$took $name" >>"$times"
 	echo "# $name: $p passed, $f failed, $s skipped ($took s)"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 }
+
+# selected NAME: NAME passes the -k filter.
+selected() { [ -z "$filter" ] || [[ $1 == *$filter* ]]; }
+
+# run_program NAME CMD...: run one KTAP program and add up its results.
+run_program() {
+	selected "$1" || return 0
+	program_run "$@"
+	program_report "$1"
+}
+
+# Guest tests with one guest ("# lane: solo" in the script) leave one of
+# the machine's two CPUs mostly idle: they run first, two at a time, each
+# on its own wire, and are reported in name order.
+solo_pid='' solo_name=''
+
+solo_wait() {
+	[ -n "$solo_pid" ] || return 0
+	wait "$solo_pid"
+	program_report "$solo_name"
+	solo_pid='' solo_name=''
+}
+
+# run_solo SCRIPT: in the background, or beside the one started before.
+run_solo() {
+	local name
+	name=guest/$(basename "$1" .sh)
+	selected "$name" || return 0
+	if [ -z "$solo_pid" ]; then
+		program_run "$name" "$1" &
+		solo_pid=$! solo_name=$name
+	else
+		program_run "$name" "$1"
+		solo_wait
+		program_report "$name"
+	fi
+}
+
+is_solo() { grep -qx '# lane: solo' "$1"; }
 
 # summary: the slowest programs, the failed cases again, then the totals;
 # status 1 on a failure.
@@ -151,9 +205,14 @@ for t in selftests/tree/patches.sh selftests/tree/deb.sh selftests/tree/bench-re
 	run_program "$(basename "$t" .sh)" "$t"
 done
 
-# 3. Guest tests, in name order.
+# 3. Guest tests, in name order: first those of one guest, two at a time.
 for t in selftests/guest/[0-9]*.sh; do
-	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] || continue
+	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] && is_solo "$t" || continue
+	run_solo "$t"
+done
+solo_wait
+for t in selftests/guest/[0-9]*.sh; do
+	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] && ! is_solo "$t" || continue
 	run_program "guest/$(basename "$t" .sh)" "$t"
 done
 

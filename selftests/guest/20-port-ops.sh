@@ -13,6 +13,7 @@
 #    then a clean unload.
 # (Until 2026-12 these were 20-port, 23-ops-identity and 24-ops-health, a
 # boot each; the cases keep their names.)
+# lane: solo
 . "$(dirname "$0")/../lib/host/host.sh"
 # port.sh gives eth0 another MAC for a while: IPv6 neighbour discovery sent
 # from it meanwhile is the port's to drop.

@@ -13,6 +13,7 @@
 #    on.
 # (Until 2026-12 these were 25-kverbs-objects, 26-kverbs-datapath and
 # 28-kverbs-limits, a boot each; the cases keep their names.)
+# lane: solo
 . "$(dirname "$0")/../lib/host/host.sh"
 run_guests 1 600 -- env KVERBS_WRID_LIE=1 \
 	selftests/guest/in-guest/kverbs.sh objects datapath limits

@@ -3,6 +3,7 @@
 # One guest: 20 load/unload cycles of the orca driver, no warning, no leak.
 # The adapter logs the objects a reset finds; the driver resets it at probe
 # and remove, so a leaked PD/CQ/MR/QP/AH/SRQ/EQ/UAR shows up there.
+# lane: solo
 . "$(dirname "$0")/../lib/host/host.sh"
 run_guests 1 600 -- selftests/guest/in-guest/load-unload.sh
 rc=$?

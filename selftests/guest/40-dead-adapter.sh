@@ -4,6 +4,7 @@
 # atomic context must neither stall past the driver's bound nor kill it),
 # then told to stop answering commands: -EIO, DEVICE_FATAL, software flush
 # of kernel QPs, no late DMA after the resume, and a clean unload.
+# lane: solo
 . "$(dirname "$0")/../lib/host/host.sh"
 wire_lossy "the adapter is hung with live kernel QPs, fenced and reset: what it received meanwhile is dropped"
 run_guests 1 400 -- selftests/guest/in-guest/dead-adapter.sh

@@ -13,6 +13,7 @@
 # and each unload's).
 # (Until 2026-12 these were 70-uverbs-devinfo, 71-uverbs-hostile and
 # 78-uverbs-teardown, a boot each; the cases keep their names.)
+# lane: solo
 . "$(dirname "$0")/../lib/host/host.sh"
 run_guests 1 900 -- selftests/guest/in-guest/sequence.sh \
 	uverbs-devinfo.sh uverbs-hostile.sh uverbs-teardown.sh

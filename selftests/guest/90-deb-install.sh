@@ -5,6 +5,7 @@
 # selftests/tree/deb.sh on the host for the same kernel), modprobe of the
 # adapter's PCI modalias loads it, and ibv_devices lists orca_0 through the
 # installed provider.
+# lane: solo
 . "$(dirname "$0")/../lib/host/host.sh"
 if ! ls out/deb/orca-dkms_*.deb >/dev/null 2>&1 || [ ! -f out/deb-test/orca-1.0.0.dkms.tar.gz ]; then
 	echo "1..1"
