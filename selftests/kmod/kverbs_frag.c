@@ -166,9 +166,11 @@ bool kv_frag_check(struct kv_test *t, struct kv_frag *f)
 
 	nz = kv_frag_zones(f, zones);
 	for (i = 0; i < KV_FRAG_ROUNDS; i++) {
-		if (!KV_EXPECT(t, !kv_frag_take(f, GFP_NOWAIT, &taken) &&
-				  !kv_frag_take(f, GFP_ATOMIC, &taken),
-			       "fragmenting"))
+		int err = kv_frag_take(f, GFP_NOWAIT, &taken);
+
+		if (!err)
+			err = kv_frag_take(f, GFP_ATOMIC, &taken);
+		if (!KV_EXPECT(t, !err, "fragmenting: %d", err))
 			return false;
 		for (total = 0, z = 0; z < nz; z++) {
 			left[z] = kv_frag_snapshot(zones[z], nr[z]);
