@@ -86,6 +86,7 @@ struct roce_stats {
 	uint64_t acks_tx;
 	uint64_t dup_requests;
 	uint64_t flushes;		/* RDMA FLUSHes executed (responder) */
+	uint64_t flush_icrc_rxe;	/* of the FLUSHes received, rxe's ICRC */
 	uint64_t atomic_writes;		/* ATOMIC WRITEs executed (responder) */
 	uint64_t cq_overruns;
 	/*

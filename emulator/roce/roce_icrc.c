@@ -57,3 +57,17 @@ uint32_t roce_icrc(const uint8_t *l3, size_t len, size_t l3_hdr_len,
 	crc = roce_crc32(crc, l3 + hlen, len - hlen);
 	return ~crc;
 }
+
+uint32_t roce_icrc_rxe_flush(const uint8_t *l3, size_t len,
+			     size_t l3_hdr_len, bool ipv6)
+{
+	size_t bth = l3_hdr_len + ROCE_UDP_HLEN;
+	uint32_t crc;
+
+	if (len < bth + ROCE_BTH_LEN)
+		return 0;
+	/* roce_icrc() without its final inversion, then BTH.. again. */
+	crc = ~roce_icrc(l3, len, l3_hdr_len, ipv6);
+	crc = roce_crc32(crc, l3 + bth, len - bth);
+	return ~crc;
+}

@@ -22,4 +22,13 @@
 uint32_t roce_icrc(const uint8_t *l3, size_t len, size_t l3_hdr_len,
 		   bool ipv6);
 
+/*
+ * The ICRC Linux's rxe puts on an RC FLUSH (up to at least 7.3): its
+ * opcode table gives IB_OPCODE_RC_FLUSH no payload offset, so rxe runs the
+ * CRC over the packet as roce_icrc() does and then once more over the BTH
+ * and the extension headers, unmasked.  Arguments as roce_icrc()'s.
+ */
+uint32_t roce_icrc_rxe_flush(const uint8_t *l3, size_t len,
+			     size_t l3_hdr_len, bool ipv6);
+
 #endif /* ORCA_EMU_ROCE_ICRC_H */

@@ -99,6 +99,11 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->txb_len,
 			(unsigned long long)dev->st.tx_dropped,
 			(unsigned long long)dev->st.rx_dead);
+	if (dev->st.flushes || dev->st.atomic_writes)
+		eng_log("roce: responder: FLUSHes %llu (%llu with rxe's ICRC), ATOMIC WRITEs %llu",
+			(unsigned long long)dev->st.flushes,
+			(unsigned long long)dev->st.flush_icrc_rxe,
+			(unsigned long long)dev->st.atomic_writes);
 	if (dev->st.db_lost)
 		eng_log("roce: doorbell queue full: %llu UAR writes lost, every QP and CQ rung instead",
 			(unsigned long long)dev->st.db_lost);

@@ -738,6 +738,8 @@ static void resp_flush(struct roce_qp *rq, const struct roce_pkt *pkt)
 	}
 	atomic_thread_fence(memory_order_seq_cst);
 	rq->dev->st.flushes++;
+	if (pkt->rxe_flush_icrc)
+		rq->dev->st.flush_icrc_rxe++;
 	placed(rq, pkt);
 }
 

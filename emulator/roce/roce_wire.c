@@ -715,8 +715,20 @@ enum roce_rx_err roce_parse(const uint8_t *frame, size_t len,
 	icrc = roce_icrc(pkt->l3, (size_t)(udp - pkt->l3) + udp_len -
 			 ROCE_ICRC_LEN, pkt->l3_hdr_len, pkt->ipv6);
 	p = udp + udp_len - ROCE_ICRC_LEN;
-	if (icrc != (p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24))
-		return ROCE_RX_BAD_ICRC;
+	if (icrc != (p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24)) {
+		/*
+		 * rxe's RC FLUSH: the same bytes, CRCed differently
+		 * (roce_icrc_rxe_flush()).  Taken, and counted, so that
+		 * rxe's FLUSHes reach us; ours carry the IBA's ICRC.
+		 */
+		if (pkt->opcode != ROCE_RC_FLUSH ||
+		    roce_icrc_rxe_flush(pkt->l3, (size_t)(udp - pkt->l3) +
+					udp_len - ROCE_ICRC_LEN,
+					pkt->l3_hdr_len, pkt->ipv6) !=
+		    (p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24))
+			return ROCE_RX_BAD_ICRC;
+		pkt->rxe_flush_icrc = true;
+	}
 
 	parse_ext(bth + ROCE_BTH_LEN, pkt, op->flags);
 	pkt->payload = bth + ROCE_BTH_LEN + op->ext_len;

@@ -200,6 +200,7 @@ struct roce_pkt {
 	bool fecn, becn;
 	uint32_t dest_qpn;
 	bool ack_req;
+	bool rxe_flush_icrc;	/* an RC FLUSH with rxe's ICRC (roce_parse()) */
 	uint32_t psn;
 
 	uint64_t reth_va;

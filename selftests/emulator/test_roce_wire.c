@@ -634,6 +634,51 @@ static void test_malformed(void)
 	ktap_case_end("malformed_frames_dropped_with_reason");
 }
 
+/*
+ * An RC FLUSH as rxe (Linux 7.3) sent it to an ORCA guest (73's
+ * flush_atomic_write, from the wire's capture): its ICRC is rxe's
+ * (roce_icrc_rxe_flush()), not the IBA's.  Taken and marked; flipped, or
+ * with that ICRC on any other opcode, refused.
+ */
+static void test_rxe_flush_icrc(void)
+{
+	static const uint8_t rxe_flush[] = {
+		0x52, 0x54, 0x00, 0x0d, 0xca, 0x01, 0x52, 0x54, 0x00, 0x0d,
+		0xca, 0x02, 0x08, 0x00, 0x45, 0x00, 0x00, 0x40, 0x6a, 0xe2,
+		0x40, 0x00, 0x40, 0x11, 0xbb, 0xc8, 0x0a, 0x00, 0x00, 0x02,
+		0x0a, 0x00, 0x00, 0x01, 0xc0, 0x22, 0x12, 0xb7, 0x00, 0x2c,
+		0x00, 0x00, 0x1c, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x02,
+		0x80, 0x00, 0x43, 0x22, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+		0x56, 0x26, 0x39, 0x09, 0xa0, 0x00, 0x00, 0x00, 0x02, 0x00,
+		0x00, 0x00, 0x04, 0x00, 0x74, 0x41, 0x96, 0xa3,
+	};
+	uint8_t f[sizeof(rxe_flush)];
+	size_t end = sizeof(f) - ROCE_ICRC_LEN, l3 = 14;
+	struct roce_pkt p;
+	uint32_t c;
+
+	memcpy(f, rxe_flush, sizeof(f));
+	CHECK(roce_parse(f, sizeof(f), &p) == ROCE_RX_OK);
+	CHECK(p.opcode == ROCE_RC_FLUSH && p.rxe_flush_icrc &&
+	      p.reth_len == 1024 && p.reth_rkey == 0x200 &&
+	      p.feth_plt == 1 && p.feth_sel == 0 && p.paylen == 0);
+	/* The IBA's ICRC on the same bytes: taken, not marked. */
+	c = roce_icrc(f + l3, end - l3, 20, false);
+	f[end] = c; f[end + 1] = c >> 8; f[end + 2] = c >> 16; f[end + 3] = c >> 24;
+	CHECK(roce_parse(f, sizeof(f), &p) == ROCE_RX_OK && !p.rxe_flush_icrc);
+	/* A bit of the RETH flipped under rxe's ICRC: refused. */
+	memcpy(f, rxe_flush, sizeof(f));
+	f[70] ^= 0x01;
+	CHECK(roce_parse(f, sizeof(f), &p) == ROCE_RX_BAD_ICRC);
+	/* rxe's kind of ICRC on an RDMA WRITE Only: refused. */
+	memcpy(f, rxe_flush, sizeof(f));
+	f[42] = ROCE_RC_WRITE_ONLY;
+	c = roce_icrc_rxe_flush(f + l3, end - l3, 20, false);
+	f[end] = c; f[end + 1] = c >> 8; f[end + 2] = c >> 16; f[end + 3] = c >> 24;
+	CHECK(roce_parse(f, sizeof(f), &p) == ROCE_RX_BAD_ICRC);
+	ktap_case_end("rxe_flush_icrc_taken_for_flush_only");
+}
+
 /* Inserts an Ethernet tag (@tpid, @tci) after the MACs of @f (@len). */
 static size_t push_tag(uint8_t *f, size_t len, uint16_t tpid, uint16_t tci)
 {
@@ -909,7 +954,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(payload_src); i++)
 		payload_src[i] = (uint8_t)(i * 31 + 7);
 	pcap_open();
-	ktap_plan(12);
+	ktap_plan(13);
 	test_crc32_check_value();
 	test_opcode_table();
 	test_round_trip();
@@ -918,6 +963,7 @@ int main(void)
 	test_truncation();
 	test_bit_flips();
 	test_malformed();
+	test_rxe_flush_icrc();
 	test_vlan_rules();
 	test_fuzz();
 	test_golden();

@@ -89,6 +89,7 @@ struct rc_conn {
 	enum ibv_mtu mtu;
 	unsigned int access;	/* qp_access_flags */
 	uint8_t timeout;
+	uint8_t rd_atomic;	/* max_rd_atomic and max_dest_rd_atomic; 0: 1 */
 	const char *label;	/* prefix of the die() messages, or NULL */
 };
 
@@ -111,7 +112,7 @@ static inline void connect_rc(struct ibv_qp *qp, const struct rc_conn *c)
 	a.path_mtu = c->mtu;
 	a.dest_qp_num = c->dest_qpn;
 	a.rq_psn = c->rq_psn;
-	a.max_dest_rd_atomic = 1;
+	a.max_dest_rd_atomic = c->rd_atomic ? c->rd_atomic : 1;
 	a.min_rnr_timer = 12;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = c->gid;
@@ -129,7 +130,7 @@ static inline void connect_rc(struct ibv_qp *qp, const struct rc_conn *c)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = c->sq_psn;
-	a.max_rd_atomic = 1;
+	a.max_rd_atomic = c->rd_atomic ? c->rd_atomic : 1;
 	snprintf(what, sizeof(what), "%sto RTS", label);
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |

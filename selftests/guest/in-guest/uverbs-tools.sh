@@ -5,6 +5,7 @@
 # SERVER_KIND, guest 1 the client on CLIENT_KIND (orca or rxe).
 #   ibv_rc_pingpong (polling and with completion events), ibv_ud_pingpong,
 #   ibv_srq_pingpong, ibv_uc_pingpong, each with -c and a RoCE v2 GID;
+#   RDMA FLUSH and ATOMIC WRITE to guest 0 (flush_atomic_write);
 #   rping -V (every byte of every ping compared) over IPv4 and IPv6;
 #   ucmatose; udaddy; mckey (rdma_cm UD multicast) to guest 0, and to
 #   guest 1 between kinds.
@@ -33,6 +34,16 @@ pp "ibv_rc_pingpong -c -e (completion events)" 18516 ibv_rc_pingpong -c -e -n 20
 pp "ibv_ud_pingpong -c" 18517 ibv_ud_pingpong -c -n 200 -s 512
 pp "ibv_srq_pingpong -c" 18518 ibv_srq_pingpong -c -q 4 -n 200 -s 1024
 pp "ibv_uc_pingpong -c" 18519 ibv_uc_pingpong -c -n 100 -s 4096
+
+# IBA 1.5's RDMA FLUSH and ATOMIC WRITE, requests from guest 1 to guest
+# 0's MRs, bytes checked there (selftests/user/flush_atomic_write.c).  To
+# an rxe server without FLUSH (-F): rxe drops a FLUSH whose ICRC is the
+# IBA's; ORCA takes rxe's and sends the IBA's.
+faw=$ORCA_TOP/selftests/user/build/flush_atomic_write
+fawopt=
+[ "$1" = rxe ] && fawopt=-F
+pair_case "FLUSH and ATOMIC WRITE" 90 "tcp_listening 18520" \
+	"$faw $dev $gid 18520" "$faw $fawopt $dev $gid 18520 $uverbs_srv_ip"
 
 pair_case "rping -V IPv4" 90 "cm_listening 7174" \
 	"rping -s -a $uverbs_srv_ip -C 20 -S 4096 -V" \
