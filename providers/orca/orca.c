@@ -112,13 +112,16 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	err = orca_check_ucontext(ctx, &resp.drv_payload);
 	if (err)
 		goto err_free;
-	ctx->dev_caps = resp.dev_caps;
+	ctx->caps = resp.caps;
 	ctx->max_inline_data = resp.max_inline_data;
 	ctx->max_send_sge = resp.max_send_sge;
 	ctx->max_recv_sge = resp.max_recv_sge;
-	/* As the kernel clamps it: a CQE's wqe_idx has 16 bits. */
+	/* As the kernel clamps them: a CQE's wqe_idx has 16 bits. */
 	ctx->max_sq_depth = min_t(uint32_t, resp.max_sq_depth,
 				  1U << ORCA_MAX_LOG_WQ_DEPTH);
+	ctx->max_srq_wr = min_t(uint32_t, resp.max_srq_wr,
+				1U << ORCA_MAX_LOG_WQ_DEPTH);
+	ctx->max_srq_sge = min_t(uint32_t, resp.max_srq_sge, ORCA_MAX_SGE);
 	ctx->max_cqe = resp.max_cqe;
 
 	/* Doorbells are trapped, uncached writes: no read, no WC mapping. */

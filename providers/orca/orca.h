@@ -24,6 +24,7 @@
 #include <util/util.h>
 #include <ccan/list.h>
 #include <ccan/minmax.h>
+#include <rdma/orca-abi.h>
 
 #include "orca_barrier.h"
 #include "orca_hw.h"
@@ -42,11 +43,13 @@ struct orca_device {
  * @ibv_ctx: the verbs context
  * @uar: the context's doorbell page (ORCA_UAR_*_DB), mapped uncached
  * @page_size: CPU page size (ring and record allocations use whole pages)
- * @dev_caps: ORCA_DEV_CAP_*
+ * @caps: enum orca_uctx_caps, what the kernel lets this context use
  * @max_inline_data: device limit on inline bytes per send WQE
  * @max_send_sge: device limit on send SGEs
  * @max_recv_sge: device limit on receive SGEs
  * @max_sq_depth: device limit on WQEs per queue
+ * @max_srq_wr: device limit on WQEs per SRQ (0: no SRQs)
+ * @max_srq_sge: device limit on SGEs per SRQ WQE
  * @max_cqe: device limit on CQEs per CQ
  * @qp_table_mutex: held from CREATE_QP to the insertion in @qp_table and
  *	from DESTROY_QP to the removal, so QPNs the kernel reuses are free
@@ -58,11 +61,13 @@ struct orca_context {
 	struct verbs_context ibv_ctx;
 	void *uar;
 	size_t page_size;
-	uint32_t dev_caps;
+	uint32_t caps;
 	uint32_t max_inline_data;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_sq_depth;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
 	uint32_t max_cqe;
 	pthread_mutex_t qp_table_mutex;
 	struct orca_qp **qp_table[ORCA_QP_TABLE_L1];
@@ -277,6 +282,12 @@ struct orca_ah {
 	struct ibv_ah ibv_ah;
 	uint32_t ahn;
 };
+
+/* A consumer index pollers advance: slots below it may be reused. */
+static inline uint32_t orca_wq_ci(const uint32_t *ci)
+{
+	return __atomic_load_n(ci, __ATOMIC_ACQUIRE);
+}
 
 static inline struct orca_context *to_octx(struct ibv_context *ibctx)
 {

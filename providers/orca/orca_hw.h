@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The adapter's data-path interface for the provider: the kernel types the
- * kernel driver's orca_regs_defs.h, orca_cmds_defs.h (for the
- * ORCA_DEV_CAP_* bits of the ucontext's dev_caps) and orca_io_defs.h use
- * (rdma-core's
+ * kernel driver's orca_regs_defs.h and orca_io_defs.h use (rdma-core's
  * util/util.h already has BIT, GENMASK and FIELD_*), then those very files,
  * which the build puts next to this one
  * (scripts/out-of-tree/provider-build.sh; the rdma-core series carries them
- * as they are in the driver).
+ * as they are in the driver).  The firmware commands are the kernel's
+ * alone: what the provider may use of the adapter comes in the ABI's own
+ * bits (enum orca_uctx_caps, rdma/orca-abi.h).
  */
 #ifndef ORCA_PROVIDER_HW_H
 #define ORCA_PROVIDER_HW_H
@@ -23,7 +23,6 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 
 #include "orca_regs_defs.h"
-#include "orca_cmds_defs.h"
 #include "orca_io_defs.h"
 
 #endif /* ORCA_PROVIDER_HW_H */

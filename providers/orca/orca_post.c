@@ -373,11 +373,6 @@ static bool orca_qp_can_send(struct orca_qp *qp)
 	       state == IBV_QPS_SQE || state == IBV_QPS_ERR;
 }
 
-static uint32_t orca_wq_ci(const uint32_t *ci)
-{
-	return __atomic_load_n(ci, __ATOMIC_ACQUIRE);
-}
-
 /* The send WQE at free-running index @idx, or NULL if the SQ is full. */
 static struct orca_send_wqe_hdr *orca_sq_slot(struct orca_qp *qp,
 					      uint32_t idx)
@@ -696,28 +691,28 @@ static void orca_wr_abort(struct ibv_qp_ex *qpx)
 
 /*
  * The IBV_QP_EX_WITH_* operations and what they need: the QP types that
- * have them and the ORCA_DEV_CAP_* bit of the adapter feature behind them.
+ * have them and the enum orca_uctx_caps bit of the feature behind them.
  */
 static const struct orca_send_op {
 	uint64_t flag;
 	bool ud;
 	bool uc;
-	uint32_t dev_cap;
+	uint32_t cap;
 } orca_send_ops[] = {
 	{ IBV_QP_EX_WITH_SEND, true, true, 0 },
 	{ IBV_QP_EX_WITH_SEND_WITH_IMM, true, true, 0 },
-	{ IBV_QP_EX_WITH_SEND_WITH_INV, false, false, ORCA_DEV_CAP_FRWR },
+	{ IBV_QP_EX_WITH_SEND_WITH_INV, false, false, ORCA_UCTX_CAP_FRWR },
 	{ IBV_QP_EX_WITH_RDMA_WRITE, false, true, 0 },
 	{ IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, false, true, 0 },
 	{ IBV_QP_EX_WITH_RDMA_READ, false, false, 0 },
-	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, false, false, ORCA_DEV_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, false, false, ORCA_UCTX_CAP_ATOMIC },
 	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, false, false,
-	  ORCA_DEV_CAP_ATOMIC },
-	{ IBV_QP_EX_WITH_LOCAL_INV, false, false, ORCA_DEV_CAP_FRWR },
-	{ IBV_QP_EX_WITH_BIND_MW, false, false, ORCA_DEV_CAP_MW },
-	{ IBV_QP_EX_WITH_FLUSH, false, false, ORCA_DEV_CAP_FLUSH },
+	  ORCA_UCTX_CAP_ATOMIC },
+	{ IBV_QP_EX_WITH_LOCAL_INV, false, false, ORCA_UCTX_CAP_FRWR },
+	{ IBV_QP_EX_WITH_BIND_MW, false, false, ORCA_UCTX_CAP_MW },
+	{ IBV_QP_EX_WITH_FLUSH, false, false, ORCA_UCTX_CAP_FLUSH },
 	{ IBV_QP_EX_WITH_ATOMIC_WRITE, false, false,
-	  ORCA_DEV_CAP_ATOMIC_WRITE },
+	  ORCA_UCTX_CAP_ATOMIC_WRITE },
 };
 
 /* The IBV_QP_EX_WITH_* flags a QP of @qpt may ask for on this adapter. */
@@ -732,7 +727,7 @@ uint64_t orca_send_ops_supported(struct orca_context *ctx,
 
 		if ((qpt == IBV_QPT_RC || (qpt == IBV_QPT_UD && o->ud) ||
 		     (qpt == IBV_QPT_UC && o->uc)) &&
-		    (ctx->dev_caps & o->dev_cap) == o->dev_cap)
+		    (ctx->caps & o->cap) == o->cap)
 			ops |= o->flag;
 	}
 	return ops;
@@ -862,12 +857,14 @@ int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	struct orca_context *ctx = to_octx(ibsrq->context);
 	struct orca_srq *srq = to_osrq(ibsrq);
-	uint32_t depth = 1U << srq->log_depth;
-	uint8_t *buf = srq->ring.buf;
-	uint32_t old;
+	uint32_t depth, old;
+	uint8_t *buf;
 	int err = 0;
 
 	pthread_spin_lock(&srq->lock);
+	/* A resize swaps the ring and depth under the lock. */
+	depth = 1U << srq->log_depth;
+	buf = srq->ring.buf;
 	old = srq->pi;
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge) {

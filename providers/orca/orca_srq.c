@@ -3,7 +3,7 @@
  * ORCA provider SRQs: a ring of receive WQEs and a doorbell record in this
  * process, created on the adapter by the kernel.  Posting is in
  * orca_post.c; the consumer index is the count of receive CQEs polled for
- * the SRQ's QPs (orca_poll.c).
+ * the SRQ's QPs (orca_poll.c).  A resize moves it to a new ring.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +11,11 @@
 
 #include "orca.h"
 #include "orca_abi.h"
+
+static size_t orca_srq_bytes(struct orca_srq *srq, uint32_t log_depth)
+{
+	return align((size_t)srq->stride << log_depth, ORCA_UQUEUE_ALIGN);
+}
 
 struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 				struct ibv_srq_init_attr *attr)
@@ -22,9 +27,8 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	int err;
 
 	/* The kernel checks the limits too; this keeps allocations sane. */
-	if (attr->attr.max_wr > ctx->max_sq_depth ||
-	    attr->attr.max_sge > min_t(uint32_t, ctx->max_recv_sge,
-				       ORCA_MAX_SGE)) {
+	if (attr->attr.max_wr > ctx->max_srq_wr ||
+	    attr->attr.max_sge > ctx->max_srq_sge) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -37,8 +41,7 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	srq->max_sge = max_t(uint32_t, attr->attr.max_sge, 1);
 	srq->stride = orca_recv_wqe_stride(srq->max_sge);
 	err = orca_ring_alloc_pd(ctx, &srq->ring,
-				 align((size_t)srq->stride << srq->log_depth,
-				       ORCA_UQUEUE_ALIGN),
+				 orca_srq_bytes(srq, srq->log_depth),
 				 orca_parent_domain(pd), ORCA_RES_TYPE_SRQ);
 	if (err)
 		goto err_free;
@@ -84,13 +87,58 @@ err_free:
 	return NULL;
 }
 
-/* Only the limit can change (the kernel refuses a resize). */
+/*
+ * IBV_SRQ_MAX_WR moves the SRQ to a new ring (the depth rule of
+ * orca-abi.h): the adapter copies the WQEs posted and not taken to it at
+ * their indices, so they complete in order with their wr_id (which the
+ * WQE carries).  Posting waits on the SRQ's lock meanwhile, as the
+ * adapter copies what the doorbell record says is posted; a depth below
+ * the WQEs posted and not completed is refused (EINVAL), since their
+ * slots must stay distinct.  IBV_SRQ_LIMIT alone carries no driver data.
+ */
 int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	struct orca_context *ctx = to_octx(ibsrq->context);
+	struct orca_srq *srq = to_osrq(ibsrq);
+	struct orca_ucmd_modify_srq cmd = {};
+	struct orca_ring ring = {}, old;
+	uint32_t log_depth;
+	int err;
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd));
+	if (!(ctx->caps & ORCA_UCTX_CAP_SRQ_RESIZE))
+		return EOPNOTSUPP;
+	if (attr->max_wr < 1 || attr->max_wr > ctx->max_srq_wr)
+		return EINVAL;
+	log_depth = orca_log_depth(attr->max_wr);
+	err = orca_ring_alloc_pd(ctx, &ring, orca_srq_bytes(srq, log_depth),
+				 srq->parent, ORCA_RES_TYPE_SRQ);
+	if (err)
+		return err;
+	cmd.buf_va = (uintptr_t)ring.buf;
+	cmd.buf_len = ring.len;
+
+	pthread_spin_lock(&srq->lock);
+	if (srq->pi - orca_wq_ci(&srq->ci) > 1U << log_depth) {
+		err = EINVAL;
+	} else {
+		err = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					 sizeof(cmd));
+	}
+	if (err) {
+		pthread_spin_unlock(&srq->lock);
+		orca_ring_free(&ring);
+		return err;
+	}
+	old = srq->ring;
+	srq->ring = ring;
+	srq->log_depth = log_depth;
+	pthread_spin_unlock(&srq->lock);
+	orca_ring_free(&old);
+	return 0;
 }
 
 int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

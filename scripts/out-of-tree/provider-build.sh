@@ -137,6 +137,10 @@ sync_file() {
 	fi
 }
 
+# The hardware layouts the provider uses: the driver's own files, which
+# the provider's orca_hw.h includes.
+hw_headers="orca_regs_defs.h orca_io_defs.h"
+
 sync_sources() {
 	local f name
 
@@ -149,15 +153,13 @@ sync_sources() {
 	for f in "$src"/providers/orca/*; do
 		name=${f##*/}
 		if [ ! -e "$repo/providers/orca/$name" ] &&
-		   [ ! -e "$repo/drivers/infiniband/hw/orca/$name" ]; then
+		   [[ " $hw_headers " != *" $name "* ]]; then
 			rm -f "$f"
 		fi
 	done
 	sync_file "$repo/include/uapi/rdma/orca-abi.h" \
 		"$src/kernel-headers/rdma/orca-abi.h"
-	# The hardware layouts: the driver's own files, which the provider's
-	# orca_hw.h includes.
-	for name in orca_regs_defs.h orca_cmds_defs.h orca_io_defs.h; do
+	for name in $hw_headers; do
 		sync_file "$repo/drivers/infiniband/hw/orca/$name" \
 			"$src/providers/orca/$name"
 	done

@@ -1030,12 +1030,16 @@ static int run_all(struct hostile *h, int sgid, void **uar)
 	size_t i;
 
 	RUN(h, C_CTX, &ureq, ctx_cases);
+	/* Only the ABI's capability bits, and the SRQ limits. */
 	result(u->comp_mask == 0 && u->cqe_size == sizeof(struct orca_cqe) &&
 	       u->max_cqe && u->max_sq_depth && u->max_send_sge &&
-	       u->max_recv_sge,
-	       "GET_CONTEXT: response (cqe_size %u max_cqe %u max_sq_depth %u sge %u/%u inline %u caps 0x%x)",
+	       u->max_recv_sge && u->max_srq_wr && u->max_srq_sge &&
+	       !(u->caps & ~(ORCA_UCTX_CAP_SRQ_RESIZE * 2 - 1)) &&
+	       !u->reserved,
+	       "GET_CONTEXT: response (cqe_size %u max_cqe %u max_sq_depth %u sge %u/%u inline %u srq %u/%u caps 0x%x)",
 	       u->cqe_size, u->max_cqe, u->max_sq_depth, u->max_send_sge,
-	       u->max_recv_sge, u->max_inline_data, u->dev_caps);
+	       u->max_recv_sge, u->max_inline_data, u->max_srq_wr,
+	       u->max_srq_sge, u->caps);
 	RUN(h, C_CTX, &ureq, ctx_more_cases);
 	*uar = run_uar_cases(h);
 	query_device_cases(h);

@@ -14,7 +14,8 @@
 # port's PMA (pma_query, sysfs counters/) with counters that move with
 # traffic.
 # provider_races: CQ resizes and QPN reuse by threads of one process;
-# provider_limits: MR rights and queue depths refused, a refused destroy.
+# provider_limits: MR rights and queue depths refused, a refused destroy;
+# srq_resize: ibv_modify_srq(IBV_SRQ_MAX_WR) with receives posted.
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
@@ -140,6 +141,14 @@ rc=$?
 echo "$raceout" | sed 's/^/# /' >>"$ktap_out"
 echo "$raceout" | grep '^not ok' | sed 's/^/# /'
 expect_eq "provider_races: resize and QPN races" "$rc" 0
+
+# A user SRQ resized with receives posted: they complete in order, with
+# their bytes, on the new ring; a depth below them is refused.
+srqout=$("$top/selftests/user/build/srq_resize" orca_0 "$gidx" 2>&1)
+rc=$?
+echo "$srqout" | sed 's/^/# /' >>"$ktap_out"
+echo "$srqout" | grep '^not ok' | sed 's/^/# /'
+expect_eq "srq_resize: a user SRQ grows and shrinks with receives posted" "$rc" 0
 
 # What the driver and the provider refuse: MR rights the adapter lacks
 # (EOPNOTSUPP), queues deeper than max_qp_wr/max_srq_wr (<= 65536).  Then a

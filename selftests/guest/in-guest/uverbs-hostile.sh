@@ -27,7 +27,7 @@ rdma_up orca || ktap_done
 expect_eq "orca_0: port link_layer" \
 	"$(cat /sys/class/infiniband/orca_0/ports/1/link_layer)" Ethernet
 ok_if "orca_0 has a uverbs device" wait_for 10 uverbs_dev || ktap_done
-expect_eq "orca_0: uverbs ABI version" "$(cat "$(uverbs_dev)/abi_version")" 1
+expect_eq "orca_0: uverbs ABI version" "$(cat "$(uverbs_dev)/abi_version")" 2
 gid=$(wait_gid orca_0 v4)
 ok_if "orca_0: RoCE v2 IPv4 GID" test -n "$gid"
 

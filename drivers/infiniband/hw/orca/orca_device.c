@@ -103,6 +103,9 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 					   IB_DEVICE_FLUSH_PERSISTENT;
 	if (caps->dev_caps & ORCA_DEV_CAP_ATOMIC_WRITE)
 		attr->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
+	/* 1.4: MODIFY_SRQ moves an SRQ, kernel or user, to a new ring. */
+	if (caps->dev_caps & ORCA_DEV_CAP_SRQ_RESIZE)
+		attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	if (caps->dev_caps & ORCA_DEV_CAP_FRWR) {
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attr->max_fast_reg_page_list_len =

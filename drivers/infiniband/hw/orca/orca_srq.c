@@ -257,7 +257,8 @@ static void orca_srq_move_wrids(struct orca_srq *srq, u8 log_depth,
 }
 
 /**
- * orca_srq_resize() - IB_SRQ_MAX_WR of a kernel SRQ
+ * orca_srq_resize() - IB_SRQ_MAX_WR of a kernel SRQ (a user SRQ's is
+ * orca_resize_user_srq())
  * @odev: device
  * @srq: the kernel SRQ
  * @max_wr: the depth asked for, rounded up to a power of two
@@ -285,7 +286,7 @@ static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
 	u64 *wrid;
 	int err;
 
-	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ_RESIZE) || srq->user)
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ_RESIZE))
 		return -EOPNOTSUPP;
 	err = orca_queue_log_depth(max_wr, odev->caps.max_srq_wr, &log_depth);
 	if (err)
@@ -353,14 +354,19 @@ int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	struct orca_srq *srq = to_osrq(ibsrq);
 	int err;
 
-	err = ib_no_udata_io(udata);
-	if (err)
-		return err;
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EOPNOTSUPP;
+	/* A user resize brings the new ring; nothing else brings data. */
+	if (!(srq->user && (mask & IB_SRQ_MAX_WR))) {
+		err = ib_no_udata_io(udata);
+		if (err)
+			return err;
+	}
 	mutex_lock(&srq->modify_lock);
 	if (mask & IB_SRQ_MAX_WR) {
-		err = orca_srq_resize(odev, srq, attr->max_wr);
+		err = srq->user ?
+			orca_resize_user_srq(odev, srq, attr->max_wr, udata) :
+			orca_srq_resize(odev, srq, attr->max_wr);
 		if (err)
 			goto out;
 		attr->max_wr = 1U << srq->log_depth;

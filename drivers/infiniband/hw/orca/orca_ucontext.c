@@ -22,19 +22,40 @@ static struct orca_uar_entry *to_uar_entry(struct rdma_user_mmap_entry *e)
 	return container_of(e, struct orca_uar_entry, rdma_entry);
 }
 
+/* The adapter's features behind each of the ABI's enum orca_uctx_caps. */
+static const struct {
+	u32 dev_cap;
+	u32 uctx_cap;
+} orca_uctx_cap_map[] = {
+	{ ORCA_DEV_CAP_ATOMIC, ORCA_UCTX_CAP_ATOMIC },
+	{ ORCA_DEV_CAP_FRWR, ORCA_UCTX_CAP_FRWR },
+	{ ORCA_DEV_CAP_MW, ORCA_UCTX_CAP_MW },
+	{ ORCA_DEV_CAP_UC, ORCA_UCTX_CAP_UC },
+	{ ORCA_DEV_CAP_FLUSH, ORCA_UCTX_CAP_FLUSH },
+	{ ORCA_DEV_CAP_ATOMIC_WRITE, ORCA_UCTX_CAP_ATOMIC_WRITE },
+	{ ORCA_DEV_CAP_SRQ_RESIZE, ORCA_UCTX_CAP_SRQ_RESIZE },
+};
+
 static void orca_ucontext_resp(struct orca_dev *odev,
 			       struct orca_alloc_ucontext_resp *resp)
 {
 	const struct orca_caps *caps = &odev->caps;
+	size_t i;
 
 	resp->if_version = orca_rd32(odev, ORCA_REG_IF_VERSION);
-	resp->dev_caps = caps->dev_caps;
+	for (i = 0; i < ARRAY_SIZE(orca_uctx_cap_map); i++)
+		if (caps->dev_caps & orca_uctx_cap_map[i].dev_cap)
+			resp->caps |= orca_uctx_cap_map[i].uctx_cap;
 	resp->max_inline_data = caps->max_inline_data;
 	resp->max_send_sge = min_t(u32, caps->max_send_sge, ORCA_MAX_SGE);
 	resp->max_recv_sge = min_t(u32, caps->max_recv_sge, ORCA_MAX_SGE);
 	resp->max_sq_depth = caps->max_qp_wr;
 	resp->max_cqe = caps->max_cqe;
 	resp->cqe_size = sizeof(struct orca_cqe);
+	if (caps->dev_caps & ORCA_DEV_CAP_SRQ) {
+		resp->max_srq_wr = caps->max_srq_wr;
+		resp->max_srq_sge = min_t(u32, caps->max_srq_sge, ORCA_MAX_SGE);
+	}
 }
 
 int orca_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)

@@ -2,7 +2,7 @@
 /*
  * ORCA user SRQs: the provider allocates the ring of receive WQEs and the
  * doorbell record; the kernel checks and pins them and creates the SRQ on
- * the context's UAR.
+ * the context's UAR, and moves the SRQ to a new ring on resize.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -43,4 +43,79 @@ int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
 		return PTR_ERR(srq->umem);
 	return orca_uqueue_create(uctx, NULL, srq, needed, req.db_rec_va,
 				  udata);
+}
+
+/**
+ * orca_resize_user_srq() - IB_SRQ_MAX_WR of a user SRQ
+ * @odev: device
+ * @srq: the user SRQ, its modify_lock held
+ * @max_wr: the depth asked for, rounded up to a power of two
+ * @udata: struct orca_modify_srq in: the new ring
+ *
+ * MODIFY_SRQ (1.4) moves the SRQ to the new ring; the adapter copies the
+ * WQEs posted and not taken to it at their indices, and refuses a depth
+ * below those.  The provider posts nothing while the command runs (the
+ * adapter copies what the doorbell record says is posted) and checks the
+ * depth against the WQEs posted and not completed, which only it knows.
+ * The WQEs carry their wr_id: the kernel keeps no record of them.
+ *
+ * Return: 0 or a negative errno; on failure the SRQ is as it was.
+ */
+int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
+			 u32 max_wr, struct ib_udata *udata)
+{
+	struct orca_modify_srq req;
+	struct orca_com_ring ring;
+	struct orca_pgl pgl = {};
+	struct ib_umem *umem;
+	size_t bytes, needed;
+	u8 log_depth;
+	int err;
+
+	lockdep_assert_held(&srq->modify_lock);
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ_RESIZE))
+		return -EOPNOTSUPP;
+	err = ib_copy_validate_udata_in_cm(udata, req, buf_len, 0);
+	if (err)
+		return err;
+	if (req.reserved)
+		return -EINVAL;
+	err = orca_queue_log_depth(max_wr, odev->caps.max_srq_wr, &log_depth);
+	if (err)
+		return err;
+	if (check_shl_overflow((size_t)srq->stride, log_depth, &bytes))
+		return -EINVAL;
+	err = orca_uring_check(req.buf_va, req.buf_len, bytes, &needed);
+	if (err)
+		return err;
+
+	umem = orca_uring_get(odev, req.buf_va, needed);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	err = orca_pgl_alloc(odev, &pgl, needed >> ORCA_UQUEUE_PAGE_SHIFT);
+	if (err)
+		goto out;
+	err = orca_pgl_add_umem(&pgl, umem, needed);
+	if (err)
+		goto out;
+	ring = (struct orca_com_ring){
+		.pgl = &pgl,
+		.npages = pgl.used,
+		.page_shift = ORCA_UQUEUE_PAGE_SHIFT,
+	};
+	err = orca_com_resize_srq(odev, srq->srqn, log_depth, &ring);
+	if (!err) {
+		swap(srq->umem, umem);
+		srq->log_depth = log_depth;
+		srq->buf.size = needed;
+		srq->buf.npages = pgl.used;
+	} else if (orca_dev_is_dead(odev)) {
+		/* A dead adapter may have had the new ring: unpin once fenced. */
+		orca_dev_may_free(odev, err, "SRQ", srq->srqn);
+	}
+out:
+	orca_pgl_free(odev, &pgl);
+	/* The old ring after a resize, else the new one. */
+	ib_umem_release(umem);
+	return err;
 }

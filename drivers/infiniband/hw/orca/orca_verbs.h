@@ -309,5 +309,7 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 void orca_user_qp_free(struct orca_qp *qp);
 int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
 			 struct ib_udata *udata);
+int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
+			 u32 max_wr, struct ib_udata *udata);
 
 #endif /* ORCA_VERBS_H */
