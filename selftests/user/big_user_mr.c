@@ -56,14 +56,6 @@ struct big {
 	enum ibv_mtu mtu;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Chunk @k's seed: each chunk is its own transfer. */
 static uint32_t seed_of(size_t k)
 {

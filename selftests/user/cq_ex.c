@@ -88,14 +88,6 @@ static int allocs, frees;
 		failures++;					\
 	} while (0)
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* wr_id -> slot of round->comp: sends 1..NWR, receives 101, 102, 104. */
 static int slot(uint64_t wr_id)
 {

@@ -86,14 +86,6 @@ static void check(bool ok, const char *fmt, const char *what)
 		fails++;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool poll_one(struct ibv_wc *wc)
 {
 	uint64_t deadline = now_ms() + WAIT_MS;
@@ -232,6 +224,13 @@ static int server(int gid_index, const char *port)
 	return fails ? 1 : 0;
 }
 
+/* The next work request of @qpx's batch: @wr_id, with a completion. */
+static void wr_signaled(struct ibv_qp_ex *qpx, uint64_t wr_id)
+{
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+}
+
 /* Poll one completion; check its status and opcode. */
 static void expect_wc(uint64_t wr_id, enum ibv_wc_opcode op,
 		      enum ibv_wc_status st, const char *what)
@@ -299,27 +298,22 @@ static int client(int gid_index, const char *port, const char *host)
 	connect_rc(qp, &c);
 
 	ibv_wr_start(qpx);
-	qpx->wr_id = 1;
-	qpx->wr_flags = IBV_SEND_SIGNALED;
+	wr_signaled(qpx, 1);
 	ibv_wr_rdma_write(qpx, peer.a_rkey, peer.a_addr);
 	ibv_wr_set_sge(qpx, m->lkey, (uintptr_t)a_buf, WRITE_LEN);
 	if (!no_flush) {
-		qpx->wr_id = 2;
-		qpx->wr_flags = IBV_SEND_SIGNALED;
+		wr_signaled(qpx, 2);
 		ibv_wr_flush(qpx, peer.a_rkey, peer.a_addr, WRITE_LEN,
 			     IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
 	}
-	qpx->wr_id = 3;
-	qpx->wr_flags = IBV_SEND_SIGNALED;
+	wr_signaled(qpx, 3);
 	ibv_wr_atomic_write(qpx, peer.a_rkey, peer.a_addr + AW_OFF, aw_value);
 	if (!no_flush) {
-		qpx->wr_id = 4;
-		qpx->wr_flags = IBV_SEND_SIGNALED;
+		wr_signaled(qpx, 4);
 		ibv_wr_flush(qpx, peer.a_rkey, peer.a_addr, MR_LEN,
 			     IBV_FLUSH_GLOBAL, IBV_FLUSH_MR);
 	}
-	qpx->wr_id = 5;
-	qpx->wr_flags = IBV_SEND_SIGNALED;
+	wr_signaled(qpx, 5);
 	ibv_wr_send(qpx);
 	ibv_wr_set_sge(qpx, m->lkey, (uintptr_t)a_buf, 16);
 	if (ibv_wr_complete(qpx))
@@ -337,8 +331,7 @@ static int client(int gid_index, const char *port, const char *host)
 
 	/* B lacks the FLUSH right: the responder refuses. */
 	ibv_wr_start(qpx);
-	qpx->wr_id = 6;
-	qpx->wr_flags = IBV_SEND_SIGNALED;
+	wr_signaled(qpx, 6);
 	ibv_wr_flush(qpx, peer.b_rkey, peer.b_addr, 64, IBV_FLUSH_GLOBAL,
 		     IBV_FLUSH_RANGE);
 	if (ibv_wr_complete(qpx))

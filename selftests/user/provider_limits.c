@@ -40,16 +40,6 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static union ibv_gid gid;
 static int gid_index;
-static int failed, tests;
-
-static void result(bool ok, const char *what)
-{
-	tests++;
-	printf("%s %d %s\n", ok ? "ok" : "not ok", tests, what);
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
 
 static void test_mr_access(const struct ibv_device_attr *da)
 {
@@ -167,14 +157,6 @@ static void test_depth(const struct ibv_device_attr *da)
 	if (ibv_destroy_cq(cq))
 		die("ibv_destroy_cq");
 	result(ok, "depth: queues no deeper than max_qp_wr/max_srq_wr <= 65536");
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* One SEND from a to b on their own CQs, bytes checked. */
@@ -303,5 +285,5 @@ int main(int argc, char **argv)
 	ibv_dealloc_pd(pd);
 	if (ibv_close_device(ctx))
 		die("ibv_close_device");
-	return failed;
+	return ktap_failed;
 }

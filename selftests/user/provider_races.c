@@ -44,24 +44,6 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static union ibv_gid gid;
 static int gid_index;
-static int failed, tests;
-
-static void result(bool ok, const char *what)
-{
-	tests++;
-	printf("%s %d %s\n", ok ? "ok" : "not ok", tests, what);
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* --- resize ------------------------------------------------------------ */
 
@@ -311,5 +293,5 @@ int main(int argc, char **argv)
 	test_resize();
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	return failed;
+	return ktap_failed;
 }

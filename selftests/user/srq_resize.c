@@ -45,24 +45,6 @@ static struct {			/* one MR */
 	unsigned char dst[NBUF][MSG];
 } buf;
 static uint64_t next_post, next_done;	/* receive numbers, posted/completed */
-static int failed, tests;
-
-static void result(bool ok, const char *what)
-{
-	tests++;
-	printf("%s %d %s\n", ok ? "ok" : "not ok", tests, what);
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Post @n receives on the SRQ; the errno of a refused one, else 0. */
 static int post_recvs(int n)
@@ -303,5 +285,5 @@ int main(int argc, char **argv)
 	    ibv_destroy_cq(scq) || ibv_destroy_cq(rcq) ||
 	    ibv_dealloc_pd(pd) || ibv_close_device(ctx))
 		die("teardown");
-	return failed;
+	return ktap_failed;
 }

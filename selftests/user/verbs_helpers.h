@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the libibverbs test programs here share: dying with the program's
- * name and an error, opening a device by name, looking up a GID of port 1,
- * and an RC QP on one CQ connected RESET -> INIT -> RTR -> RTS through a
- * GID of the device itself.  Header-only (every NAME.c here is a program of
+ * name and an error, a monotonic clock in ms, KTAP case lines, opening a
+ * device by name, looking up a GID of port 1, and an RC QP on one CQ
+ * connected RESET -> INIT -> RTR -> RTS through a GID of the device itself.  Header-only (every NAME.c here is a program of
  * its own, see Makefile).
  */
 #ifndef ORCA_SELFTESTS_VERBS_HELPERS_H
 #define ORCA_SELFTESTS_VERBS_HELPERS_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 
@@ -32,6 +34,26 @@ static inline __attribute__((noreturn))
 void die(const char *what)
 {
 	die_err(what, errno);
+}
+
+static inline uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* KTAP case lines: "ok N WHAT" or "not ok N WHAT"; ktap_failed after. */
+static int ktap_tests, ktap_failed;
+
+static inline void result(bool ok, const char *what)
+{
+	ktap_tests++;
+	printf("%s %d %s\n", ok ? "ok" : "not ok", ktap_tests, what);
+	fflush(stdout);
+	if (!ok)
+		ktap_failed = 1;
 }
 
 static inline struct ibv_context *open_dev(const char *name)

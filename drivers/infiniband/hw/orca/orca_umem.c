@@ -73,6 +73,49 @@ int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
 	return added == n ? 0 : -EINVAL;
 }
 
+/**
+ * orca_uring_pin() - check, pin and list the pages of a user ring for a
+ *	command that moves a queue to it (RESIZE_CQ, MODIFY_SRQ)
+ * @odev: device
+ * @va: user address of the ring
+ * @len: length the provider allocated
+ * @bytes: bytes of entries the ring holds (stride << log_depth)
+ * @pgl: the ring's page list, made here; the caller frees it once the
+ *	command is done (orca_pgl_free())
+ * @ring: set to describe @pgl to the command
+ *
+ * Return: the pinned ring, or an ERR_PTR (then nothing is left to free).
+ */
+struct ib_umem *orca_uring_pin(struct orca_dev *odev, u64 va, u64 len,
+			       size_t bytes, struct orca_pgl *pgl,
+			       struct orca_com_ring *ring)
+{
+	struct ib_umem *umem;
+	size_t needed;
+	int err;
+
+	err = orca_uring_check(va, len, bytes, &needed);
+	if (err)
+		return ERR_PTR(err);
+	umem = orca_uring_get(odev, va, needed);
+	if (IS_ERR(umem))
+		return umem;
+	err = orca_pgl_alloc(odev, pgl, needed >> ORCA_UQUEUE_PAGE_SHIFT);
+	if (!err)
+		err = orca_pgl_add_umem(pgl, umem, needed);
+	if (err) {
+		orca_pgl_free(odev, pgl);
+		ib_umem_release(umem);
+		return ERR_PTR(err);
+	}
+	*ring = (struct orca_com_ring){
+		.pgl = pgl,
+		.npages = pgl->used,
+		.page_shift = ORCA_UQUEUE_PAGE_SHIFT,
+	};
+	return umem;
+}
+
 /* The response naming a user CQ (or else SRQ), once it exists. */
 static int orca_uqueue_respond(struct orca_cq *cq, struct orca_srq *srq,
 			       struct ib_udata *udata)

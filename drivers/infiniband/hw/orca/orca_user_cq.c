@@ -61,7 +61,7 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 	struct orca_pgl pgl = {};
 	struct orca_com_ring ring;
 	struct ib_umem *umem;
-	size_t bytes, needed;
+	size_t bytes;
 	u8 log_depth;
 	int err;
 
@@ -81,36 +81,20 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 		return err;
 	if (check_shl_overflow(sizeof(struct orca_cqe), log_depth, &bytes))
 		return -EINVAL;
-	err = orca_uring_check(req.buf_va, req.buf_len, bytes, &needed);
-	if (err)
-		return err;
-
-	umem = orca_uring_get(odev, req.buf_va, needed);
+	umem = orca_uring_pin(odev, req.buf_va, req.buf_len, bytes, &pgl, &ring);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
-	err = orca_pgl_alloc(odev, &pgl, needed >> ORCA_UQUEUE_PAGE_SHIFT);
-	if (err)
-		goto out;
-	err = orca_pgl_add_umem(&pgl, umem, needed);
-	if (err)
-		goto out;
 
 	mutex_lock(&cq->resize_lock);
-	ring = (struct orca_com_ring){
-		.pgl = &pgl,
-		.npages = pgl.used,
-		.page_shift = ORCA_UQUEUE_PAGE_SHIFT,
-	};
 	err = orca_com_resize_cq(odev, cq->cqn, log_depth, &ring);
 	if (!err) {
 		swap(cq->umem, umem);
 		cq->log_depth = log_depth;
-		cq->buf.size = needed;
+		cq->buf.size = (size_t)pgl.used << ORCA_UQUEUE_PAGE_SHIFT;
 		cq->buf.npages = pgl.used;
 		ibcq->cqe = 1 << log_depth;
 	}
 	mutex_unlock(&cq->resize_lock);
-out:
 	orca_pgl_free(odev, &pgl);
 	/* The old ring after a resize, else the new one. */
 	ib_umem_release(umem);

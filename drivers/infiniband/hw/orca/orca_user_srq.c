@@ -68,7 +68,7 @@ int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
 	struct orca_com_ring ring;
 	struct orca_pgl pgl = {};
 	struct ib_umem *umem;
-	size_t bytes, needed;
+	size_t bytes;
 	u8 log_depth;
 	int err;
 
@@ -85,35 +85,20 @@ int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
 		return err;
 	if (check_shl_overflow((size_t)srq->stride, log_depth, &bytes))
 		return -EINVAL;
-	err = orca_uring_check(req.buf_va, req.buf_len, bytes, &needed);
-	if (err)
-		return err;
-
-	umem = orca_uring_get(odev, req.buf_va, needed);
+	umem = orca_uring_pin(odev, req.buf_va, req.buf_len, bytes, &pgl, &ring);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
-	err = orca_pgl_alloc(odev, &pgl, needed >> ORCA_UQUEUE_PAGE_SHIFT);
-	if (err)
-		goto out;
-	err = orca_pgl_add_umem(&pgl, umem, needed);
-	if (err)
-		goto out;
-	ring = (struct orca_com_ring){
-		.pgl = &pgl,
-		.npages = pgl.used,
-		.page_shift = ORCA_UQUEUE_PAGE_SHIFT,
-	};
+
 	err = orca_com_resize_srq(odev, srq->srqn, log_depth, &ring);
 	if (!err) {
 		swap(srq->umem, umem);
 		srq->log_depth = log_depth;
-		srq->buf.size = needed;
+		srq->buf.size = (size_t)pgl.used << ORCA_UQUEUE_PAGE_SHIFT;
 		srq->buf.npages = pgl.used;
 	} else if (orca_dev_is_dead(odev)) {
 		/* A dead adapter may have had the new ring: unpin once fenced. */
 		orca_dev_may_free(odev, err, "SRQ", srq->srqn);
 	}
-out:
 	orca_pgl_free(odev, &pgl);
 	/* The old ring after a resize, else the new one. */
 	ib_umem_release(umem);
