@@ -58,7 +58,20 @@ iser_server_up() {
 		iser_configure "$1"
 }
 
+# LIO frees the portal group on rmdir even while a session that the
+# initiator's logout ended is still closing in its tx thread:
+# iscsit_close_session() then takes the freed group's session_lock and
+# spins on slab poison for good (caught in 82 on Linux 7.3: tx_thread ->
+# take_action_for_connection_exit -> close_connection -> close_session,
+# about one run in eight).  The group lists its sessions until that close
+# is through.
+iser_no_session() {
+	! grep -q . "$iser_cfg/iscsi/$iser_iqn/tpgt_1/dynamic_sessions" 2>/dev/null
+}
+
 iser_server_down() {
+	ok_if "iser: server: the portal group has no session left" \
+		wait_for 60 iser_no_session
 	ok_if "iser: server: configfs entries removed" iser_unconfigure "$server_addr"
 	ok_if "iser: server: ib_isert and iscsi_target_mod unload" \
 		bounded 300 unload_modules 60 ib_isert iscsi_target_mod
