@@ -165,20 +165,7 @@ static uint32_t first_psn(const struct pair *p)
 static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
 		       uint8_t opcode, uint8_t status)
 {
-	struct orca_cqe c;
-
-	if (!poll_cq(n, cq, &c, WAIT_MS)) {
-		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
-		return false;
-	}
-	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
-	    c.status != status) {
-		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x %u\n",
-		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
-		       (unsigned long long)wr_id, opcode, status);
-		return false;
-	}
-	return true;
+	return node_expect_cqe(n, cq, wr_id, opcode, status, NULL, WAIT_MS);
 }
 
 static struct orca_send_wqe_hdr flush_wqe(uint64_t wr_id, uint64_t va,

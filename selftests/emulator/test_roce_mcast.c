@@ -76,22 +76,8 @@ static int detach(struct node *n, uint32_t qpn, const uint8_t mgid[16])
 static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
 		       uint8_t opcode, struct orca_cqe *out)
 {
-	struct orca_cqe c;
-
-	if (!poll_cq(n, cq, &c, WAIT_MS)) {
-		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
-		return false;
-	}
-	if (out)
-		*out = c;
-	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
-	    c.status != ORCA_CQE_ST_SUCCESS) {
-		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x\n",
-		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
-		       (unsigned long long)wr_id, opcode);
-		return false;
-	}
-	return true;
+	return node_expect_cqe(n, cq, wr_id, opcode, ORCA_CQE_ST_SUCCESS, out,
+			       WAIT_MS);
 }
 
 static int64_t make_ah(struct node *n, const uint8_t dgid[16], uint8_t sgid,

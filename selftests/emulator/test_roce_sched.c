@@ -103,20 +103,7 @@ static void set_window(struct node *n, uint32_t min_us, uint32_t max_us)
 static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
 		       uint8_t opcode, uint8_t status)
 {
-	struct orca_cqe c;
-
-	if (!poll_cq(n, cq, &c, WAIT_MS)) {
-		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
-		return false;
-	}
-	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
-	    c.status != status) {
-		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x %u\n",
-		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
-		       (unsigned long long)wr_id, opcode, status);
-		return false;
-	}
-	return true;
+	return node_expect_cqe(n, cq, wr_id, opcode, status, NULL, WAIT_MS);
 }
 
 /* Successful WRITE completions of two QPs, which come in either order. */

@@ -133,24 +133,9 @@ static void dump_qps(struct node *n, const char *who)
 static bool expect_cqe(struct node *n, struct tcq *cq, uint64_t wr_id,
 		       uint8_t opcode, uint8_t status, struct orca_cqe *out)
 {
-	struct orca_cqe c;
-
 	if (out)
 		memset(out, 0, sizeof(*out));
-	if (!poll_cq(n, cq, &c, WAIT_MS)) {
-		printf("# no CQE for wr_id %llx\n", (unsigned long long)wr_id);
-		return false;
-	}
-	if (out)
-		*out = c;
-	if (cqe_wr_id(&c) != wr_id || c.opcode != opcode ||
-	    c.status != status) {
-		printf("# CQE wr_id %llx op %#x st %u, want %llx %#x %u\n",
-		       (unsigned long long)cqe_wr_id(&c), c.opcode, c.status,
-		       (unsigned long long)wr_id, opcode, status);
-		return false;
-	}
-	return true;
+	return node_expect_cqe(n, cq, wr_id, opcode, status, out, WAIT_MS);
 }
 
 static const uint32_t sizes[] = {

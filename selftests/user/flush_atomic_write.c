@@ -146,6 +146,17 @@ static int tcp_client(const char *host, const char *port)
 	return fd;
 }
 
+/* Our QP to RTS towards @peer, as @c says otherwise. */
+static void connect_to_peer(struct rc_conn *c, const struct peer_info *me,
+			    const struct peer_info *peer)
+{
+	c->gid = peer->gid;
+	c->dest_qpn = peer->qpn;
+	c->rq_psn = peer->psn;
+	c->sq_psn = me->psn;
+	connect_rc(qp, c);
+}
+
 static int server(int gid_index, const char *port)
 {
 	struct ibv_mr *a, *b, *m;
@@ -185,11 +196,7 @@ static int server(int gid_index, const char *port)
 
 	fd = tcp_server(port);
 	xfer(fd, &peer, sizeof(peer), false);
-	c.gid = peer.gid;
-	c.dest_qpn = peer.qpn;
-	c.rq_psn = peer.psn;
-	c.sq_psn = me.psn;
-	connect_rc(qp, &c);
+	connect_to_peer(&c, &me, &peer);
 	/* Posted before the client hears from us, so before its SEND. */
 	if (ibv_post_recv(qp, &rw, &bad))
 		die("ibv_post_recv");
@@ -291,11 +298,7 @@ static int client(int gid_index, const char *port, const char *host)
 	fd = tcp_client(host, port);
 	xfer(fd, &me, sizeof(me), true);
 	xfer(fd, &peer, sizeof(peer), false);
-	c.gid = peer.gid;
-	c.dest_qpn = peer.qpn;
-	c.rq_psn = peer.psn;
-	c.sq_psn = me.psn;
-	connect_rc(qp, &c);
+	connect_to_peer(&c, &me, &peer);
 
 	ibv_wr_start(qpx);
 	wr_signaled(qpx, 1);
