@@ -79,6 +79,12 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rx_too_big,
 			(unsigned long long)dev->st.drop_ghost,
 			(unsigned long long)dev->st.drop_mcast);
+	if (dev->st.tx_mcast || dev->st.rx_mcast)
+		eng_log("roce: multicast: frames tx %llu rx %llu, copies to attached QPs %llu, for a group not joined %llu",
+			(unsigned long long)dev->st.tx_mcast,
+			(unsigned long long)dev->st.rx_mcast,
+			(unsigned long long)dev->st.mcast_rx,
+			(unsigned long long)dev->st.drop_mcast);
 	if (dev->st.rtt_samples)
 		eng_log("roce: round trips: longest %llu us; losses seen %llu",
 			(unsigned long long)dev->st.rtt_max_us,

@@ -163,6 +163,11 @@ def check_emu(name, text, rxe_peer, bad, notes, timing):
         for what, v in counted:
             if v:
                 bad.append(f'{name}: {what} {v}')
+    # Multicast (a lost datagram is a receiver's timeout in mckey or
+    # pyverbs: these say whether it reached this adapter and a QP).
+    m = last_match(text, r'roce: multicast: .*$')
+    if m:
+        notes.append(f'{name}: {m.group(0)[6:]}')
     m = last_match(text, r'roce: backpressure: .* tx dropped (\d+), '
                    r'rx dropped by a dead adapter (\d+)')
     if m:
