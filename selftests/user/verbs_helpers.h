@@ -112,10 +112,11 @@ struct rc_conn {
 	unsigned int access;	/* qp_access_flags */
 	uint8_t timeout;
 	uint8_t rd_atomic;	/* max_rd_atomic and max_dest_rd_atomic; 0: 1 */
+	bool rtr_only;		/* stop at RTR: a QP that only receives */
 	const char *label;	/* prefix of the die() messages, or NULL */
 };
 
-/* RESET -> INIT -> RTR -> RTS as @c says; dies on a refused step. */
+/* RESET -> INIT -> RTR (-> RTS) as @c says; dies on a refused step. */
 static inline void connect_rc(struct ibv_qp *qp, const struct rc_conn *c)
 {
 	const char *label = c->label ? c->label : "";
@@ -146,6 +147,8 @@ static inline void connect_rc(struct ibv_qp *qp, const struct rc_conn *c)
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		die(what);
+	if (c->rtr_only)
+		return;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = c->timeout;

@@ -15,7 +15,8 @@
 # traffic.
 # provider_races: CQ resizes and QPN reuse by threads of one process;
 # provider_limits: MR rights and queue depths refused, a refused destroy;
-# srq_resize: ibv_modify_srq(IBV_SRQ_MAX_WR) with receives posted.
+# srq_resize: ibv_modify_srq(IBV_SRQ_MAX_WR) with receives posted;
+# async_event: the provider's async_event op after a QP access error.
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
@@ -149,6 +150,14 @@ rc=$?
 echo "$srqout" | sed 's/^/# /' >>"$ktap_out"
 echo "$srqout" | grep '^not ok' | sed 's/^/# /'
 expect_eq "srq_resize: a user SRQ grows and shrinks with receives posted" "$rc" 0
+
+# The provider follows the adapter's async events: a QP the adapter moved
+# to ERR (a remote write its access refused) takes sends and flushes them.
+asyncout=$("$top/selftests/user/build/async_event" orca_0 "$gidx" 2>&1)
+rc=$?
+echo "$asyncout" | sed 's/^/# /' >>"$ktap_out"
+echo "$asyncout" | grep '^not ok' | sed 's/^/# /'
+expect_eq "async_event: the provider follows a QP the adapter moved to ERR" "$rc" 0
 
 # What the driver and the provider refuse: MR rights the adapter lacks
 # (EOPNOTSUPP), queues deeper than max_qp_wr/max_srq_wr (<= 65536).  Then a
