@@ -30,7 +30,10 @@
 #   make clean
 
 TOOLROOT := scripts/toolroot.sh
-IN_TOOLROOT := $(TOOLROOT) --run env ORCA_IN_TOOLROOT=1
+# The toolroot starts from an empty environment: ORCA_PROVIDER_PRIVATE=1
+# (the provider into out/provider/, not the shared toolroot) goes in by name.
+IN_TOOLROOT := $(TOOLROOT) --run env ORCA_IN_TOOLROOT=1 \
+	ORCA_PROVIDER_PRIVATE=$(ORCA_PROVIDER_PRIVATE)
 
 # Goals that run inside the toolroot.
 TR_GOALS := all module emulator provider usertests smb lint patches deb
