@@ -151,6 +151,11 @@ static void orca_free_context(struct ibv_context *ibctx)
 	struct orca_context *ctx = to_octx(ibctx);
 	unsigned int i;
 
+	/* Each was reported on the data path only in a debug build. */
+	if (ctx->bad_cqes)
+		verbs_err(&ctx->ibv_ctx,
+			  "orca: %" PRIu64 " CQEs dropped: they named no outstanding WQE or no QP\n",
+			  ctx->bad_cqes);
 	munmap(ctx->uar, ORCA_UAR_PAGE_SIZE);
 	for (i = 0; i < ORCA_QP_TABLE_L1; i++)
 		free(ctx->qp_table[i]);

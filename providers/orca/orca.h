@@ -56,6 +56,10 @@ struct orca_device {
  * @qp_table: qpn -> QP for the pollers; chunks live as long as the context
  * @db_mutex: protects @db_pages
  * @db_pages: pages of doorbell record slots
+ * @bad_cqes: CQEs polled and dropped because they named no outstanding
+ *	WQE or no QP of this context (an adapter misbehaving); each is
+ *	reported with verbs_err_datapath(), the count when the context is
+ *	closed (verbs_err(): VERBS_LOG_LEVEL >= 1 and VERBS_LOG_FILE show it)
  */
 struct orca_context {
 	struct verbs_context ibv_ctx;
@@ -73,6 +77,7 @@ struct orca_context {
 	struct orca_qp **qp_table[ORCA_QP_TABLE_L1];
 	pthread_mutex_t db_mutex;
 	struct list_head db_pages;
+	uint64_t bad_cqes;
 };
 
 /*
@@ -203,6 +208,9 @@ struct orca_cq {
  * @pi: free-running producer index (published in the doorbell record)
  * @ci: consumer index implied by the polled CQEs; written by pollers under
  *	the CQ lock, read by posters (acquire/release atomics)
+ * @wrid: the wr_id of each slot, as posted: a completion returns it, never
+ *	the CQE's (the adapter's word); written by posters before @pi passes
+ *	the slot, read by pollers before @ci does
  */
 struct orca_wq {
 	struct orca_lock lock;
@@ -212,6 +220,7 @@ struct orca_wq {
 	uint32_t max_sge;
 	uint32_t pi;
 	uint32_t ci;
+	uint64_t *wrid;
 };
 
 /**
@@ -250,15 +259,19 @@ struct orca_qp {
 /**
  * struct orca_srq - a shared receive queue
  * @ibv_srq: the verbs SRQ
- * @lock: @pi and the ring slots (posters)
+ * @lock: the ring slots (posters); held across a resize, which posters
+ *	wait for
+ * @wr_lock: @pi, @log_depth, @wrid and @posted: posters and a resize,
+ *	under @lock, and pollers of every CQ of the SRQ's QPs, which complete
+ *	its WQEs in any order (orca_wqe_track.h)
  * @ring: the WQE ring
  * @log_depth: WQEs = 1 << @log_depth
  * @stride: bytes per WQE
  * @max_sge: SGEs per WQE
  * @pi: free-running producer index
- * @ci: receive CQEs polled for QPs of this SRQ (the device takes the WQEs in
- *	ring order, so the count is the consumer index); pollers of any CQ
- *	add to it atomically
+ * @wrid: the wr_id of each slot, as posted
+ * @posted: bitmap of the slots posted and not yet completed: a slot is
+ *	posted again only once its own CQE was polled
  * @db: the doorbell record
  * @srqn: the device's handle
  * @parent: the parent domain it is on, or NULL (its allocator only: an
@@ -267,12 +280,14 @@ struct orca_qp {
 struct orca_srq {
 	struct ibv_srq ibv_srq;
 	pthread_spinlock_t lock;
+	pthread_spinlock_t wr_lock;
 	struct orca_ring ring;
 	uint32_t log_depth;
 	uint32_t stride;
 	uint32_t max_sge;
 	uint32_t pi;
-	uint32_t ci;
+	uint64_t *wrid;
+	unsigned long *posted;
 	struct orca_srq_db_rec *db;
 	uint32_t srqn;
 	struct orca_pd *parent;

@@ -2,9 +2,10 @@
 /*
  * ORCA provider data path, completion side (the user-space twin of the
  * driver's orca_poll.c): CQEs read by phase and turned into ibv_wc,
- * retiring the WQEs they complete; CQ arming through the doorbell record's
- * arm word; and the removal of a QP's CQEs from its CQs when the QP is
- * reset or destroyed.  No system call is made.
+ * retiring the WQEs they complete by the driver's own rules
+ * (orca_wqe_track.h) and with the wr_id the provider recorded; CQ arming
+ * through the doorbell record's arm word; and the removal of a QP's CQEs
+ * from its CQs when the QP is reset or destroyed.  No system call is made.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -78,57 +79,80 @@ static enum ibv_wc_opcode orca_wc_opcode(uint8_t opcode)
 	}
 }
 
-/* Rebuild a free-running index from its low 16 bits, near @ci. */
-static uint32_t orca_wqe_index(uint32_t ci, uint16_t wqe_idx)
+/* A CQE dropped, for the count the context reports when closed. */
+static void orca_bad_cqe(struct orca_context *ctx)
 {
-	return ci + (uint16_t)(wqe_idx - (uint16_t)ci);
-}
-
-static void orca_srq_consumed(struct orca_qp *qp)
-{
-	__atomic_fetch_add(&to_osrq(qp->vqp.qp.srq)->ci, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&ctx->bad_cqes, 1, __ATOMIC_RELAXED);
 }
 
 /*
- * Retire the WQEs a CQE completes.  A send CQE also retires the unsignaled
- * WQEs before it; receive queues complete one WQE per CQE, in order (an
- * SRQ is consumed in ring order, and each of its WQEs completes once).
+ * Retire the SRQ WQE a receive CQE names and find its wr_id.  Posters of
+ * the SRQ and pollers of the other CQs of its QPs change the records too.
  */
-static void orca_retire(struct orca_context *ctx, struct orca_qp *qp,
-			const struct orca_cqe *cqe, bool recv)
+static bool orca_srq_complete(struct orca_srq *srq, uint16_t wqe_idx,
+			      uint64_t *wr_id)
+{
+	bool posted;
+
+	pthread_spin_lock(&srq->wr_lock);
+	posted = orca_srq_complete_slot(srq->posted, srq->wrid, srq->log_depth,
+					srq->pi, wqe_idx, wr_id);
+	pthread_spin_unlock(&srq->wr_lock);
+	return posted;
+}
+
+/*
+ * Retire the WQEs a CQE completes and find its wr_id, by the driver's
+ * rules (orca_wqe_track.h).  A send CQE also retires the unsignaled WQEs
+ * before it; receive queues complete one WQE per CQE, in order; an SRQ's
+ * WQEs are taken in ring order but may be polled in any order, from the
+ * CQs of several QPs.
+ *
+ * The wr_id is the one the WQE was posted with, from the provider's record
+ * of its slot, as mlx5, erdma and efa keep theirs: the CQE's is the
+ * adapter's word, and consumers use wr_id as a pointer.
+ *
+ * Return: false for a CQE naming a WQE that is not outstanding (never
+ * posted, already completed): it would free slots still in use, so it is
+ * counted and dropped.
+ */
+static bool orca_retire(struct orca_context *ctx, struct orca_qp *qp,
+			const struct orca_cqe *cqe, bool recv, uint64_t *wr_id)
 {
 	struct orca_wq *wq = recv ? &qp->rq : &qp->sq;
-	uint32_t ci, pi, next;
+	uint16_t idx = le16toh(cqe->wqe_idx);
+	uint32_t pi, wqe;
 
 	if (recv && qp->vqp.qp.srq) {
-		orca_srq_consumed(qp);
-		return;
+		if (orca_srq_complete(to_osrq(qp->vqp.qp.srq), idx, wr_id))
+			return true;
+		goto bad;
 	}
-	ci = wq->ci;
-	/* The producer index only grows under the poster's lock. */
-	pi = __atomic_load_n(&wq->pi, __ATOMIC_RELAXED);
-	next = orca_wqe_index(ci, le16toh(cqe->wqe_idx)) + 1;
-	/* A CQE for a WQE never posted would free slots still in use. */
-	if (next - ci > pi - ci) {
-		verbs_err_datapath(&ctx->ibv_ctx,
-				   "orca: QP %u: CQE for %s WQE %u beyond %u\n",
-				   qp->qpn, recv ? "receive" : "send",
-				   le16toh(cqe->wqe_idx), pi);
-		return;
-	}
-	/* Done with the slots (CQE read) before posters may reuse them. */
-	__atomic_store_n(&wq->ci, next, __ATOMIC_RELEASE);
+	/* Records below the producer index were written before it moved. */
+	pi = __atomic_load_n(&wq->pi, __ATOMIC_ACQUIRE);
+	if (!orca_wq_outstanding(wq->ci, pi, idx, &wqe))
+		goto bad;
+	*wr_id = wq->wrid[orca_wq_slot(wqe, wq->log_depth)];
+	/* Done with the slots (CQE and record read) before posters reuse them. */
+	__atomic_store_n(&wq->ci, wqe + 1, __ATOMIC_RELEASE);
+	return true;
+
+bad:
+	orca_bad_cqe(ctx);
+	verbs_err_datapath(&ctx->ibv_ctx,
+			   "orca: QP %u: CQE for %s WQE %u, not outstanding; dropped\n",
+			   qp->qpn, recv ? "receive" : "send", idx);
+	return false;
 }
 
 static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
-			   struct ibv_wc *wc)
+			   uint64_t wr_id, struct ibv_wc *wc)
 {
 	uint8_t status = cqe->status;
 	uint8_t flags = cqe->flags;
 
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = (uint64_t)le32toh(cqe->wr_id_hi) << 32 |
-		    le32toh(cqe->wr_id_lo);
+	wc->wr_id = wr_id;
 	wc->qp_num = qp->qpn;
 	wc->opcode = orca_wc_opcode(cqe->opcode);
 	/* Statuses are numbered as ibv_wc_status; unknown ones are errors. */
@@ -167,6 +191,7 @@ static bool orca_cq_next(struct orca_context *ctx, struct orca_cq *cq,
 {
 	struct orca_cqe *cqe;
 	struct orca_qp *qp;
+	uint64_t wr_id;
 
 	while ((cqe = orca_cqe_at(cq, cq->ci))) {
 		cq->ci++;
@@ -177,15 +202,19 @@ static bool orca_cq_next(struct orca_context *ctx, struct orca_cq *cq,
 		 */
 		qp = orca_qp_lookup(ctx, le32toh(cqe->qpn));
 		if (!qp) {
-			if (le32toh(cqe->qpn) != ORCA_CQE_QPN_NONE)
+			if (le32toh(cqe->qpn) != ORCA_CQE_QPN_NONE) {
+				orca_bad_cqe(ctx);
 				verbs_err_datapath(&ctx->ibv_ctx,
-						   "orca: CQ %u: CQE for unknown QP %u\n",
+						   "orca: CQ %u: CQE for unknown QP %u; dropped\n",
 						   cq->cqn, le32toh(cqe->qpn));
+			}
 			continue;
 		}
 		/* Bit 7 of the opcode tells receive from send, even on error. */
-		orca_retire(ctx, qp, cqe, cqe->opcode & ORCA_CQE_RECV);
-		orca_cqe_to_wc(qp, cqe, wc);
+		if (!orca_retire(ctx, qp, cqe, cqe->opcode & ORCA_CQE_RECV,
+				 &wr_id))
+			continue;
+		orca_cqe_to_wc(qp, cqe, wr_id, wc);
 		return true;
 	}
 	return false;
@@ -393,12 +422,14 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 }
 
 /*
- * Mark the valid, unpolled CQEs of @qp so that polling drops them.  The
- * SRQ WQEs that dropped receive CQEs consumed still count as consumed.
+ * Mark the valid, unpolled CQEs of @qp so that polling drops them.  Each
+ * receive CQE of a QP on an SRQ completed one SRQ WQE that no poller will
+ * see now: its slot is returned, as the driver's orca_cq_scrub() does.
  */
 static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)
 {
 	struct orca_cqe *cqe;
+	uint64_t wr_id;
 	uint32_t i;
 
 	for (i = cq->ci; i - cq->ci < (1U << cq->log_depth); i++) {
@@ -408,7 +439,8 @@ static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)
 		if (le32toh(cqe->qpn) != qp->qpn)
 			continue;
 		if ((cqe->opcode & ORCA_CQE_RECV) && qp->vqp.qp.srq)
-			orca_srq_consumed(qp);
+			orca_srq_complete(to_osrq(qp->vqp.qp.srq),
+					  le16toh(cqe->wqe_idx), &wr_id);
 		cqe->qpn = htole32(ORCA_CQE_QPN_NONE);
 	}
 }

@@ -55,10 +55,11 @@ static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 
 /*
  * The send WQE builder.  ibv_post_send() and the ibv_wr_* calls fill WQEs
- * through the same helpers: orca_wqe_begin() for the opcode, wr_id and
- * flags, then the opcode's fields (orca_wqe_set_*()), then the data (SGEs or
- * inline bytes).  An opcode the adapter gains is one case in
- * orca_wqe_opcode(), one row in orca_send_ops[] and its fields' setter.
+ * through the same helpers: orca_wqe_begin() for the opcode, wr_id (and
+ * its record) and flags, then the opcode's fields (orca_wqe_set_*()), then
+ * the data (SGEs or inline bytes).  An opcode the adapter gains is one
+ * case in orca_wqe_opcode(), one row in orca_send_ops[] and its fields'
+ * setter.
  */
 
 /* The adapter's opcode for @op on a QP of @qpt, or -1. */
@@ -104,15 +105,21 @@ static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 	}
 }
 
-/* Start the WQE at @hdr: opcode, wr_id and the IBV_SEND_* flags. */
+/*
+ * Start the WQE at @hdr, index @idx: opcode, wr_id and the IBV_SEND_*
+ * flags.  Its completion returns the wr_id recorded here (a slot at or
+ * past the producer index is the poster's until published, so a WQE that
+ * is not posted after all leaves no record that counts).
+ */
 static int orca_wqe_begin(struct orca_qp *qp, struct orca_send_wqe_hdr *hdr,
-			  enum ibv_wr_opcode op, uint64_t wr_id,
+			  uint32_t idx, enum ibv_wr_opcode op, uint64_t wr_id,
 			  unsigned int send_flags)
 {
 	int opcode = orca_wqe_opcode(qp->vqp.qp.qp_type, op);
 
 	if (opcode < 0)
 		return EINVAL;
+	qp->sq.wrid[orca_wq_slot(idx, qp->sq.log_depth)] = wr_id;
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->opcode = opcode;
 	hdr->wr_id_lo = htole32((uint32_t)wr_id);
@@ -290,9 +297,9 @@ static bool orca_wr_carries_data(enum ibv_wr_opcode op)
 	       op == IBV_WR_RDMA_WRITE_WITH_IMM;
 }
 
-/* ibv_post_send(): one work request into the WQE at @hdr. */
+/* ibv_post_send(): one work request into the WQE at @hdr, index @idx. */
 static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
-			       struct orca_send_wqe_hdr *hdr)
+			       struct orca_send_wqe_hdr *hdr, uint32_t idx)
 {
 	int err, i;
 
@@ -303,7 +310,8 @@ static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	if (wr->num_sge < 0 || wr->opcode == IBV_WR_FLUSH ||
 	    wr->opcode == IBV_WR_ATOMIC_WRITE)
 		return EINVAL;
-	err = orca_wqe_begin(qp, hdr, wr->opcode, wr->wr_id, wr->send_flags);
+	err = orca_wqe_begin(qp, hdr, idx, wr->opcode, wr->wr_id,
+			     wr->send_flags);
 	if (err)
 		return err;
 
@@ -389,7 +397,8 @@ static struct orca_send_wqe_hdr *orca_sq_slot(struct orca_qp *qp,
 /* Hand WQEs [old, new) to the adapter; called under the SQ lock. */
 static void orca_sq_publish(struct orca_qp *qp, uint32_t old, uint32_t new)
 {
-	__atomic_store_n(&qp->sq.pi, new, __ATOMIC_RELAXED);
+	/* Their records first, for a poller that checks against @pi. */
+	__atomic_store_n(&qp->sq.pi, new, __ATOMIC_RELEASE);
 	orca_publish_pi(to_octx(qp->vqp.qp.context), &qp->db->sq_pi,
 			&qp->db->sq_event_idx, old, new, ORCA_UAR_SQ_DB,
 			qp->qpn);
@@ -416,7 +425,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		err = orca_build_send_wqe(qp, wr, hdr);
+		err = orca_build_send_wqe(qp, wr, hdr, pi);
 		if (err)
 			break;
 		pi++;
@@ -478,7 +487,8 @@ static struct orca_send_wqe_hdr *orca_wr_next(struct ibv_qp_ex *qpx,
 		orca_wr_fail(qp, ENOMEM);
 		return NULL;
 	}
-	err = orca_wqe_begin(qp, hdr, op, qpx->wr_id, qpx->wr_flags);
+	err = orca_wqe_begin(qp, hdr, qp->wr_pi, op, qpx->wr_id,
+			     qpx->wr_flags);
 	if (err) {
 		orca_wr_fail(qp, err);
 		return NULL;
@@ -818,7 +828,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct orca_context *ctx = to_octx(ibqp->context);
 	struct orca_qp *qp = to_oqp(ibqp);
 	uint32_t depth = 1U << qp->rq.log_depth;
-	uint32_t old;
+	uint32_t old, slot;
 	int err = 0;
 
 	/* Receives of a QP on an SRQ go to the SRQ. */
@@ -838,10 +848,12 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		orca_write_recv_wqe(qp->rq.buf + (size_t)(qp->rq.pi &
-							  (depth - 1)) *
-						 qp->rq.stride, wr);
-		__atomic_store_n(&qp->rq.pi, qp->rq.pi + 1, __ATOMIC_RELAXED);
+		slot = orca_wq_slot(qp->rq.pi, qp->rq.log_depth);
+		orca_write_recv_wqe(qp->rq.buf + (size_t)slot * qp->rq.stride,
+				    wr);
+		qp->rq.wrid[slot] = wr->wr_id;
+		/* The record first, for a poller that checks against pi. */
+		__atomic_store_n(&qp->rq.pi, qp->rq.pi + 1, __ATOMIC_RELEASE);
 	}
 	if (qp->rq.pi != old)
 		orca_publish_pi(ctx, &qp->db->rq_pi, &qp->db->rq_event_idx, old,
@@ -857,31 +869,34 @@ int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	struct orca_context *ctx = to_octx(ibsrq->context);
 	struct orca_srq *srq = to_osrq(ibsrq);
-	uint32_t depth, old;
-	uint8_t *buf;
+	uint32_t old, pi, slot;
 	int err = 0;
 
+	/* A resize swaps the ring, depth and records under both locks. */
 	pthread_spin_lock(&srq->lock);
-	/* A resize swaps the ring and depth under the lock. */
-	depth = 1U << srq->log_depth;
-	buf = srq->ring.buf;
+	pthread_spin_lock(&srq->wr_lock);
 	old = srq->pi;
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge) {
 			err = EINVAL;
 			break;
 		}
-		if (srq->pi - orca_wq_ci(&srq->ci) >= depth) {
+		/* The slot may still wait for a CQE another CQ holds. */
+		if (!orca_srq_post_slot(srq->posted, srq->wrid, srq->log_depth,
+					srq->pi, wr->wr_id)) {
 			err = ENOMEM;
 			break;
 		}
-		orca_write_recv_wqe(buf + (size_t)(srq->pi & (depth - 1)) *
-				    srq->stride, wr);
+		slot = orca_wq_slot(srq->pi, srq->log_depth);
+		orca_write_recv_wqe((uint8_t *)srq->ring.buf +
+				    (size_t)slot * srq->stride, wr);
 		srq->pi++;
 	}
-	if (srq->pi != old)
+	pi = srq->pi;
+	pthread_spin_unlock(&srq->wr_lock);
+	if (pi != old)
 		orca_publish_pi(ctx, &srq->db->pi, &srq->db->event_idx, old,
-				srq->pi, ORCA_UAR_SRQ_DB, srq->srqn);
+				pi, ORCA_UAR_SRQ_DB, srq->srqn);
 	pthread_spin_unlock(&srq->lock);
 	if (err)
 		*bad_wr = wr;

@@ -215,6 +215,14 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* The wr_id of each slot, as posted (orca_post.c, orca_poll.c). */
+	qp->sq.wrid = calloc(1U << g.log_sq_depth, sizeof(uint64_t));
+	qp->rq.wrid = g.rq_bytes ? calloc(1U << g.log_rq_depth,
+					  sizeof(uint64_t)) : NULL;
+	if (!qp->sq.wrid || (g.rq_bytes && !qp->rq.wrid)) {
+		err = ENOMEM;
+		goto err_free;
+	}
 	/* One buffer: SQ pages, then RQ pages, as the adapter is told. */
 	err = orca_ring_alloc_pd(ctx, &qp->ring, g.sq_bytes + g.rq_bytes,
 				 parent, ORCA_RES_TYPE_QP);
@@ -285,6 +293,8 @@ err_unlock:
 err_ring:
 	orca_ring_free(&qp->ring);
 err_free:
+	free(qp->rq.wrid);
+	free(qp->sq.wrid);
 	free(qp);
 	errno = err;
 	return NULL;
@@ -368,6 +378,8 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	orca_ring_free(&qp->ring);
 	if (qp->parent)
 		orca_parent_put(qp->parent);
+	free(qp->rq.wrid);
+	free(qp->sq.wrid);
 	free(qp);
 	return 0;
 }

@@ -14,7 +14,7 @@
 # Checksums-Sha256 of the Sources index), extracted into a cache inside the
 # toolroot, hooked up (add_subdirectory + the ABI header lists) and
 # configured once; every run then copies the repo's provider sources, the
-# ABI header and the driver's hardware-layout headers into the tree (only the changed files, so ninja
+# ABI header and the driver's headers orca_hw.h includes into the tree (only the changed files, so ninja
 # stays incremental) and builds only the provider.  `ninja install` is never
 # run: it would put a second libibverbs.so.1 into /usr/local.
 #
@@ -137,9 +137,9 @@ sync_file() {
 	fi
 }
 
-# The hardware layouts the provider uses: the driver's own files, which
-# the provider's orca_hw.h includes.
-hw_headers="orca_regs_defs.h orca_io_defs.h"
+# The driver's own files the provider's orca_hw.h includes: the hardware
+# layouts, and the rules for retiring WQEs (orca_wqe_track.h).
+hw_headers="orca_regs_defs.h orca_io_defs.h orca_wqe_track.h"
 
 sync_sources() {
 	local f name

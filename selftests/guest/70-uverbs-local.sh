@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# One guest, three scripts in one boot (in-guest/sequence.sh):
+# One guest, four scripts in one boot (in-guest/sequence.sh):
 #  - in-guest/uverbs-devinfo.sh: ibv_devices and ibv_devinfo -v on orca_0
 #    through the ORCA provider, checked against the kernel's view, and a
 #    user MR as large as the guest allows on fragmented memory;
+#  - in-guest/uverbs-wrid.sh: the provider's own wr_id records: one SRQ
+#    on two CQs polled out of order, and the adapter's "wrid-lie" and
+#    "garbage-cqe" faults under user traffic;
 #  - in-guest/uverbs-hostile.sh: hostile driver data in uverbs commands
 #    against the orca driver, then rmmod under a process holding a context;
 #  - in-guest/uverbs-teardown.sh: a process with live userspace verbs
@@ -16,7 +19,7 @@
 # lane: solo
 . "$(dirname "$0")/../lib/host/host.sh"
 run_guests 1 900 -- selftests/guest/in-guest/sequence.sh \
-	uverbs-devinfo.sh uverbs-hostile.sh uverbs-teardown.sh
+	uverbs-devinfo.sh uverbs-wrid.sh uverbs-hostile.sh uverbs-teardown.sh
 rc=$?
 host_resets_empty
 host_done $rc

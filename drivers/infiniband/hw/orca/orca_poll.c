@@ -6,6 +6,7 @@
  * when the QP is reset or destroyed.
  */
 #include "orca_verbs.h"
+#include "orca_wqe_track.h"
 
 /* ib_wc_status is what the device reports; keep the numbering honest. */
 static_assert(ORCA_CQE_ST_LOC_PROT_ERR == IB_WC_LOC_PROT_ERR);
@@ -61,17 +62,12 @@ static enum ib_wc_opcode orca_wc_opcode(u8 opcode)
 	}
 }
 
-/* Rebuild a free-running index from its low 16 bits, near @ci. */
-static u32 orca_wqe_index(u32 ci, u16 wqe_idx)
-{
-	return ci + (u16)(wqe_idx - (u16)ci);
-}
-
 /*
- * Retire the WQEs a CQE completes and find its wr_id.  A send CQE also
- * retires the unsignaled WQEs before it; receive queues complete one WQE
- * per CQE, in order.  An SRQ's WQEs are taken in ring order but may be
- * polled in any order (orca_srq_complete()).
+ * Retire the WQEs a CQE completes and find its wr_id, by the rules the
+ * provider follows too (orca_wqe_track.h).  A send CQE also retires the
+ * unsignaled WQEs before it; receive queues complete one WQE per CQE, in
+ * order.  An SRQ's WQEs are taken in ring order but may be polled in any
+ * order (orca_srq_complete()).
  *
  * The wr_id is the one the WQE was posted with, from the driver's record
  * of its slot: the one in the CQE is the adapter's word, and ULPs use
@@ -85,7 +81,7 @@ static bool orca_retire(struct orca_dev *odev, struct orca_qp *qp,
 			const struct orca_cqe *cqe, bool recv, u64 *wr_id)
 {
 	u16 idx = le16_to_cpu(cqe->wqe_idx);
-	u32 *ci, pi, next, mask;
+	u32 *ci, pi, wqe;
 
 	if (recv && qp->ibqp.srq) {
 		if (orca_srq_complete(to_osrq(qp->ibqp.srq), idx, wr_id))
@@ -95,12 +91,13 @@ static bool orca_retire(struct orca_dev *odev, struct orca_qp *qp,
 	}
 	ci = recv ? &qp->rq_ci : &qp->sq_ci;
 	pi = recv ? READ_ONCE(qp->rq_pi) : READ_ONCE(qp->sq_pi);
-	next = orca_wqe_index(*ci, idx) + 1;
-	if (next - *ci > pi - *ci)
+	if (!orca_wq_outstanding(*ci, pi, idx, &wqe))
 		goto bad;
-	mask = (1U << (recv ? qp->log_rq_depth : qp->log_sq_depth)) - 1;
-	*wr_id = (recv ? qp->rq_wrid : qp->sq_wrid)[(next - 1) & mask];
-	WRITE_ONCE(*ci, next);
+	if (recv)
+		*wr_id = qp->rq_wrid[orca_wq_slot(wqe, qp->log_rq_depth)];
+	else
+		*wr_id = qp->sq_wrid[orca_wq_slot(wqe, qp->log_sq_depth)];
+	WRITE_ONCE(*ci, wqe + 1);
 	return true;
 
 bad:

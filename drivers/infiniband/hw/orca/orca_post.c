@@ -7,6 +7,7 @@
  * only when the device's event index says its engine went idle.
  */
 #include "orca_verbs.h"
+#include "orca_wqe_track.h"
 
 /**
  * orca_publish_pi() - publish a producer index and wake the device if idle
@@ -289,18 +290,18 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	old = qp->sq_pi;
 	for (; wr; wr = wr->next) {
-		void *wqe;
+		u32 slot = orca_wq_slot(qp->sq_pi, qp->log_sq_depth);
 
 		if (qp->sq_pi - READ_ONCE(qp->sq_ci) >= depth) {
 			err = -ENOMEM;
 			break;
 		}
-		wqe = orca_qbuf_entry(&qp->sq, qp->sq_pi & (depth - 1),
-				      qp->sq_stride);
-		err = orca_build_send_wqe(qp, wr, wqe);
+		err = orca_build_send_wqe(qp, wr,
+					  orca_qbuf_entry(&qp->sq, slot,
+							  qp->sq_stride));
 		if (err)
 			break;
-		qp->sq_wrid[qp->sq_pi & (depth - 1)] = wr->wr_id;
+		qp->sq_wrid[slot] = wr->wr_id;
 		WRITE_ONCE(qp->sq_pi, qp->sq_pi + 1);
 	}
 	if (qp->sq_pi != old)
@@ -355,6 +356,8 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	old = qp->rq_pi;
 	for (; wr; wr = wr->next) {
+		u32 slot = orca_wq_slot(qp->rq_pi, qp->log_rq_depth);
+
 		if (wr->num_sge > qp->max_recv_sge) {
 			err = -EINVAL;
 			break;
@@ -363,10 +366,9 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		orca_write_recv_wqe(orca_qbuf_entry(&qp->rq,
-						    qp->rq_pi & (depth - 1),
+		orca_write_recv_wqe(orca_qbuf_entry(&qp->rq, slot,
 						    qp->rq_stride), wr);
-		qp->rq_wrid[qp->rq_pi & (depth - 1)] = wr->wr_id;
+		qp->rq_wrid[slot] = wr->wr_id;
 		WRITE_ONCE(qp->rq_pi, qp->rq_pi + 1);
 	}
 	if (qp->rq_pi != old)
@@ -386,8 +388,8 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct orca_dev *odev = to_odev(ibsrq->device);
 	struct orca_srq *srq = to_osrq(ibsrq);
 	unsigned long flags;
-	u32 old, slot, depth;
 	int err = 0;
+	u32 old;
 
 	/* Legacy POST_SRQ_RECV: a user SRQ's ring is the provider's. */
 	if (srq->user) {
@@ -396,31 +398,27 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	old = srq->pi;
-	depth = 1U << srq->log_depth;
 	/* MODIFY_SRQ is moving the ring (orca_srq_resize()). */
 	if (srq->resizing)
 		err = -EBUSY;
 	for (; wr && !err; wr = wr->next) {
+		u32 slot = orca_wq_slot(srq->pi, srq->log_depth);
+
 		if (wr->num_sge > srq->max_sge) {
 			err = -EINVAL;
 			break;
 		}
-		slot = srq->pi & (depth - 1);
 		/*
-		 * The device takes SRQ WQEs in ring order, but their CQEs
-		 * are polled in any order (from several CQs): the next slot
-		 * may still wait for its completion.
+		 * The slot may still wait for a CQE another CQ holds; under
+		 * the lock orca_srq_complete() takes too.
 		 */
-		if (srq->pi - (u32)atomic_read(&srq->ci) >= depth ||
-		    test_bit(slot, srq->posted)) {
+		if (!orca_srq_post_slot(srq->posted, srq->wrid,
+					srq->log_depth, srq->pi, wr->wr_id)) {
 			err = -ENOMEM;
 			break;
 		}
 		orca_write_recv_wqe(orca_qbuf_entry(&srq->buf, slot,
 						    srq->stride), wr);
-		srq->wrid[slot] = wr->wr_id;
-		/* Under the lock orca_srq_complete() takes too. */
-		__set_bit(slot, srq->posted);
 		WRITE_ONCE(srq->pi, srq->pi + 1);
 	}
 	if (srq->pi != old)

@@ -11,6 +11,7 @@
 
 #include "orca_eq.h"
 #include "orca_verbs.h"
+#include "orca_wqe_track.h"
 
 static void orca_srq_put(struct orca_srq *srq)
 {
@@ -21,31 +22,27 @@ static void orca_srq_put(struct orca_srq *srq)
 /**
  * orca_srq_complete() - retire the kernel SRQ WQE a receive CQE names
  * @srq: the kernel SRQ of the CQE's QP
- * @wqe_idx: the CQE's WQE index (its slot is @wqe_idx & (depth - 1))
- * @wr_id: set to the wr_id the slot was posted with
+ * @wqe_idx: the CQE's WQE index
+ * @wr_id: set to the wr_id the WQE was posted with
  *
  * The wr_id comes from the driver's own record, never from the CQE: ULPs
  * use it as a pointer and the adapter is not trusted.  The SRQ's lock
  * orders this against posting (which reuses slots) and against a resize
  * (which moves the records to arrays of another depth).
  *
- * Return: false for a slot that is not posted (a CQE of a WQE that was
- * never posted, or completed twice); the caller drops the CQE.
+ * Return: false for a WQE that is not outstanding (never posted, or
+ * completed twice: orca_srq_complete_slot()); the caller drops the CQE.
  */
 bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id)
 {
 	unsigned long flags;
 	bool posted;
-	u32 slot;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	slot = wqe_idx & ((1U << srq->log_depth) - 1);
-	/* Two CQEs for one slot: only the first completes it. */
-	posted = test_and_clear_bit(slot, srq->posted);
-	if (posted) {
-		*wr_id = srq->wrid[slot];
+	posted = orca_srq_complete_slot(srq->posted, srq->wrid, srq->log_depth,
+					srq->pi, wqe_idx, wr_id);
+	if (posted)
 		atomic_inc(&srq->ci);
-	}
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return posted;
 }
@@ -235,27 +232,6 @@ err_wrid:
 	return err;
 }
 
-/*
- * Move the records of the WQEs posted and not completed to arrays of
- * @log_depth, each at its index: the slots of indices pi - old depth .. pi
- * - 1 are distinct in the new arrays, since their count fits (checked).
- */
-static void orca_srq_move_wrids(struct orca_srq *srq, u8 log_depth,
-				u64 *wrid, unsigned long *posted)
-{
-	u32 old_mask = (1U << srq->log_depth) - 1;
-	u32 new_mask = (1U << log_depth) - 1;
-	u32 idx;
-
-	lockdep_assert_held(&srq->lock);
-	for (idx = srq->pi - old_mask - 1; idx != srq->pi; idx++) {
-		if (!test_bit(idx & old_mask, srq->posted))
-			continue;
-		wrid[idx & new_mask] = srq->wrid[idx & old_mask];
-		__set_bit(idx & new_mask, posted);
-	}
-}
-
 /**
  * orca_srq_resize() - IB_SRQ_MAX_WR of a kernel SRQ (a user SRQ's is
  * orca_resize_user_srq())
@@ -269,7 +245,10 @@ static void orca_srq_move_wrids(struct orca_srq *srq, u8 log_depth,
  * copies what the doorbell record says is posted).  The driver's own
  * records (wr_id and posted bit per slot) move under the SRQ's lock, with
  * completions held off.  A depth below the WQEs posted and not completed
- * is refused (-EINVAL), as the adapter refuses one below those not taken.
+ * is refused (-EINVAL), as the adapter refuses one below those not taken;
+ * with CQEs polled out of order, below the span from the oldest of them
+ * to pi (orca_srq_span()), which two of them would otherwise share a slot
+ * in.
  *
  * Return: 0 or a negative errno; on failure the SRQ is as it was.
  */
@@ -310,7 +289,8 @@ static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
 	}
 
 	spin_lock_irqsave(&srq->lock, flags);
-	if (srq->pi - (u32)atomic_read(&srq->ci) > (1U << log_depth))
+	if (orca_srq_span(srq->posted, srq->log_depth, srq->pi) >
+	    (1U << log_depth))
 		err = -EINVAL;
 	else
 		srq->resizing = true;
@@ -323,7 +303,8 @@ static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
 
 	spin_lock_irqsave(&srq->lock, flags);
 	if (!err) {
-		orca_srq_move_wrids(srq, log_depth, wrid, posted);
+		orca_srq_move_slots(srq->posted, srq->wrid, srq->log_depth,
+				    posted, wrid, log_depth, srq->pi);
 		swap(srq->wrid, wrid);
 		swap(srq->posted, posted);
 		old_buf = srq->buf;
