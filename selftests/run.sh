@@ -196,10 +196,12 @@ run_program lint selftests/tree/lint.sh
 run_program provider-barriers selftests/tree/provider-barriers.sh
 
 # 2b. Upstreaming and packaging: the patch series build in pristine trees,
-# the packages install in a copy of the toolroot; make bench's table
+# the packages install in a copy of the toolroot; the launcher's commands
+# and errors without guests; make bench's table
 # generator renders a fixed sample run; the guest tests' loss-free wire
 # check and kernel-log check read fixed sample logs.
-for t in selftests/tree/patches.sh selftests/tree/deb.sh selftests/tree/bench-report.sh \
+for t in selftests/tree/patches.sh selftests/tree/deb.sh selftests/tree/launch.sh \
+	selftests/tree/bench-report.sh \
 	selftests/tree/wire-lossfree.sh selftests/tree/kernel-log-check.sh; do
 	[ -x "$t" ] || continue
 	run_program "$(basename "$t" .sh)" "$t"

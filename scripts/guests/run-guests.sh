@@ -9,7 +9,7 @@
 # Usage: scripts/guests/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
 #            [--wire-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
-#            [--kernel-checks] -- CMD...
+#            [--kernel-checks] [--launcher PATH] -- CMD...
 #
 #   -n N            number of guests (default 2)
 #   -t TIMEOUT      seconds for the whole run, boot included (default 300)
@@ -27,6 +27,11 @@
 #                   g<I>/dmesg when CMD ends, for the caller to check (make
 #                   check does, selftests/lib/host/host.sh; make bench does
 #                   not: the options cost time)
+#   --launcher PATH the wire and the adapters are not ours: orca-launch
+#                   at PATH (the packaged one: 91-launch) starts them in
+#                   the run directory, and each guest's RAM, NIC and
+#                   adapter are the QEMU arguments its "up" printed, in
+#                   place of ours; every guest has an adapter
 #
 # Every guest runs CMD (from the repo directory, by /bin/sh) with
 # ORCA_GUEST_INDEX, ORCA_GUEST_COUNT, ORCA_CTL (its emulator's control file,
@@ -82,7 +87,8 @@ usage() {
 }
 
 count=2 timeout=300 pcap='' wire_opts='' out='' all_no_orca=0 smp=1 mem=1G
-kernel_checks=0
+kernel_checks=0 launcher=''
+
 declare -A gopts=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -98,6 +104,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--kernel-checks) kernel_checks=1; shift ;;
+	--launcher) launcher=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-guests: unknown option $1" >&2; usage ;;
@@ -120,6 +127,11 @@ abspath() {
 }
 pcap=$(abspath "$pcap")
 out=$(abspath "$out")
+[ -n "$launcher" ] && launcher=$(abspath "$launcher")
+if [ -n "$launcher" ] && { [ "$all_no_orca" = 1 ] || [ ${#gopts[@]} -gt 0 ]; }; then
+	log "--launcher gives every guest an adapter: no --no-orca or --guest-opts"
+	exit 2
+fi
 
 for i in "${!gopts[@]}"; do
 	[[ $i =~ ^[0-9]+$ ]] && [ "$i" -lt "$count" ] ||
@@ -160,6 +172,7 @@ fi
 
 pids=()		# everything we started, killed on every exit path
 sockets=()
+launched=0
 cleanup() {
 	local p
 	trap - EXIT INT TERM
@@ -176,6 +189,8 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	rm -f "${sockets[@]}"
+	# The launcher's daemons, by the launcher (it kills by its pid files).
+	[ "$launched" = 1 ] && "$launcher" down --dir "$out" -q >>"$out/launch.log" 2>&1
 }
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
@@ -199,7 +214,7 @@ done
 # make decides whether anything changed since the last run.
 targets=(build/orca-wire)
 [ "$need_emu" = 1 ] && targets+=(build/orca-emu)
-[ "${ORCA_NO_BUILD:-}" = 1 ] ||
+[ "${ORCA_NO_BUILD:-}" = 1 ] || [ -n "$launcher" ] ||
 	make -s -C "$repo/emulator" -j2 "${targets[@]}" >&2 ||
 	{ log "emulator build failed"; exit 1; }
 initrd=$("$here/guest-initramfs.sh") || { log "initramfs build failed"; exit 1; }
@@ -223,25 +238,55 @@ initrd=$("$here/guest-initramfs.sh") || { log "initramfs build failed"; exit 1; 
 # guest under TCG was seen to leave its queue full for longer than the
 # switch's usual wait (wire_link_policy_qemu).
 switch_sock=$out/wire.sock
-sockets+=("$switch_sock")
-# shellcheck disable=SC2086
-"$wire" --socket "$switch_sock" --log "$out/wire.log" \
-	--qemu-wait-scale "${ORCA_TIMEOUT_SCALE:-1}" \
-	${pcap:+--pcap "$pcap"} $wire_opts </dev/null &
-pids+=($!)
-wait_socket "$switch_sock" $! || { log "orca-wire did not start:"; tail -n 20 "$out/wire.log" >&2; exit 1; }
+wire_args=(--qemu-wait-scale "${ORCA_TIMEOUT_SCALE:-1}" ${pcap:+--pcap "$pcap"})
+if [ -n "$launcher" ]; then
+	# The launcher's MACs are not our usual ones (52:54:00:0d:ca:..):
+	# a launcher that ignored --mac-base would not pass.
+	mac_fmt='52:54:00:0d:cb:%02x'
+	launched=1
+	"$launcher" up --dir "$out" --guests "$count" --mem "$mem" \
+		--mac-base "$(printf "$mac_fmt" 1)" \
+		--wire-opts="${wire_args[*]} $wire_opts" \
+		>"$out/launch.txt" 2>"$out/launch.log" </dev/null ||
+		{ log "$launcher up failed:"; cat "$out/launch.log" >&2; exit 1; }
+	"$launcher" status --dir "$out" >"$out/launch-status.txt" 2>&1 ||
+		{ log "$launcher status: not all up:"; cat "$out/launch-status.txt" >&2; exit 1; }
+else
+	mac_fmt='52:54:00:0d:ca:%02x'
+	sockets+=("$switch_sock")
+	# shellcheck disable=SC2086
+	"$wire" --socket "$switch_sock" --log "$out/wire.log" \
+		"${wire_args[@]}" $wire_opts </dev/null &
+	pids+=($!)
+	wait_socket "$switch_sock" $! || { log "orca-wire did not start:"; tail -n 20 "$out/wire.log" >&2; exit 1; }
+fi
 
 qemu_pids=()
+emu_pids=()	# the launcher's, for the stuck report only
 start=$(date +%s)
 for ((i = 0; i < count; i++)); do
 	g=$out/g$i
 	mkdir -p "$g"
-	mac=$(printf '52:54:00:0d:ca:%02x' $((i + 1)))
+	# shellcheck disable=SC2059 # the format is ours
+	mac=$(printf "$mac_fmt" $((i + 1)))
 	qemu_nic=$g/qemu-nic.sock
 	sockets+=("$qemu_nic" "$g/qmp.sock")
 	ctl=
 	dev=()
-	if no_orca "$i"; then
+	# RAM: shared (a memfd), for the adapter to reach by DMA.
+	machine=(-machine q35,memory-backend=mem
+		-object "memory-backend-memfd,id=mem,size=$mem,share=on")
+	if [ -n "$launcher" ]; then
+		# What the launcher printed after "# guest I:", as a user
+		# pasting it into a shell would take it (it is shell-quoted).
+		line=$(sed -n "/^# guest $i:/{n;p;q}" "$out/launch.txt")
+		[ -n "$line" ] || { log "$launcher up printed nothing for guest $i"; exit 1; }
+		eval "dev=($line)" || { log "guest $i: cannot parse: $line"; exit 1; }
+		machine=(-machine q35)
+		nic=()
+		ctl=$g/ctl
+		p=$(cat "$g/emu.pid" 2>/dev/null) && emu_pids+=("$p")
+	elif no_orca "$i"; then
 		# virtio-net straight onto the wire
 		nic_remote=$switch_sock
 	else
@@ -259,6 +304,9 @@ for ((i = 0; i < count; i++)); do
 		nic_remote=$g/nic.sock
 		dev=(-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$g/adapter.sock\",\"type\":\"unix\"}}")
 	fi
+	[ -n "$launcher" ] ||
+		nic=(-netdev "dgram,id=wire,local.type=unix,local.path=$qemu_nic,remote.type=unix,remote.path=$nic_remote"
+			-device "virtio-net-pci,netdev=wire,mac=$mac")
 	# nokaslr: the kernel's addresses are those of any guest's
 	# /proc/kallsyms, so a stuck-report.txt's RIP can be named.
 	append="console=ttyS0 quiet panic=-1 no_timer_check mitigations=off nokaslr"
@@ -277,15 +325,13 @@ for ((i = 0; i < count; i++)); do
 	# KFENCE with a sample interval of 0 (off).  log_buf_len: the whole
 	# run's log must still be there when guest-init saves it.
 	[ "$kernel_checks" = 1 ] && append+=" slub_debug=FZPU init_on_free=1 page_poison=1 kfence.sample_interval=100 log_buf_len=4M orca.dmesg=1"
-	"$qemu" -accel tcg -machine q35,memory-backend=mem -cpu max \
+	"$qemu" -accel tcg "${machine[@]}" -cpu max \
 		-smp "$smp" -m "$mem" \
-		-object memory-backend-memfd,id=mem,size="$mem",share=on \
 		-nodefaults -no-user-config -display none -vga none \
 		-monitor none -serial "file:$g/console.log" -no-reboot \
 		-qmp "unix:$g/qmp.sock,server=on,wait=off" \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
-		-netdev "dgram,id=wire,local.type=unix,local.path=$qemu_nic,remote.type=unix,remote.path=$nic_remote" \
-		-device "virtio-net-pci,netdev=wire,mac=$mac" \
+		"${nic[@]}" \
 		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$repo,mount_tag=work,security_model=none,multidevs=remap" \
 		"${dev[@]}" </dev/null >"$g/qemu.log" 2>&1 &
@@ -305,7 +351,7 @@ while [ ${#running[@]} -gt 0 ]; do
 	if [ "$done_pid" = "$timer" ]; then
 		log "timeout after ${timeout}s; still running: QEMU pid(s) ${!running[*]}"
 		# What each process and vCPU was doing, before cleanup kills them.
-		"$here/stuck-report.py" "$out" "${pids[@]:0:${#pids[@]}-1}" \
+		"$here/stuck-report.py" "$out" "${pids[@]:0:${#pids[@]}-1}" "${emu_pids[@]}" \
 			>"$out/stuck-report.txt" 2>&1
 		log "what the run was doing: $out/stuck-report.txt"
 		break

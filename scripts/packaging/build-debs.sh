@@ -7,7 +7,9 @@
 #                          orca.ko for every installed kernel (AUTOINSTALL)
 #   ibverbs-provider-orca  the rdma-core provider (liborca-rdmav34.so) and
 #                          its /etc/libibverbs.d/orca.driver
-#   orca-emulator          the adapter (orca-emu) and the wire (orca-wire)
+#   orca-emulator          the adapter (orca-emu), the wire (orca-wire) and
+#                          the launcher (orca-launch), by make -C emulator
+#                          install
 set -Eeuo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
@@ -132,13 +134,14 @@ build ibverbs-provider-orca "$arch"
 
 # ---- orca-emulator
 e=$stage/orca-emulator
-mkdir -p "$e/usr/bin"
-install -m 0755 emulator/build/orca-emu emulator/build/orca-wire "$e/usr/bin/"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$e"/usr/bin/*
+make -s -C emulator install DESTDIR="$e" PREFIX=/usr >/dev/null
+strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+	"$e/usr/bin/orca-emu" "$e/usr/bin/orca-wire"
+gzip -9n "$e/usr/share/man/man1/orca-launch.1"
 docs orca-emulator
-control orca-emulator "$arch" "libc6 (>= 2.38)" net \
+control orca-emulator "$arch" "libc6 (>= 2.38), python3" net \
 	"emulator of the ORCA RoCE adapter and its virtual wire" \
-	"orca-emu is the ORCA RoCEv2 host channel adapter as a vfio-user device server that QEMU guests see as a PCI function; orca-wire is the virtual Ethernet wire that links adapters and other guests' NICs."
+	"orca-emu is the ORCA RoCEv2 host channel adapter as a vfio-user device server that QEMU guests see as a PCI function; orca-wire is the virtual Ethernet wire that links adapters and other guests' NICs; orca-launch starts the wire and one adapter per guest and prints the QEMU options (for a QEMU command line, virtme-ng or libvirt) that give each guest its adapter."
 build orca-emulator "$arch"
 
 ls "$outdir"
