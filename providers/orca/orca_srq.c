@@ -37,9 +37,10 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* The fewest WQEs and the smallest stride the attributes need. */
 	srq->log_depth = orca_log_depth(attr->attr.max_wr);
-	srq->max_sge = max_t(uint32_t, attr->attr.max_sge, 1);
-	srq->stride = orca_recv_wqe_stride(srq->max_sge);
+	srq->stride = orca_recv_wqe_stride(max_t(uint32_t, attr->attr.max_sge,
+						 1));
 	err = orca_ring_alloc_pd(ctx, &srq->ring,
 				 orca_srq_bytes(srq, srq->log_depth),
 				 orca_parent_domain(pd), ORCA_RES_TYPE_SRQ);
@@ -52,6 +53,8 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	}
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 
+	cmd.wqe_count = 1U << srq->log_depth;
+	cmd.stride = srq->stride;
 	cmd.buf_va = (uintptr_t)srq->ring.buf;
 	cmd.buf_len = srq->ring.len;
 	cmd.db_rec_va = (uintptr_t)srq->db;
@@ -59,17 +62,18 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_db;
-	/* Both sides use the same rule; anything else is a kernel bug. */
-	if (resp.stride != srq->stride ||
-	    attr->attr.max_wr != 1U << srq->log_depth ||
-	    attr->attr.max_sge != srq->max_sge) {
+	/* What the kernel reports must fit the ring (orca-abi.h). */
+	if (attr->attr.max_wr != 1U << srq->log_depth || !attr->attr.max_sge ||
+	    attr->attr.max_sge > (srq->stride - sizeof(struct orca_recv_wqe_hdr)) /
+				 sizeof(struct orca_sge)) {
 		verbs_err(&ctx->ibv_ctx,
-			  "orca: SRQ %u: kernel geometry differs (stride %u, expected %u)\n",
-			  resp.srqn, resp.stride, srq->stride);
+			  "orca: SRQ %u: the kernel's %u WQEs of %u SGEs do not fit the ring\n",
+			  resp.srqn, attr->attr.max_wr, attr->attr.max_sge);
 		ibv_cmd_destroy_srq(&srq->ibv_srq);
 		err = EPROTO;
 		goto err_db;
 	}
+	srq->max_sge = attr->attr.max_sge;
 	srq->srqn = resp.srqn;
 	srq->parent = orca_parent_domain(pd);
 	if (srq->parent)
@@ -88,8 +92,8 @@ err_free:
 }
 
 /*
- * IBV_SRQ_MAX_WR moves the SRQ to a new ring (the depth rule of
- * orca-abi.h): the adapter copies the WQEs posted and not taken to it at
+ * IBV_SRQ_MAX_WR moves the SRQ to a new ring, of the fewest WQEs that
+ * max_wr needs and the SRQ's stride (orca-abi.h): the adapter copies the WQEs posted and not taken to it at
  * their indices, so they complete in order with their wr_id (which the
  * WQE carries).  Posting waits on the SRQ's lock meanwhile, as the
  * adapter copies what the doorbell record says is posted; a depth below
@@ -118,6 +122,8 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 				 srq->parent, ORCA_RES_TYPE_SRQ);
 	if (err)
 		return err;
+	cmd.wqe_count = 1U << log_depth;
+	cmd.stride = srq->stride;
 	cmd.buf_va = (uintptr_t)ring.buf;
 	cmd.buf_len = ring.len;
 
