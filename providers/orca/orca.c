@@ -2,10 +2,13 @@
 /*
  * ORCA rdma-core provider: device matching and the device context.
  *
- * The kernel reports RDMA_DRIVER_UNKNOWN (no upstream driver id exists for
- * ORCA, and inventing one would collide with the next upstream value), so
- * libibverbs matches the device by its PCI modalias.  A context maps its
- * UAR page, the only MMIO the data path ever touches.
+ * The driver registers as RDMA_DRIVER_ORCA, which libibverbs matches
+ * first; the PCI modalias matches too, so the provider binds whatever id
+ * the kernel reports.  Built against kernel headers without the id (the
+ * out-of-tree builds, scripts/out-of-tree/provider-build.sh and the
+ * driver's Makefile), both sides take RDMA_DRIVER_UNKNOWN instead and the
+ * PCI match binds.  A context maps its UAR page, the only MMIO the data
+ * path ever touches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -94,7 +97,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   RDMA_DRIVER_ORCA);
 	if (!ctx)
 		return NULL;
 
@@ -182,6 +185,7 @@ static void orca_device_free(struct verbs_device *vdev)
 }
 
 static const struct verbs_match_ent orca_match_table[] = {
+	VERBS_DRIVER_ID(RDMA_DRIVER_ORCA),
 	VERBS_PCI_MATCH(ORCA_PCI_VENDOR_ID, ORCA_PCI_DEVICE_ID, NULL),
 	{},
 };

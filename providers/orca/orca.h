@@ -147,7 +147,7 @@ struct orca_pd {
 
 /*
  * The resource types a parent domain's allocator is called with (the
- * driver id, RDMA_DRIVER_UNKNOWN, in the upper 32 bits, as mlx5 does).
+ * driver id, RDMA_DRIVER_ORCA, in the upper 32 bits, as mlx5 does).
  */
 enum orca_res_type {
 	ORCA_RES_TYPE_QP = 1,

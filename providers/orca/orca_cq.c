@@ -18,7 +18,7 @@
  * and a small CQ that a burst of completions would overrun gets room.
  * (pyverbs' test_resize_cq shrinks a CQ to 1 while sends are in flight;
  * at 2 entries their completions overran it.)  The kernel is asked for
- * the rounded count, so both sides size the ring by their shared rule.
+ * that count and told the ring's CQEs (orca-abi.h), a power of two.
  */
 static int orca_cq_geometry(struct orca_context *ctx, int *cqe,
 			    uint32_t *log_depth)
@@ -93,6 +93,7 @@ static struct orca_cq *orca_cq_create(struct ibv_context *context,
 	pthread_mutex_init(&cq->resize_mutex, NULL);
 
 	drv = ex ? &cmd_ex.drv_payload : &cmd.drv_payload;
+	drv->cqe_count = 1U << cq->log_depth;
 	drv->buf_va = (uintptr_t)cq->ring.buf;
 	drv->buf_len = cq->ring.len;
 	drv->db_rec_va = (uintptr_t)cq->db;
@@ -113,7 +114,7 @@ static struct orca_cq *orca_cq_create(struct ibv_context *context,
 	}
 	if (err)
 		goto err_db;
-	/* Both sides use the same rule; anything else is a kernel bug. */
+	/* The kernel reports the CQEs of the ring it was given. */
 	if (cq->vcq.cq.cqe != 1 << cq->log_depth) {
 		verbs_err(&ctx->ibv_ctx, "orca: CQ of %d CQEs, expected %u\n",
 			  cq->vcq.cq.cqe, 1U << cq->log_depth);
@@ -231,6 +232,7 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 				 cq->parent, ORCA_RES_TYPE_CQ);
 	if (err)
 		return err;
+	cmd.cqe_count = 1U << log_depth;
 	cmd.buf_va = (uintptr_t)ring.buf;
 	cmd.buf_len = ring.len;
 	pthread_mutex_lock(&cq->resize_mutex);

@@ -71,7 +71,7 @@ int orca_ring_alloc_pd(struct orca_context *ctx, struct orca_ring *ring,
 		       enum orca_res_type type)
 {
 	size_t len = align(bytes, ctx->page_size);
-	uint64_t res_type = ((uint64_t)RDMA_DRIVER_UNKNOWN << 32) | type;
+	uint64_t res_type = ((uint64_t)RDMA_DRIVER_ORCA << 32) | type;
 	void *buf;
 	int err;
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * ORCA provider QPs (RC, UC and UD): the rings and the doorbell record are
- * allocated here with the geometry rule the kernel applies to the same
- * capabilities (orca_qp_set_caps() in the driver), and the kernel's answer
- * is checked against it.  The provider owns the indices, so it also does
+ * allocated here, with the fewest WQEs and the smallest strides the
+ * capabilities need, and that geometry goes to the kernel in the request
+ * (orca-abi.h), which programs the adapter with it and reports the
+ * capabilities it gives.  The provider owns the indices, so it also does
  * what the kernel does for its own QPs on a reset or destroy: drop the
  * QP's CQEs from its CQs and restart the indices at 0.
  */
@@ -16,11 +17,8 @@
 
 struct orca_qp_geometry {
 	uint32_t log_sq_depth;
-	uint32_t send_sge;
 	uint32_t sq_stride;
-	uint32_t max_inline_data;
 	uint32_t log_rq_depth;
-	uint32_t recv_sge;
 	uint32_t rq_stride;	/* 0 with an SRQ */
 	size_t sq_bytes;
 	size_t rq_bytes;
@@ -31,7 +29,7 @@ static int orca_qp_geometry(struct orca_context *ctx,
 			    struct orca_qp_geometry *g)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
-	uint32_t inline_sge;
+	uint32_t inline_sge, send_sge;
 
 	/* The kernel checks the limits too; this keeps allocations sane. */
 	if (cap->max_send_wr > ctx->max_sq_depth ||
@@ -45,46 +43,49 @@ static int orca_qp_geometry(struct orca_context *ctx,
 	/* Inline data takes the place of SGEs in the send WQE. */
 	inline_sge = (cap->max_inline_data + sizeof(struct orca_sge) - 1) /
 		     sizeof(struct orca_sge);
-	g->send_sge = max_t(uint32_t, max(cap->max_send_sge, inline_sge), 1);
-	if (g->send_sge > min_t(uint32_t, ctx->max_send_sge, ORCA_MAX_SGE))
+	send_sge = max_t(uint32_t, max(cap->max_send_sge, inline_sge), 1);
+	if (send_sge > min_t(uint32_t, ctx->max_send_sge, ORCA_MAX_SGE))
 		return EINVAL;
 	g->log_sq_depth = orca_log_depth(cap->max_send_wr);
-	g->sq_stride = orca_send_wqe_stride(g->send_sge);
-	g->max_inline_data = min_t(uint32_t,
-				   g->send_sge * sizeof(struct orca_sge),
-				   ctx->max_inline_data);
+	g->sq_stride = orca_send_wqe_stride(send_sge);
 	g->sq_bytes = align((size_t)g->sq_stride << g->log_sq_depth,
 			    ORCA_UQUEUE_ALIGN);
 
 	if (attr->srq) {
 		g->log_rq_depth = 0;
-		g->recv_sge = 0;
 		g->rq_stride = 0;
 		g->rq_bytes = 0;
 	} else {
 		g->log_rq_depth = orca_log_depth(cap->max_recv_wr);
-		g->recv_sge = max_t(uint32_t, cap->max_recv_sge, 1);
-		g->rq_stride = orca_recv_wqe_stride(g->recv_sge);
+		g->rq_stride = orca_recv_wqe_stride(max_t(uint32_t,
+							  cap->max_recv_sge,
+							  1));
 		g->rq_bytes = align((size_t)g->rq_stride << g->log_rq_depth,
 				    ORCA_UQUEUE_ALIGN);
 	}
 	return 0;
 }
 
-/* What the kernel answered must be the layout the rings were built for. */
-static bool orca_qp_geometry_agrees(const struct orca_qp_geometry *g,
-				    const struct ibv_qp_init_attr *attr,
-				    const struct orca_create_qp_resp *resp)
+/*
+ * What the kernel reports (@attr->cap, after CREATE_QP) must fit the rings:
+ * as many WQEs as they have, and SGEs and inline data their strides hold.
+ */
+static bool orca_qp_caps_fit(const struct orca_qp_geometry *g,
+			     const struct ibv_qp_init_attr *attr)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
+	size_t room = g->sq_stride - sizeof(struct orca_send_wqe_hdr);
 
-	return resp->sq_stride == g->sq_stride &&
-	       resp->rq_stride == g->rq_stride &&
-	       cap->max_send_wr == 1U << g->log_sq_depth &&
-	       cap->max_send_sge == g->send_sge &&
-	       cap->max_inline_data == g->max_inline_data &&
-	       cap->max_recv_wr == (attr->srq ? 0 : 1U << g->log_rq_depth) &&
-	       cap->max_recv_sge == g->recv_sge;
+	if (cap->max_send_wr != 1U << g->log_sq_depth ||
+	    !cap->max_send_sge ||
+	    cap->max_send_sge > room / sizeof(struct orca_sge) ||
+	    cap->max_inline_data > room)
+		return false;
+	if (attr->srq)
+		return !cap->max_recv_wr && !cap->max_recv_sge;
+	room = g->rq_stride - sizeof(struct orca_recv_wqe_hdr);
+	return cap->max_recv_wr == 1U << g->log_rq_depth && cap->max_recv_sge &&
+	       cap->max_recv_sge <= room / sizeof(struct orca_sge);
 }
 
 /*
@@ -143,15 +144,15 @@ struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn)
 			       __ATOMIC_ACQUIRE);
 }
 
+/* The SGEs per WQE are the kernel's answer, set once it came. */
 static void orca_qp_init_wq(struct orca_wq *wq, uint8_t *buf,
 			    uint32_t log_depth, uint32_t stride,
-			    uint32_t max_sge, bool need_lock)
+			    bool need_lock)
 {
 	orca_lock_init(&wq->lock, need_lock);
 	wq->buf = buf;
 	wq->log_depth = log_depth;
 	wq->stride = stride;
-	wq->max_sge = max_sge;
 }
 
 enum {
@@ -236,19 +237,23 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	buf = qp->ring.buf;
 	/* On a thread domain, one thread posts (ibv_alloc_td(3)). */
 	need_lock = !parent || !parent->td;
-	orca_qp_init_wq(&qp->sq, buf, g.log_sq_depth, g.sq_stride, g.send_sge,
-			need_lock);
+	orca_qp_init_wq(&qp->sq, buf, g.log_sq_depth, g.sq_stride, need_lock);
 	orca_qp_init_wq(&qp->rq, g.rq_bytes ? buf + g.sq_bytes : NULL,
-			g.log_rq_depth, g.rq_stride, g.recv_sge, need_lock);
-	qp->max_inline_data = g.max_inline_data;
+			g.log_rq_depth, g.rq_stride, need_lock);
 	qp->sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
 
+	cmd.db_rec_va = (uintptr_t)qp->db;
 	cmd.sq_buf_va = (uintptr_t)buf;
 	cmd.sq_buf_len = g.sq_bytes;
-	cmd.rq_buf_va = g.rq_bytes ? (uintptr_t)(buf + g.sq_bytes) : 0;
-	cmd.rq_buf_len = g.rq_bytes;
-	cmd.db_rec_va = (uintptr_t)qp->db;
+	cmd.sq_wqe_count = 1U << g.log_sq_depth;
+	cmd.sq_stride = g.sq_stride;
+	if (g.rq_bytes) {
+		cmd.rq_buf_va = (uintptr_t)(buf + g.sq_bytes);
+		cmd.rq_buf_len = g.rq_bytes;
+		cmd.rq_wqe_count = 1U << g.log_rq_depth;
+		cmd.rq_stride = g.rq_stride;
+	}
 	/*
 	 * Held from CREATE_QP to the insertion, as orca_destroy_qp() holds it
 	 * from DESTROY_QP to the removal (mlx5's rule): else the kernel may
@@ -260,14 +265,18 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_unlock;
-	if (!orca_qp_geometry_agrees(&g, base, &resp.drv_payload)) {
+	if (!orca_qp_caps_fit(&g, base)) {
 		verbs_err(&ctx->ibv_ctx,
-			  "orca: QP %u: kernel geometry differs (strides %u/%u, expected %u/%u)\n",
-			  resp.qpn, resp.sq_stride, resp.rq_stride,
-			  g.sq_stride, g.rq_stride);
+			  "orca: QP %u: the kernel's capabilities (WQEs %u/%u, SGEs %u/%u, inline %u) do not fit the rings\n",
+			  resp.qpn, base->cap.max_send_wr, base->cap.max_recv_wr,
+			  base->cap.max_send_sge, base->cap.max_recv_sge,
+			  base->cap.max_inline_data);
 		err = EPROTO;
 		goto err_destroy;
 	}
+	qp->sq.max_sge = base->cap.max_send_sge;
+	qp->rq.max_sge = base->cap.max_recv_sge;
+	qp->max_inline_data = base->cap.max_inline_data;
 	qp->qpn = resp.qpn;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		orca_qp_init_send_ops(qp, attr->send_ops_flags);

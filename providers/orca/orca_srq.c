@@ -86,9 +86,10 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* The fewest WQEs and the smallest stride the attributes need. */
 	srq->log_depth = orca_log_depth(attr->attr.max_wr);
-	srq->max_sge = max_t(uint32_t, attr->attr.max_sge, 1);
-	srq->stride = orca_recv_wqe_stride(srq->max_sge);
+	srq->stride = orca_recv_wqe_stride(max_t(uint32_t, attr->attr.max_sge,
+						 1));
 	err = orca_ring_alloc_pd(ctx, &srq->ring,
 				 orca_srq_bytes(srq, srq->log_depth),
 				 orca_parent_domain(pd), ORCA_RES_TYPE_SRQ);
@@ -105,6 +106,8 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	if (err)
 		goto err_db;
 
+	cmd.wqe_count = 1U << srq->log_depth;
+	cmd.stride = srq->stride;
 	cmd.buf_va = (uintptr_t)srq->ring.buf;
 	cmd.buf_len = srq->ring.len;
 	cmd.db_rec_va = (uintptr_t)srq->db;
@@ -112,17 +115,18 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_db;
-	/* Both sides use the same rule; anything else is a kernel bug. */
-	if (resp.stride != srq->stride ||
-	    attr->attr.max_wr != 1U << srq->log_depth ||
-	    attr->attr.max_sge != srq->max_sge) {
+	/* What the kernel reports must fit the ring (orca-abi.h). */
+	if (attr->attr.max_wr != 1U << srq->log_depth || !attr->attr.max_sge ||
+	    attr->attr.max_sge > (srq->stride - sizeof(struct orca_recv_wqe_hdr)) /
+				 sizeof(struct orca_sge)) {
 		verbs_err(&ctx->ibv_ctx,
-			  "orca: SRQ %u: kernel geometry differs (stride %u, expected %u)\n",
-			  resp.srqn, resp.stride, srq->stride);
+			  "orca: SRQ %u: the kernel's %u WQEs of %u SGEs do not fit the ring\n",
+			  resp.srqn, attr->attr.max_wr, attr->attr.max_sge);
 		ibv_cmd_destroy_srq(&srq->ibv_srq);
 		err = EPROTO;
 		goto err_db;
 	}
+	srq->max_sge = attr->attr.max_sge;
 	srq->srqn = resp.srqn;
 	srq->parent = orca_parent_domain(pd);
 	if (srq->parent)
@@ -144,16 +148,16 @@ err_free:
 }
 
 /*
- * IBV_SRQ_MAX_WR moves the SRQ to a new ring (the depth rule of
- * orca-abi.h): the adapter copies the WQEs posted and not taken to it at
- * their indices, so they complete in order, and the records of the WQEs
- * not completed move to the same indices' slots of the new depth
- * (orca_srq_move_slots()).  Posting waits on the SRQ's lock meanwhile, as
- * the adapter copies what the doorbell record says is posted; polling
- * goes on.  A depth below the span of the WQEs posted and not completed
- * (orca_srq_span(): their number, when polled in order) is refused
- * (EINVAL), since their slots must stay distinct.  IBV_SRQ_LIMIT alone
- * carries no driver data.
+ * IBV_SRQ_MAX_WR moves the SRQ to a new ring, of the fewest WQEs that
+ * max_wr needs and the SRQ's stride (orca-abi.h): the adapter copies the
+ * WQEs posted and not taken to it at their indices, so they complete in
+ * order, and the records of the WQEs not completed move to the same
+ * indices' slots of the new depth (orca_srq_move_slots()).  Posting waits
+ * on the SRQ's lock meanwhile, as the adapter copies what the doorbell
+ * record says is posted; polling goes on.  A depth below the span of the
+ * WQEs posted and not completed (orca_srq_span(): their number, when
+ * polled in order) is refused (EINVAL), since their slots must stay
+ * distinct.  IBV_SRQ_LIMIT alone carries no driver data.
  */
 int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask)
@@ -184,6 +188,8 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		orca_ring_free(&ring);
 		return err;
 	}
+	cmd.wqe_count = 1U << log_depth;
+	cmd.stride = srq->stride;
 	cmd.buf_va = (uintptr_t)ring.buf;
 	cmd.buf_len = ring.len;
 

@@ -165,11 +165,21 @@ sync_sources() {
 	done
 }
 
+# rdma-core's kernel headers before RDMA_DRIVER_ORCA (enum rdma_driver_id,
+# which the rdma-core series adds): the provider then matches and speaks as
+# RDMA_DRIVER_UNKNOWN, which the driver built out of tree against such a
+# kernel registers as too (its Makefile); the PCI match binds it.
+compat_cflags() {
+	grep -qw RDMA_DRIVER_ORCA "$src/kernel-headers/rdma/ib_user_ioctl_verbs.h" ||
+		echo -DRDMA_DRIVER_ORCA=RDMA_DRIVER_UNKNOWN
+}
+
 configure() {
 	rm -rf "$build"
 	mkdir -p "$build"
 	run cmake -S "$src" -B "$build" -GNinja -DCMAKE_BUILD_TYPE=Release \
-		-DNO_PYVERBS=1 -DNO_MAN_PAGES=1 ||
+		-DNO_PYVERBS=1 -DNO_MAN_PAGES=1 \
+		-DCMAKE_C_FLAGS="$(compat_cflags)" ||
 		fail "cmake failed"
 }
 

@@ -14,7 +14,9 @@
 #    entry is selectable as a module in that config;
 #  - the series ends with the tree's driver and ABI header, file for file;
 #  - with --guest-module, the series' driver builds for the guests' kernel
-#    too (out/patches-module/, loaded by selftests/guest/29-kverbs-series.sh,
+#    too, whose uAPI lacks RDMA_DRIVER_ORCA (the tree's out-of-tree
+#    fallback, from its driver Makefile, stands in for it)
+#    (out/patches-module/, loaded by selftests/guest/29-kverbs-series.sh,
 #    which passes it: make check's guest tests load the tree's driver,
 #    which the previous case shows to be the same);
 #  - the rdma-core series applies to pristine 56.1, which then builds the
@@ -43,7 +45,7 @@ kpatches=$(ls out/patches/kernel/[0-9]*.patch 2>/dev/null | grep -v /0000-)
 upatches=$(ls out/patches/rdma-core/[0-9]*.patch 2>/dev/null | grep -v /0000-)
 nk=$(echo "$kpatches" | grep -c .)
 nu=$(echo "$upatches" | grep -c .)
-echo "1..$((1 + 3 * nk + 3 + guest_module + nu + 1))"
+echo "1..$((1 + 3 * nk + 3 + guest_module + nu + 2))"
 result $rc "make patches ($nk kernel, $nu rdma-core patches)" "$out/make-patches.log"
 
 # files_of PATCH: the paths a patch touches.
@@ -153,6 +155,16 @@ if [ "$guest_module" = 1 ]; then
 		case $f in *.mod.c) continue ;; esac
 		cmp -s "$f" "$mod/${f##*/}" || cp "$f" "$mod/"
 	done
+	# The distribution's kernel has no RDMA_DRIVER_ORCA: the series'
+	# Makefile, behind the tree's out-of-tree fallback (its Makefile,
+	# between the markers), as kbuild reads a Kbuild file first.
+	{
+		sed -n '/^# orca-compat-begin$/,/^# orca-compat-end$/p' \
+			"$top/drivers/infiniband/hw/orca/Makefile"
+		echo 'include $(src)/Makefile'
+	} >"$mod/Kbuild.new"
+	cmp -s "$mod/Kbuild.new" "$mod/Kbuild" || mv "$mod/Kbuild.new" "$mod/Kbuild"
+	rm -f "$mod/Kbuild.new"
 	make -C "$kdir" M="$mod" CONFIG_INFINIBAND_ORCA=m \
 		KCFLAGS="-idirafter $work/include/uapi" -j"$(nproc)" modules \
 		>"$out/guest-module.log" 2>&1
@@ -161,6 +173,10 @@ if [ "$guest_module" = 1 ]; then
 	[ -f "$mod/orca.ko" ] || rc=1
 	result $rc "the series' driver builds for $(basename "$kdir")" "$out/guest-module.log"
 fi
+
+# enum rdma_driver_id of the patched kernel, for the rdma-core case below.
+driver_ids() { sed -n '/^enum rdma_driver_id {$/,/^};$/p' "$1"; }
+driver_ids "$work/include/uapi/rdma/ib_user_ioctl_verbs.h" >"$out/driver-ids.kernel"
 
 # ---- rdma-core
 pristine=$(scripts/series/pristine-tree.sh rdma-core)
@@ -186,5 +202,15 @@ done
 rc=$?
 grep -q 'warning:' "$out/rdma-core-build.log" && rc=1
 result $rc "rdma-core 56.1 with the series builds the orca provider" "$out/rdma-core-build.log"
+
+# Driver and provider must agree on RDMA_DRIVER_ORCA's value (the provider
+# sends it in every ioctl header, which the kernel checks): both series
+# leave enum rdma_driver_id the same, ending with it.
+driver_ids "$work/kernel-headers/rdma/ib_user_ioctl_verbs.h" >"$out/driver-ids.rdma-core"
+{
+	diff -u "$out/driver-ids.kernel" "$out/driver-ids.rdma-core" &&
+		grep -A1 -x $'\tRDMA_DRIVER_ORCA,' "$out/driver-ids.kernel" | grep -qx '};'
+} >"$out/driver-ids.log" 2>&1
+result $? "enum rdma_driver_id: the same in both series, RDMA_DRIVER_ORCA last" "$out/driver-ids.log"
 
 [ $failed = 0 ]

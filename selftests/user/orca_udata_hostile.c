@@ -6,6 +6,11 @@
  * requests, a doorbell record across a page, another context's handles,
  * and legacy data-path commands on user queues.  Every bad request must
  * fail with the expected errno, and a correct one must still succeed.
+ * A queue geometry the request names (rdma/orca-abi.h) that does not fit
+ * the attributes, the device or the ring must fail with EINVAL before any
+ * command reaches the adapter (the command queue's posted count in debugfs
+ * stays) and be counted (driver_bad_user_queues); a larger geometry than
+ * the attributes need must be taken as it is and reported back.
  *
  * Usage: orca_udata_hostile [SGID_INDEX]
  *   SGID_INDEX: a RoCE v2 GID of orca_0, used as source and destination
@@ -22,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -259,14 +266,14 @@ static int resize_cq(int fd, uint32_t handle, uint32_t cqe, const void *drv,
 		      drv, drv_len, sizeof(struct ib_uverbs_resize_cq_resp));
 }
 
-static int create_srq(int fd, uint32_t pd, uint32_t max_wr, const void *drv,
-		      size_t drv_len, uint32_t *handle)
+static int create_srq(int fd, uint32_t pd, uint32_t max_wr, uint32_t max_sge,
+		      const void *drv, size_t drv_len, uint32_t *handle)
 {
 	struct ib_uverbs_create_srq cmd = {
 		.response = (uintptr_t)&out,
 		.pd_handle = pd,
 		.max_wr = max_wr,
-		.max_sge = 1,
+		.max_sge = max_sge,
 	};
 	struct ib_uverbs_create_srq_resp core;
 	int err;
@@ -281,10 +288,37 @@ static int create_srq(int fd, uint32_t pd, uint32_t max_wr, const void *drv,
 	return err;
 }
 
+/* MODIFY_SRQ with IB_SRQ_MAX_WR: a resize, with its new ring. */
+static int resize_srq(int fd, uint32_t handle, uint32_t max_wr,
+		      const void *drv, size_t drv_len)
+{
+	struct ib_uverbs_modify_srq cmd = {
+		.srq_handle = handle,
+		.attr_mask = 1,			/* IB_SRQ_MAX_WR */
+		.max_wr = max_wr,
+	};
+
+	return uwrite(fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &cmd, sizeof(cmd),
+		      drv, drv_len, 0);
+}
+
+static int query_srq(int fd, uint32_t handle,
+		     struct ib_uverbs_query_srq_resp *resp)
+{
+	struct ib_uverbs_query_srq cmd = {
+		.response = (uintptr_t)resp,
+		.srq_handle = handle,
+	};
+
+	return uwrite(fd, IB_USER_VERBS_CMD_QUERY_SRQ, &cmd, sizeof(cmd),
+		      NULL, 0, sizeof(*resp));
+}
+
 struct qp_args {
 	uint32_t pd, scq, rcq, srq;
 	uint8_t type;			/* enum ib_qp_type */
 	uint32_t max_send_wr, max_recv_wr;
+	uint32_t max_send_sge, max_recv_sge, max_inline_data;
 };
 
 static int create_qp(int fd, const struct qp_args *a, const void *drv,
@@ -298,8 +332,9 @@ static int create_qp(int fd, const struct qp_args *a, const void *drv,
 		.srq_handle = a->srq,
 		.max_send_wr = a->max_send_wr,
 		.max_recv_wr = a->srq != ~0u ? 0 : a->max_recv_wr,
-		.max_send_sge = 1,
-		.max_recv_sge = a->srq != ~0u ? 0 : 1,
+		.max_send_sge = a->max_send_sge,
+		.max_recv_sge = a->srq != ~0u ? 0 : a->max_recv_sge,
+		.max_inline_data = a->max_inline_data,
 		.qp_type = a->type,
 		.is_srq = a->srq != ~0u,
 	};
@@ -459,12 +494,17 @@ static int hold(void)
 	}
 	uar = mmap(NULL, PG, PROT_WRITE, MAP_SHARED, fd, uresp.uar_mmap_key);
 	db = map_pages(1);
+	cq_req.cqe_count = 64;
 	cq_req.buf_va = va(map_pages(1), 0);
 	cq_req.buf_len = PG;
 	cq_req.db_rec_va = va(db, 0);
+	srq_req.wqe_count = 16;
+	srq_req.stride = orca_recv_wqe_stride(1);
 	srq_req.buf_va = va(map_pages(1), 0);
 	srq_req.buf_len = PG;
 	srq_req.db_rec_va = va(db, 8);
+	qp_req.sq_wqe_count = 16;
+	qp_req.sq_stride = orca_send_wqe_stride(1);
 	qp_req.sq_buf_va = va(map_pages(1), 0);
 	qp_req.sq_buf_len = PG;
 	qp_req.db_rec_va = va(db, 16);
@@ -474,8 +514,8 @@ static int hold(void)
 	if (!err)
 		err = create_cq(fd, 64, &cq_req, sizeof(cq_req), &cq);
 	if (!err)
-		err = create_srq(fd, pd, 16, &srq_req, sizeof(srq_req), &srq);
-	qa = (struct qp_args){ pd, cq, cq, srq, 2, 16, 0 };
+		err = create_srq(fd, pd, 16, 1, &srq_req, sizeof(srq_req), &srq);
+	qa = (struct qp_args){ pd, cq, cq, srq, 2, 16, 0, 1, 0, 0 };
 	if (!err)
 		err = create_qp(fd, &qa, &qp_req, sizeof(qp_req), &qp);
 	if (err) {
@@ -512,7 +552,9 @@ static int hold(void)
  * is that bundle with up to three fields patched, the driver data cut or
  * extended, on the first file or the second, and the errno it must fail
  * with (or NO_ERR).  A case that keeps what it creates puts the handle in a
- * slot that later bundles use.
+ * slot that later bundles use.  A geometry case (GEOM) is a queue geometry
+ * or ring the kernel must refuse with EINVAL before the adapter sees a
+ * command, and count.
  */
 enum slot { S_NONE, S_PD, S_PD2, S_CQ, S_CQ2, S_SRQ, S_QP_RC, S_QP_UD, S_AH,
 	    S_MAX };
@@ -541,8 +583,11 @@ struct hcase {
 	uint8_t on_b;			/* on the second file */
 	uint8_t keep;			/* enum slot of the new handle */
 	uint8_t stop;			/* no later case runs if this fails */
+	uint8_t geom;			/* a refused geometry: GEOM */
 	struct patch p[3];
 };
+
+#define GEOM	EINVAL, .geom = 1
 
 /* Patch FIELD of bundle TYPE to BASE + VAL. */
 #define SET(type, field, base, v)					\
@@ -569,8 +614,13 @@ struct rs_bundle {
 };
 
 struct srq_bundle {
-	uint32_t pd, max_wr;
+	uint32_t pd, max_wr, max_sge;
 	struct orca_create_srq r;
+};
+
+struct msrq_bundle {
+	uint32_t max_wr;
+	struct orca_modify_srq r;
 };
 
 struct qp_bundle {
@@ -578,7 +628,7 @@ struct qp_bundle {
 	struct orca_create_qp r;
 };
 
-enum cmd { C_CTX, C_PD, C_CQ, C_RS, C_SRQ, C_QP, C_MQ };
+enum cmd { C_CTX, C_PD, C_CQ, C_RS, C_SRQ, C_MSRQ, C_QP, C_MQ };
 
 /* A bundle's size, and where in it the driver data is and how long. */
 struct section {
@@ -595,6 +645,7 @@ static const struct section sections[] = {
 	[C_CQ] = SECTION(struct cq_bundle, r),
 	[C_RS] = SECTION(struct rs_bundle, r),
 	[C_SRQ] = SECTION(struct srq_bundle, r),
+	[C_MSRQ] = SECTION(struct msrq_bundle, r),
 	[C_QP] = SECTION(struct qp_bundle, r),
 	[C_MQ] = { 1, 0, 0 },			/* the state; driver data only */
 };
@@ -606,6 +657,7 @@ static int call(struct hostile *h, enum cmd cmd, int fd, const void *bundle,
 	const struct cq_bundle *cq = bundle;
 	const struct rs_bundle *rs = bundle;
 	const struct srq_bundle *srq = bundle;
+	const struct msrq_bundle *msrq = bundle;
 	const struct qp_bundle *qp = bundle;
 	int first, err;
 
@@ -626,7 +678,11 @@ static int call(struct hostile *h, enum cmd cmd, int fd, const void *bundle,
 		/* Of the second CQ. */
 		return resize_cq(fd, h->handle[S_CQ2], rs->cqe, drv, len);
 	case C_SRQ:
-		return create_srq(fd, srq->pd, srq->max_wr, drv, len, handle);
+		return create_srq(fd, srq->pd, srq->max_wr, srq->max_sge, drv, len,
+				  handle);
+	case C_MSRQ:
+		/* Of the SRQ. */
+		return resize_srq(fd, h->handle[S_SRQ], msrq->max_wr, drv, len);
 	case C_QP:
 		return create_qp(fd, &qp->a, drv, len, handle);
 	case C_MQ:
@@ -658,6 +714,75 @@ static uint64_t resolve(const struct hostile *h, const struct patch *p)
 	return p->val;
 }
 
+/*
+ * The commands the driver posted to the adapter: "posted N" of its command
+ * queue in debugfs (/sys/kernel/debug/orca/<PCI function>/cmdq).
+ */
+static int cmdq_posted(uint64_t *v)
+{
+	char link[256], path[512], line[128];
+	const char *pci;
+	ssize_t n;
+	FILE *f;
+	int found = 0;
+
+	n = readlink("/sys/class/infiniband/orca_0/device", link,
+		     sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = 0;
+	pci = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/orca/%s/cmdq", pci);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "posted %" SCNu64, v) == 1;
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * The driver's count of refused user queues.  Reading it runs QUERY_STATS,
+ * and the core answers from a cache for 10 ms after: read it only before
+ * cmdq_posted(), and again after a pause.
+ */
+static int bad_user_queues(uint64_t *v)
+{
+	FILE *f = fopen("/sys/class/infiniband/orca_0/ports/1/hw_counters/driver_bad_user_queues",
+			"r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%" SCNu64, v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A geometry case's command refused: nothing posted, and counted. */
+static void expect_refused(const struct hcase *c, int have,
+			   uint64_t posted0, uint64_t bad0)
+{
+	uint64_t posted1 = 0, bad1 = 0;
+
+	have = have && !cmdq_posted(&posted1);
+	pause_ms(30);
+	have = have && !bad_user_queues(&bad1);
+	if (!have)
+		printf("# no debugfs cmdq or driver_bad_user_queues counter\n");
+	result(have && posted1 == posted0 && bad1 == bad0 + 1,
+	       "%s: no command reached the adapter (posted %" PRIu64 " -> %" PRIu64 "), counted (driver_bad_user_queues %" PRIu64 " -> %" PRIu64 ")",
+	       c->name, posted0, posted1, bad0, bad1);
+}
+
 /* Run @n cases of command @cmd on bundle @good; 0 once a stop case failed. */
 static int run_cases(struct hostile *h, enum cmd cmd, const void *good,
 		     const struct hcase *c, size_t n)
@@ -668,12 +793,13 @@ static int run_cases(struct hostile *h, enum cmd cmd, const void *good,
 		unsigned char b[256];
 	} u;
 	unsigned char drv[256], *bundle = u.b;
+	uint64_t v, posted0 = 0, bad0 = 0;
 	uint32_t scratch;
 	const struct patch *p;
 	const void *d;
 	size_t len;
-	uint64_t v;
 	uint32_t v32;
+	int have = 0;
 
 	for (; n--; c++) {
 		memcpy(bundle, good, s->size);
@@ -701,10 +827,14 @@ static int run_cases(struct hostile *h, enum cmd cmd, const void *good,
 		} else if (c->len != LEN_FULL) {
 			len = c->len;
 		}
+		if (c->geom)
+			have = !bad_user_queues(&bad0) && !cmdq_posted(&posted0);
 		h->last_err = call(h, cmd, h->fd[c->on_b], bundle, d, len,
 				   c->keep ? &h->handle[c->keep] : &scratch);
 		if (!expect(h->last_err, c->want, "%s", c->name) && c->stop)
 			return 0;
+		if (c->geom)
+			expect_refused(c, have, posted0, bad0);
 	}
 	return 1;
 }
@@ -773,27 +903,32 @@ static const struct hcase pd_cases[] = {
 
 /* ---- CREATE_CQ ---- */
 #define CQ(field, base, v) SET(struct cq_bundle, field, base, v)
+/* 64 CQEs asked, a ring of 64 (2 KiB) in the first page. */
 static const struct hcase cq_cases[] = {
 	{ "CREATE_CQ: request shorter than its v1 struct", EINVAL, .len = 16 },
 	{ "CREATE_CQ: no driver data", EINVAL, .len = LEN_NONE },
 	{ "CREATE_CQ: unknown comp_mask bit", EOPNOTSUPP,
 	  .p = { CQ(r.comp_mask, B_VAL, 4) } },
-	{ "CREATE_CQ: non-zero reserved", EINVAL,
-	  .p = { CQ(r.reserved, B_VAL, 7) } },
 	{ "CREATE_CQ: longer request with a non-zero tail", EOPNOTSUPP,
 	  .len = LEN_BAD_TAIL },
 	{ "CREATE_CQ: 2^30 CQEs", EINVAL, .p = { CQ(cqe, B_VAL, 1u << 30) } },
 	{ "CREATE_CQ: 2^31-1 CQEs", EINVAL,
 	  .p = { CQ(cqe, B_VAL, 0x7fffffff) } },
-	{ "CREATE_CQ: ring not 4 KiB aligned", EINVAL,
+	{ "CREATE_CQ: a ring of 96 CQEs, not a power of two", GEOM,
+	  .p = { CQ(r.cqe_count, B_VAL, 96) } },
+	{ "CREATE_CQ: a ring of 32 CQEs for 64", GEOM,
+	  .p = { CQ(r.cqe_count, B_VAL, 32) } },
+	{ "CREATE_CQ: a ring of 2^31 CQEs, over the device's limit", GEOM,
+	  .p = { CQ(r.cqe_count, B_VAL, 1u << 31) } },
+	{ "CREATE_CQ: ring not 4 KiB aligned", GEOM,
 	  .p = { CQ(r.buf_va, B_CQBUF, 64) } },
-	{ "CREATE_CQ: ring length not a multiple of 4 KiB", EINVAL,
+	{ "CREATE_CQ: ring length not a multiple of 4 KiB", GEOM,
 	  .p = { CQ(r.buf_len, B_VAL, 2048) } },
-	{ "CREATE_CQ: ring shorter than 256 CQEs", EINVAL,
-	  .p = { CQ(cqe, B_VAL, 256) } },
+	{ "CREATE_CQ: ring of 4 KiB for 256 CQEs", GEOM,
+	  .p = { CQ(cqe, B_VAL, 256), CQ(r.cqe_count, B_VAL, 256) } },
 	{ "CREATE_CQ: ring not mapped", EFAULT,
 	  .p = { CQ(r.buf_va, B_UNMAPPED2, 0) } },
-	{ "CREATE_CQ: ring length 0", EINVAL,
+	{ "CREATE_CQ: ring length 0", GEOM,
 	  .p = { CQ(r.buf_len, B_VAL, 0) } },
 	{ "CREATE_CQ: huge ring length (only what the CQEs need is pinned)",
 	  NO_ERR, .p = { CQ(r.buf_len, B_VAL, ~0ULL & ~(PG - 1)),
@@ -807,29 +942,36 @@ static const struct hcase cq_cases[] = {
 	{ "CREATE_CQ: on the second context, sharing the ring page", NO_ERR,
 	  .on_b = 1, .p = { CQ(r.db_rec_va, B_DB, 8) } },
 	{ "CREATE_CQ: 64 CQEs", NO_ERR, .keep = S_CQ, .stop = 1 },
-	{ "CREATE_CQ: a second CQ, record in the same page", NO_ERR,
-	  .keep = S_CQ2, .stop = 1,
+	/* Last: run_all() checks the CQEs the response reports. */
+	{ "CREATE_CQ: a second CQ, 64 CQEs asked, a ring of 128 given, record in the same page",
+	  NO_ERR, .keep = S_CQ2, .stop = 1,
 	  .p = { CQ(r.buf_va, B_CQBUF, 2 * PG), CQ(r.db_rec_va, B_DB, 48),
-		 CQ(cqe, B_VAL, 100) } },
+		 CQ(r.cqe_count, B_VAL, 128) } },
 };
 
-/* ---- RESIZE_CQ, of the second CQ ---- */
+/* ---- RESIZE_CQ, of the second CQ: to 128 CQEs in the second page ---- */
 #define RS(field, base, v) SET(struct rs_bundle, field, base, v)
 static const struct hcase rs_cases[] = {
 	{ "RESIZE_CQ: unknown comp_mask bit", EOPNOTSUPP,
 	  .p = { RS(r.comp_mask, B_VAL, 1) } },
 	{ "RESIZE_CQ: request shorter than its v1 struct", EINVAL, .len = 8 },
-	{ "RESIZE_CQ: ring not 4 KiB aligned", EINVAL,
+	{ "RESIZE_CQ: ring not 4 KiB aligned", GEOM,
 	  .p = { RS(r.buf_va, B_CQBUF, PG + 8) } },
 	{ "RESIZE_CQ: 2^30 CQEs", EINVAL, .p = { RS(cqe, B_VAL, 1u << 30) } },
-	{ "RESIZE_CQ: ring shorter than 1024 CQEs", EINVAL,
-	  .p = { RS(cqe, B_VAL, 1000) } },
+	{ "RESIZE_CQ: a ring of 192 CQEs, not a power of two", GEOM,
+	  .p = { RS(r.cqe_count, B_VAL, 192) } },
+	{ "RESIZE_CQ: a ring of 64 CQEs for 128", GEOM,
+	  .p = { RS(r.cqe_count, B_VAL, 64) } },
+	{ "RESIZE_CQ: ring of 4 KiB for 1024 CQEs", GEOM,
+	  .p = { RS(cqe, B_VAL, 1000), RS(r.cqe_count, B_VAL, 1024) } },
 	{ "RESIZE_CQ: ring not mapped", EFAULT,
 	  .p = { RS(r.buf_va, B_UNMAPPED, 0) } },
-	{ "RESIZE_CQ: to 128 CQEs", .want = NO_ERR },
+	/* Last: run_all() checks the CQEs the response reports. */
+	{ "RESIZE_CQ: 100 CQEs asked, a ring of 128 given", NO_ERR,
+	  .p = { RS(cqe, B_VAL, 100) } },
 };
 
-/* ---- CREATE_SRQ ---- */
+/* ---- CREATE_SRQ: 16 WQEs of one SGE, stride 64, in the first page ---- */
 #define SRQ(field, base, v) SET(struct srq_bundle, field, base, v)
 static const struct hcase srq_cases[] = {
 	{ "CREATE_SRQ: request shorter than its v1 struct", EINVAL, .len = 20 },
@@ -839,17 +981,59 @@ static const struct hcase srq_cases[] = {
 	  .p = { SRQ(r.reserved, B_VAL, 1) } },
 	{ "CREATE_SRQ: 2^31 WQEs", EINVAL,
 	  .p = { SRQ(max_wr, B_VAL, 1u << 31) } },
-	{ "CREATE_SRQ: ring shorter than 128 WQEs", EINVAL,
-	  .p = { SRQ(max_wr, B_VAL, 128) } },
+	{ "CREATE_SRQ: a ring of 24 WQEs, not a power of two", GEOM,
+	  .p = { SRQ(r.wqe_count, B_VAL, 24) } },
+	{ "CREATE_SRQ: a ring of 16 WQEs for 17", GEOM,
+	  .p = { SRQ(max_wr, B_VAL, 17) } },
+	{ "CREATE_SRQ: a ring of 2^17 WQEs, over the device's limit and the 16-bit WQE index",
+	  GEOM, .p = { SRQ(r.wqe_count, B_VAL, 1u << 17) } },
+	{ "CREATE_SRQ: stride 96, not a power of two", GEOM,
+	  .p = { SRQ(r.stride, B_VAL, 96) } },
+	{ "CREATE_SRQ: stride 32, below the smallest receive WQE", GEOM,
+	  .p = { SRQ(r.stride, B_VAL, 32) } },
+	{ "CREATE_SRQ: stride 2048, over the largest receive WQE", GEOM,
+	  .p = { SRQ(r.stride, B_VAL, 2048) } },
+	{ "CREATE_SRQ: stride 64 for 4 SGEs (it holds 3)", GEOM,
+	  .p = { SRQ(max_sge, B_VAL, 4) } },
+	{ "CREATE_SRQ: ring of 4 KiB for 128 WQEs", GEOM,
+	  .p = { SRQ(max_wr, B_VAL, 128), SRQ(r.wqe_count, B_VAL, 128) } },
 	{ "CREATE_SRQ: doorbell record misaligned, across a page", EINVAL,
 	  .p = { SRQ(r.db_rec_va, B_DB, PG - 4) } },
 	{ "CREATE_SRQ: another context's PD handle", EINVAL, .on_b = 1 },
-	{ "CREATE_SRQ: 16 WQEs", NO_ERR, .keep = S_SRQ, .stop = 1 },
+	/* Last: run_all() checks what the response reports. */
+	{ "CREATE_SRQ: 16 WQEs of one SGE asked, a ring of 32 of stride 128 given",
+	  NO_ERR, .keep = S_SRQ, .stop = 1,
+	  .p = { SRQ(r.wqe_count, B_VAL, 32), SRQ(r.stride, B_VAL, 128) } },
+};
+
+/* ---- MODIFY_SRQ: the SRQ to 64 WQEs of 128 bytes, in pages 2 and 3 ---- */
+#define MSRQ(field, base, v) SET(struct msrq_bundle, field, base, v)
+static const struct hcase msrq_cases[] = {
+	{ "MODIFY_SRQ: unknown comp_mask bit", EOPNOTSUPP,
+	  .p = { MSRQ(r.comp_mask, B_VAL, 1) } },
+	{ "MODIFY_SRQ: non-zero reserved", EINVAL,
+	  .p = { MSRQ(r.reserved, B_VAL, 1) } },
+	{ "MODIFY_SRQ: a ring of 96 WQEs, not a power of two", GEOM,
+	  .p = { MSRQ(r.wqe_count, B_VAL, 96) } },
+	{ "MODIFY_SRQ: a ring of 32 WQEs for 64", GEOM,
+	  .p = { MSRQ(r.wqe_count, B_VAL, 32) } },
+	{ "MODIFY_SRQ: a ring of 2^17 WQEs, over the device's limit", GEOM,
+	  .p = { MSRQ(r.wqe_count, B_VAL, 1u << 17) } },
+	{ "MODIFY_SRQ: stride 64, not the SRQ's 128", GEOM,
+	  .p = { MSRQ(r.stride, B_VAL, 64) } },
+	{ "MODIFY_SRQ: ring of 4 KiB for 64 WQEs of 128 bytes", GEOM,
+	  .p = { MSRQ(r.buf_len, B_VAL, PG) } },
+	/* Last: run_all() checks the depth QUERY_SRQ reports. */
+	{ "MODIFY_SRQ: 48 WQEs asked, a ring of 64 given", NO_ERR,
+	  .p = { MSRQ(max_wr, B_VAL, 48) } },
 };
 
 /* ---- CREATE_QP ---- */
 #define QP(field, base, v) SET(struct qp_bundle, field, base, v)
-/* An RC QP of 16/16 WQEs on the first CQ. */
+/*
+ * An RC QP of 16/16 WQEs of one SGE on the first CQ: rings of 16 WQEs,
+ * strides 128 and 64.
+ */
 static const struct hcase qp_rc_cases[] = {
 	/* The core refuses it before the driver (which would too). */
 	{ "CREATE_QP: a GSI QP", EINVAL, .p = { QP(a.type, B_VAL, 1) } },
@@ -862,11 +1046,35 @@ static const struct hcase qp_rc_cases[] = {
 	  .len = LEN_BAD_TAIL },
 	{ "CREATE_QP: 2^24 send WQEs", EINVAL,
 	  .p = { QP(a.max_send_wr, B_VAL, 1u << 24) } },
-	{ "CREATE_QP: send ring shorter than 64 WQEs", EINVAL,
-	  .p = { QP(a.max_send_wr, B_VAL, 64) } },
-	{ "CREATE_QP: no receive ring without an SRQ", EINVAL,
+	{ "CREATE_QP: a send ring of 24 WQEs, not a power of two", GEOM,
+	  .p = { QP(r.sq_wqe_count, B_VAL, 24) } },
+	{ "CREATE_QP: a send ring of 8 WQEs for 16", GEOM,
+	  .p = { QP(r.sq_wqe_count, B_VAL, 8) } },
+	{ "CREATE_QP: a send ring of 2^17 WQEs, over the device's limit and the 16-bit WQE index",
+	  GEOM, .p = { QP(r.sq_wqe_count, B_VAL, 1u << 17) } },
+	{ "CREATE_QP: a receive ring of 12 WQEs, not a power of two", GEOM,
+	  .p = { QP(r.rq_wqe_count, B_VAL, 12) } },
+	{ "CREATE_QP: a receive ring of 0 WQEs", GEOM,
+	  .p = { QP(r.rq_wqe_count, B_VAL, 0) } },
+	{ "CREATE_QP: send stride 192, not a power of two", GEOM,
+	  .p = { QP(r.sq_stride, B_VAL, 192) } },
+	{ "CREATE_QP: send stride 64, below the smallest send WQE", GEOM,
+	  .p = { QP(r.sq_stride, B_VAL, 64) } },
+	{ "CREATE_QP: send stride 1024, over the largest send WQE", GEOM,
+	  .p = { QP(r.sq_stride, B_VAL, 1024) } },
+	{ "CREATE_QP: send stride 128 for 5 SGEs (it holds 4)", GEOM,
+	  .p = { QP(a.max_send_sge, B_VAL, 5) } },
+	{ "CREATE_QP: send stride 128 for 65 bytes inline (it holds 64)", GEOM,
+	  .p = { QP(a.max_inline_data, B_VAL, 65) } },
+	{ "CREATE_QP: receive stride 64 for 4 SGEs (it holds 3)", GEOM,
+	  .p = { QP(a.max_recv_sge, B_VAL, 4) } },
+	{ "CREATE_QP: receive stride 32, below the smallest receive WQE", GEOM,
+	  .p = { QP(r.rq_stride, B_VAL, 32) } },
+	{ "CREATE_QP: send ring of 4 KiB for 64 WQEs of 128 bytes", GEOM,
+	  .p = { QP(a.max_send_wr, B_VAL, 64), QP(r.sq_wqe_count, B_VAL, 64) } },
+	{ "CREATE_QP: no receive ring without an SRQ", GEOM,
 	  .p = { QP(r.rq_buf_len, B_VAL, 0) } },
-	{ "CREATE_QP: send ring not 4 KiB aligned", EINVAL,
+	{ "CREATE_QP: send ring not 4 KiB aligned", GEOM,
 	  .p = { QP(r.sq_buf_va, B_SQBUF, 512) } },
 	{ "CREATE_QP: send ring not mapped", EFAULT,
 	  .p = { QP(r.sq_buf_va, B_UNMAPPED, 0) } },
@@ -878,12 +1086,22 @@ static const struct hcase qp_rc_cases[] = {
 	  .p = { QP(r.db_rec_va, B_DB, 33) } },
 	{ "CREATE_QP: another context's PD and CQ handles", ENOENT,
 	  .on_b = 1 },
-	{ "CREATE_QP: RC, 16/16 WQEs", NO_ERR, .keep = S_QP_RC, .stop = 1 },
+	/* Last: run_all() checks the capabilities the response reports. */
+	{ "CREATE_QP: RC, 16/16 WQEs asked, 32 send WQEs and a receive stride of 128 given",
+	  NO_ERR, .keep = S_QP_RC, .stop = 1,
+	  .p = { QP(r.sq_wqe_count, B_VAL, 32), QP(r.rq_stride, B_VAL, 128) } },
 };
 
-/* A UD QP on the SRQ and the second CQ. */
+/*
+ * A UD QP on the SRQ and the second CQ: a send ring of 16 WQEs in the
+ * second page, a receive ring left over from the RC QP but no receive
+ * geometry.
+ */
 static const struct hcase qp_ud_cases[] = {
-	{ "CREATE_QP: a receive ring with an SRQ", .want = EINVAL },
+	{ "CREATE_QP: a receive ring with an SRQ", GEOM },
+	{ "CREATE_QP: receive WQEs with an SRQ", GEOM,
+	  .p = { QP(r.rq_buf_va, B_VAL, 0), QP(r.rq_buf_len, B_VAL, 0),
+		 QP(r.rq_wqe_count, B_VAL, 16) } },
 	{ "CREATE_QP: UD on the SRQ", NO_ERR, .keep = S_QP_UD, .stop = 1,
 	  .p = { QP(r.rq_buf_va, B_VAL, 0), QP(r.rq_buf_len, B_VAL, 0) } },
 };
@@ -1015,18 +1233,28 @@ static void ah_cases(struct hostile *h, int sgid)
 }
 
 /* Every case in order; false when one that later ones need failed. */
+static unsigned int min_u(unsigned int a, unsigned int b)
+{
+	return a < b ? a : b;
+}
+
 static int run_all(struct hostile *h, int sgid, void **uar)
 {
+	struct ib_uverbs_create_srq_resp *srq_core = (void *)out.b;
+	struct ib_uverbs_create_qp_resp *qp_core = (void *)out.b;
+	struct ib_uverbs_create_cq_resp *cq_core = (void *)out.b;
 	struct ib_uverbs_resize_cq_resp *rs_resp = (void *)out.b;
 	struct orca_alloc_ucontext_req ureq = {};
 	struct orca_alloc_ucontext_resp *u = &h->uresp;
+	struct ib_uverbs_query_srq_resp qs = {};
 	struct orca_create_qp_resp qp_resp;
-	struct orca_create_srq_resp srq_resp;
 	struct cq_bundle cq = { .cqe = 64 };
 	struct rs_bundle rs = { .cqe = 128 };
+	struct msrq_bundle msrq = {};
 	struct srq_bundle srq = {};
 	struct qp_bundle qp = {};
 	uint32_t *hd = h->handle;
+	unsigned int sge, rsge, inl;
 	size_t i;
 
 	RUN(h, C_CTX, &ureq, ctx_cases);
@@ -1045,31 +1273,59 @@ static int run_all(struct hostile *h, int sgid, void **uar)
 	query_device_cases(h);
 	RUN(h, C_PD, &ureq, pd_cases);
 
+	cq.r.cqe_count = 64;
 	cq.r.buf_va = va(h->cqbuf, 0);
 	cq.r.buf_len = PG;
 	cq.r.db_rec_va = va(h->db, 0);
 	if (!RUN(h, C_CQ, &cq, cq_cases))
 		return 0;
+	result(cq_core->cqe == 128, "CREATE_CQ: reports the 128 CQEs of its ring (%u)",
+	       cq_core->cqe);
 
+	rs.r.cqe_count = 128;
 	rs.r.buf_va = va(h->cqbuf, PG);
 	rs.r.buf_len = PG;
 	RUN(h, C_RS, &rs, rs_cases);
 	if (!h->last_err)
-		result(rs_resp->cqe == 128, "RESIZE_CQ: reports 128 CQEs (%u)",
+		result(rs_resp->cqe == 128,
+		       "RESIZE_CQ: reports the 128 CQEs of its ring (%u)",
 		       rs_resp->cqe);
 
-	srq = (struct srq_bundle){ .pd = hd[S_PD], .max_wr = 16 };
+	srq = (struct srq_bundle){ .pd = hd[S_PD], .max_wr = 16, .max_sge = 1 };
+	srq.r.wqe_count = 16;
+	srq.r.stride = orca_recv_wqe_stride(1);
 	srq.r.buf_va = va(h->srqbuf, 0);
 	srq.r.buf_len = PG;
 	srq.r.db_rec_va = va(h->db, 16);
 	if (!RUN(h, C_SRQ, &srq, srq_cases))
 		return 0;
-	memcpy(&srq_resp, out.b + sizeof(struct ib_uverbs_create_srq_resp),
-	       sizeof(srq_resp));
-	result(srq_resp.stride == orca_recv_wqe_stride(1),
-	       "CREATE_SRQ: stride %u", srq_resp.stride);
+	/* A stride of 128 holds 7 SGEs. */
+	sge = min_u(7, u->max_srq_sge);
+	result(srq_core->max_wr == 32 && srq_core->max_sge == sge,
+	       "CREATE_SRQ: reports the ring's %u WQEs of %u SGEs (%u, %u)",
+	       32, sge, srq_core->max_wr, srq_core->max_sge);
 
-	qp.a = (struct qp_args){ hd[S_PD], hd[S_CQ], hd[S_CQ], ~0u, 2, 16, 16 };
+	if (u->caps & ORCA_UCTX_CAP_SRQ_RESIZE) {
+		msrq.max_wr = 64;
+		msrq.r.wqe_count = 64;
+		msrq.r.stride = 128;
+		msrq.r.buf_va = va(h->srqbuf, PG);
+		msrq.r.buf_len = 2 * PG;
+		RUN(h, C_MSRQ, &msrq, msrq_cases);
+		expect(query_srq(h->fd[0], hd[S_SRQ], &qs), NO_ERR, "QUERY_SRQ");
+		result(qs.max_wr == 64 && qs.max_sge == sge,
+		       "MODIFY_SRQ: the SRQ has the ring's 64 WQEs of %u SGEs (%u, %u)",
+		       sge, qs.max_wr, qs.max_sge);
+	} else {
+		result(1, "MODIFY_SRQ # SKIP the adapter resizes no SRQ");
+	}
+
+	qp.a = (struct qp_args){ hd[S_PD], hd[S_CQ], hd[S_CQ], ~0u, 2, 16, 16,
+				 1, 1, 0 };
+	qp.r.sq_wqe_count = 16;
+	qp.r.sq_stride = orca_send_wqe_stride(1);
+	qp.r.rq_wqe_count = 16;
+	qp.r.rq_stride = orca_recv_wqe_stride(1);
 	qp.r.sq_buf_va = va(h->sqbuf, 0);
 	qp.r.sq_buf_len = PG;
 	qp.r.rq_buf_va = va(h->rqbuf, 0);
@@ -1077,14 +1333,23 @@ static int run_all(struct hostile *h, int sgid, void **uar)
 	qp.r.db_rec_va = va(h->db, 32);
 	if (!RUN(h, C_QP, &qp, qp_rc_cases))
 		return 0;
-	memcpy(&qp_resp, out.b + sizeof(struct ib_uverbs_create_qp_resp),
-	       sizeof(qp_resp));
-	result(qp_resp.sq_stride == orca_send_wqe_stride(1) &&
-	       qp_resp.rq_stride == orca_recv_wqe_stride(1) && qp_resp.qpn > 1,
-	       "CREATE_QP: qpn %u sq_stride %u rq_stride %u", qp_resp.qpn,
-	       qp_resp.sq_stride, qp_resp.rq_stride);
+	memcpy(&qp_resp, out.b + sizeof(*qp_core), sizeof(qp_resp));
+	/* Strides of 128 and 128: 4 send SGEs or 64 bytes inline, 7 receive. */
+	sge = min_u(4, u->max_send_sge);
+	rsge = min_u(7, u->max_recv_sge);
+	inl = min_u(64, u->max_inline_data);
+	result(qp_core->max_send_wr == 32 && qp_core->max_recv_wr == 16 &&
+	       qp_core->max_send_sge == sge && qp_core->max_recv_sge == rsge &&
+	       qp_core->max_inline_data == inl && qp_resp.qpn > 1 &&
+	       qp_resp.qpn == qp_core->qpn,
+	       "CREATE_QP: qpn %u reports its rings: WQEs %u/%u (32/16), SGEs %u/%u (%u/%u), inline %u (%u)",
+	       qp_resp.qpn, qp_core->max_send_wr, qp_core->max_recv_wr,
+	       qp_core->max_send_sge, qp_core->max_recv_sge, sge, rsge,
+	       qp_core->max_inline_data, inl);
 	qp.a = (struct qp_args){ hd[S_PD], hd[S_CQ2], hd[S_CQ2], hd[S_SRQ], 4,
-				 16, 0 };
+				 16, 0, 1, 0, 0 };
+	qp.r.rq_wqe_count = 0;
+	qp.r.rq_stride = 0;
 	qp.r.sq_buf_va = va(h->sqbuf, PG);
 	qp.r.db_rec_va = va(h->db, 64);
 	if (!RUN(h, C_QP, &qp, qp_ud_cases))

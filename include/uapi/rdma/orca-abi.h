@@ -17,7 +17,11 @@
 
 #include <linux/types.h>
 
-#define ORCA_UVERBS_ABI_VERSION		2
+/*
+ * 3: the provider names the geometry of every ring in the request (in 2,
+ * provider and kernel each derived it from the verbs attributes).
+ */
+#define ORCA_UVERBS_ABI_VERSION		3
 
 /*
  * Queue rings from user space are described to the adapter in pages of this
@@ -77,16 +81,31 @@ struct orca_alloc_pd_resp {
 };
 
 /*
- * Ring depths: a queue asked for n entries has 1 << order_base_2(n) of them,
- * at least 1 << ORCA_MIN_LOG_DEPTH (orca_io_defs.h).
+ * Queue geometry.  The provider lays out every ring it allocates and names
+ * that layout in the request: the entries of the ring (a power of two, at
+ * least 1 << ORCA_MIN_LOG_DEPTH and what the verbs attributes ask for, at
+ * most the device's limit rounded up to a power of two; send, receive and
+ * SRQ rings also at most 1 << ORCA_MAX_LOG_WQ_DEPTH) and, for WQE rings,
+ * the bytes of one WQE (a power of two the adapter derives from some
+ * number of SGEs within its limits: orca_send_wqe_stride() and
+ * orca_recv_wqe_stride() in orca_io_defs.h, the smallest being
+ * ORCA_SEND_WQE_MIN_STRIDE and ORCA_RECV_WQE_MIN_STRIDE).  A WQE holds as
+ * many SGEs as its stride has room for, up to the device's limit; that
+ * count must cover the SGEs (and for sends the inline bytes, 16 a SGE)
+ * the attributes ask for.  The kernel programs the adapter with exactly
+ * this geometry and reports what it gives in the core response
+ * (max_send_wr, max_send_sge, max_inline_data, ...: the ring's entries and
+ * SGEs, never less than asked for).  A ring is ORCA_UQUEUE_ALIGN aligned,
+ * and buf_len is a multiple of ORCA_UQUEUE_ALIGN that holds entries *
+ * stride bytes (pinned rounded up to ORCA_UQUEUE_ALIGN).  A request that
+ * breaks a rule fails with EINVAL before the adapter sees it.
  *
- * CREATE_CQ: a ring of that many CQEs for the requested cqe at buf_va
- * (buf_len bytes, ORCA_UQUEUE_ALIGN aligned and sized), and a struct
- * orca_cq_db_rec at db_rec_va.
+ * CREATE_CQ: a ring of cqe_count CQEs (struct orca_cqe) at buf_va, and a
+ * struct orca_cq_db_rec at db_rec_va.
  */
 struct orca_create_cq {
 	__u32 comp_mask;
-	__u32 reserved;
+	__u32 cqe_count;		/* CQEs in the ring */
 	__aligned_u64 buf_va;
 	__aligned_u64 buf_len;
 	__aligned_u64 db_rec_va;
@@ -100,37 +119,40 @@ struct orca_create_cq_resp {
 /* RESIZE_CQ: the new ring; the doorbell record stays where it is. */
 struct orca_resize_cq {
 	__u32 comp_mask;
-	__u32 reserved;
+	__u32 cqe_count;		/* CQEs in the new ring */
 	__aligned_u64 buf_va;
 	__aligned_u64 buf_len;
 };
 
 /*
- * CREATE_QP: the send ring and (unless the QP uses an SRQ) the receive ring,
- * each ORCA_UQUEUE_ALIGN aligned and sized, and a struct orca_qp_db_rec.
- * The geometry (depths, SGEs, strides) follows from the capabilities the
- * kernel returns in the core response, by the rules of orca_io_defs.h.
+ * CREATE_QP: the send ring and (unless the QP uses an SRQ) the receive
+ * ring, and a struct orca_qp_db_rec.  With an SRQ the receive ring's four
+ * fields are 0.
  */
 struct orca_create_qp {
 	__u32 comp_mask;
 	__u32 reserved;
+	__aligned_u64 db_rec_va;
 	__aligned_u64 sq_buf_va;
 	__aligned_u64 sq_buf_len;
-	__aligned_u64 rq_buf_va;	/* 0 with an SRQ */
+	__u32 sq_wqe_count;		/* send WQEs in the ring */
+	__u32 sq_stride;		/* bytes per send WQE */
+	__aligned_u64 rq_buf_va;
 	__aligned_u64 rq_buf_len;
-	__aligned_u64 db_rec_va;
+	__u32 rq_wqe_count;		/* receive WQEs in the ring */
+	__u32 rq_stride;		/* bytes per receive WQE */
 };
 
 struct orca_create_qp_resp {
 	__u32 comp_mask;
 	__u32 qpn;
-	__u32 sq_stride;		/* bytes per send WQE */
-	__u32 rq_stride;		/* bytes per receive WQE, 0 with an SRQ */
 };
 
 /* CREATE_SRQ: ring of receive WQEs and a struct orca_srq_db_rec. */
 struct orca_create_srq {
 	__u32 comp_mask;
+	__u32 wqe_count;		/* receive WQEs in the ring */
+	__u32 stride;			/* bytes per receive WQE */
 	__u32 reserved;
 	__aligned_u64 buf_va;
 	__aligned_u64 buf_len;
@@ -140,20 +162,20 @@ struct orca_create_srq {
 struct orca_create_srq_resp {
 	__u32 comp_mask;
 	__u32 srqn;
-	__u32 stride;			/* bytes per receive WQE */
-	__u32 reserved;
 };
 
 /*
- * MODIFY_SRQ with IB_SRQ_MAX_WR: the new ring for the depth asked for (the
- * depth rule above), ORCA_UQUEUE_ALIGN aligned and sized; the doorbell
- * record stays where it is.  The adapter copies the WQEs posted and not
- * taken to it at their indices; the provider posts nothing meanwhile and
- * frees the old ring once the command succeeded.  No driver data with only
- * IB_SRQ_LIMIT.
+ * MODIFY_SRQ with IB_SRQ_MAX_WR: the new ring, of wqe_count WQEs (at least
+ * the max_wr asked for) of the SRQ's stride, which a resize keeps; the
+ * doorbell record stays where it is.  The adapter copies the WQEs posted
+ * and not taken to it at their indices; the provider posts nothing
+ * meanwhile and frees the old ring once the command succeeded.  No driver
+ * data with only IB_SRQ_LIMIT.
  */
 struct orca_modify_srq {
 	__u32 comp_mask;
+	__u32 wqe_count;		/* receive WQEs in the new ring */
+	__u32 stride;			/* bytes per receive WQE, unchanged */
 	__u32 reserved;
 	__aligned_u64 buf_va;
 	__aligned_u64 buf_len;

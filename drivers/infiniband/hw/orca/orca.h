@@ -44,6 +44,7 @@ enum orca_drv_stat {
 	ORCA_DRV_STAT_BAD_CQES,		/* CQEs naming a WQE never posted */
 	ORCA_DRV_STAT_STALE_EVENTS,	/* events for objects that do not exist */
 	ORCA_DRV_STAT_EQ_BUDGET_YIELDS,	/* EQ runs that stopped at the budget */
+	ORCA_DRV_STAT_BAD_USER_QUEUES,	/* user rings refused: geometry, memory */
 	ORCA_DRV_STAT_MAX
 };
 

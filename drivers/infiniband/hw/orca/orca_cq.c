@@ -68,19 +68,26 @@ void orca_cq_async_event(struct orca_dev *odev, u32 cqn)
  * @odev: device
  * @cq: the new CQ
  * @attr: the consumer's attributes
+ * @ug: a user CQ's geometry (its CQEs), as its provider chose it; NULL for
+ *	a kernel CQ, whose depth follows from @attr
  * @bytes: result, bytes of the CQE ring
  *
  * Return: 0, -EOPNOTSUPP for unsupported flags, -EINVAL for a bad depth.
  */
 int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
-		  const struct ib_cq_init_attr *attr, size_t *bytes)
+		  const struct ib_cq_init_attr *attr,
+		  const struct orca_ugeom *ug, size_t *bytes)
 {
 	int err;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	err = orca_queue_log_depth(attr->cqe, odev->caps.max_cqe,
-				   &cq->log_depth);
+	if (ug)
+		err = orca_uqueue_depth(odev, "CQ", ug->entries, attr->cqe,
+					odev->caps.max_cqe, &cq->log_depth);
+	else
+		err = orca_queue_log_depth(attr->cqe, odev->caps.max_cqe,
+					   &cq->log_depth);
 	if (err)
 		return err;
 	if (check_shl_overflow(sizeof(struct orca_cqe), cq->log_depth, bytes))
@@ -246,7 +253,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attrs)
 		return -EOPNOTSUPP;
-	err = orca_cq_setup(odev, cq, attr, &bytes);
+	err = orca_cq_setup(odev, cq, attr, NULL, &bytes);
 	if (err)
 		return err;
 	cq->uar = odev->uar_idx;

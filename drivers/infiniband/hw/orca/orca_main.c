@@ -153,7 +153,7 @@ static void orca_uar_cleanup(struct orca_dev *odev)
 
 static const struct ib_device_ops orca_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = RDMA_DRIVER_ORCA,
 	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
 	/* Every op taking a udata checks it with the core's helpers. */
 	.uverbs_robust_udata = 1,

@@ -162,14 +162,64 @@ static int orca_qp_type(struct orca_dev *odev, enum ib_qp_type type)
 	}
 }
 
-/* Check the requested capabilities and fill in the QP's geometry. */
+/*
+ * The geometry of a user QP's rings (struct orca_ugeom), for @send_sge and
+ * @recv_sge SGEs per WQE: entries and strides are checked, and each ring
+ * holds the SGEs its stride has room for.
+ */
+static int orca_qp_user_geometry(struct orca_dev *odev, struct orca_qp *qp,
+				 const struct ib_qp_init_attr *init,
+				 const struct orca_ugeom *ug, u32 send_sge,
+				 u32 recv_sge)
+{
+	const struct orca_caps *caps = &odev->caps;
+	u32 sge;
+	int err;
+
+	err = orca_uqueue_depth(odev, "send queue", ug->entries,
+				init->cap.max_send_wr, caps->max_qp_wr,
+				&qp->log_sq_depth);
+	if (err)
+		return err;
+	err = orca_uqueue_stride(odev, "send queue", ug->stride, false,
+				 send_sge, min_t(u32, caps->max_send_sge,
+						 ORCA_MAX_SGE), &sge);
+	if (err)
+		return err;
+	qp->max_send_sge = sge;
+	qp->sq_stride = ug->stride;
+	/* With an SRQ, orca_create_user_qp() refuses any receive ring. */
+	if (init->srq)
+		return 0;
+
+	err = orca_uqueue_depth(odev, "receive queue", ug->rq_entries,
+				init->cap.max_recv_wr, caps->max_qp_wr,
+				&qp->log_rq_depth);
+	if (err)
+		return err;
+	err = orca_uqueue_stride(odev, "receive queue", ug->rq_stride, true,
+				 recv_sge, min_t(u32, caps->max_recv_sge,
+						 ORCA_MAX_SGE), &sge);
+	if (err)
+		return err;
+	qp->max_recv_sge = sge;
+	qp->rq_stride = ug->rq_stride;
+	return 0;
+}
+
+/*
+ * Check the requested capabilities, fill in the QP's geometry (the
+ * kernel's own for a kernel QP, the provider's for a user QP, @ug) and
+ * report the capabilities it gives.
+ */
 static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
-			    struct ib_qp_init_attr *init)
+			    struct ib_qp_init_attr *init,
+			    const struct orca_ugeom *ug)
 {
 	const struct orca_caps *caps = &odev->caps;
 	struct ib_qp_cap *cap = &init->cap;
 	u32 max_sge = min_t(u32, caps->max_send_sge, ORCA_MAX_SGE);
-	u32 send_sge, inline_sge;
+	u32 send_sge, recv_sge, inline_sge;
 	int err;
 
 	if (cap->max_send_sge > max_sge ||
@@ -183,28 +233,35 @@ static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
 	send_sge = max3(cap->max_send_sge, inline_sge, 1U);
 	if (send_sge > max_sge)
 		return -EINVAL;
+	recv_sge = init->srq ? 0 : max(cap->max_recv_sge, 1U);
 
-	err = orca_queue_log_depth(cap->max_send_wr, caps->max_qp_wr,
-				   &qp->log_sq_depth);
-	if (err)
-		return err;
-	qp->max_send_sge = send_sge;
-	qp->sq_stride = orca_send_wqe_stride(send_sge);
-	qp->max_inline_data = min_t(u32, send_sge * sizeof(struct orca_sge),
-				    caps->max_inline_data);
-
-	if (init->srq) {
-		qp->log_rq_depth = 0;
-		qp->max_recv_sge = 0;
-		qp->rq_stride = 0;
-	} else {
-		err = orca_queue_log_depth(cap->max_recv_wr, caps->max_qp_wr,
-					   &qp->log_rq_depth);
+	qp->log_rq_depth = 0;
+	qp->max_recv_sge = 0;
+	qp->rq_stride = 0;
+	if (ug) {
+		err = orca_qp_user_geometry(odev, qp, init, ug, send_sge,
+					    recv_sge);
 		if (err)
 			return err;
-		qp->max_recv_sge = max(cap->max_recv_sge, 1U);
-		qp->rq_stride = orca_recv_wqe_stride(qp->max_recv_sge);
+	} else {
+		err = orca_queue_log_depth(cap->max_send_wr, caps->max_qp_wr,
+					   &qp->log_sq_depth);
+		if (!err && !init->srq)
+			err = orca_queue_log_depth(cap->max_recv_wr,
+						   caps->max_qp_wr,
+						   &qp->log_rq_depth);
+		if (err)
+			return err;
+		qp->max_send_sge = send_sge;
+		qp->sq_stride = orca_send_wqe_stride(send_sge);
+		if (!init->srq) {
+			qp->max_recv_sge = recv_sge;
+			qp->rq_stride = orca_recv_wqe_stride(recv_sge);
+		}
 	}
+	qp->max_inline_data = min_t(u32,
+				    qp->max_send_sge * sizeof(struct orca_sge),
+				    caps->max_inline_data);
 
 	cap->max_send_wr = 1U << qp->log_sq_depth;
 	cap->max_send_sge = qp->max_send_sge;
@@ -283,13 +340,16 @@ static void orca_qp_free_mem(struct orca_dev *odev, void *mem)
  * @odev: device
  * @qp: the new QP
  * @init: the consumer's attributes; the capabilities are updated
+ * @ug: a user QP's geometry, as its provider chose it; NULL for a kernel
+ *	QP, whose geometry follows from @init
  * @p: CREATE_QP parameters to fill, except the rings, record and UAR
  *
  * Return: 0, -EOPNOTSUPP for an unsupported type or flag, -EINVAL for bad
- * capabilities.
+ * capabilities or a bad user geometry.
  */
 int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
-		  struct ib_qp_init_attr *init, struct orca_com_qp_params *p)
+		  struct ib_qp_init_attr *init, const struct orca_ugeom *ug,
+		  struct orca_com_qp_params *p)
 {
 	int type, err;
 
@@ -300,7 +360,7 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 		return type;
 	if (init->srq && !(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ))
 		return -EOPNOTSUPP;
-	err = orca_qp_set_caps(odev, qp, init);
+	err = orca_qp_set_caps(odev, qp, init, ug);
 	if (err)
 		return err;
 
@@ -379,11 +439,11 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* QP1 belongs to the kernel's MAD layer. */
 	if (udata && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	err = orca_qp_setup(odev, qp, init, &p);
+	if (udata)
+		return orca_create_user_qp(qp, init, udata);
+	err = orca_qp_setup(odev, qp, init, NULL, &p);
 	if (err)
 		return err;
-	if (udata)
-		return orca_create_user_qp(qp, init, &p, udata);
 
 	qp->db = orca_db_alloc(odev, &qp->db_dma);
 	if (!qp->db)

@@ -20,7 +20,8 @@
  * @log_depth: result, entries = 1 << @log_depth
  *
  * The adapter takes no queue of fewer than 1 << ORCA_MIN_LOG_DEPTH
- * entries; the provider sizes user rings by the same rule.
+ * entries.  A user ring has the depth its provider chose, within the
+ * bounds this rule gives (orca_uqueue_depth()).
  *
  * Return: 0, or -EINVAL when @entries exceeds @max.
  */

@@ -73,27 +73,52 @@ void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
 	orca_srq_put(srq);
 }
 
-/* Check an SRQ's attributes; set up what kernel and user SRQs share. */
-static int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
-			  struct ib_srq_init_attr *init_attr, size_t *bytes)
+/**
+ * orca_srq_setup() - check an SRQ's attributes and set up what kernel and
+ * user SRQs share
+ * @odev: device
+ * @srq: the new SRQ
+ * @init_attr: the consumer's attributes; max_wr and max_sge are updated
+ * @ug: a user SRQ's geometry, as its provider chose it; NULL for a kernel
+ *	SRQ, whose geometry follows from @init_attr
+ * @bytes: result, bytes of the ring (stride << log_depth)
+ *
+ * Return: 0, -EOPNOTSUPP for an unsupported type, -EINVAL for bad
+ * attributes or a bad user geometry.
+ */
+int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
+		   struct ib_srq_init_attr *init_attr,
+		   const struct orca_ugeom *ug, size_t *bytes)
 {
 	struct ib_srq_attr *attr = &init_attr->attr;
+	u32 max_sge = min_t(u32, odev->caps.max_srq_sge, ORCA_MAX_SGE);
+	u32 sge;
 	int err;
 
 	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ) ||
 	    init_attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
-	if (attr->max_sge > min_t(u32, odev->caps.max_srq_sge, ORCA_MAX_SGE))
+	if (attr->max_sge > max_sge)
 		return -EINVAL;
-	err = orca_queue_log_depth(attr->max_wr, odev->caps.max_srq_wr,
-				   &srq->log_depth);
+	sge = max(attr->max_sge, 1U);
+	if (ug) {
+		err = orca_uqueue_depth(odev, "SRQ", ug->entries, attr->max_wr,
+					odev->caps.max_srq_wr, &srq->log_depth);
+		if (!err)
+			err = orca_uqueue_stride(odev, "SRQ", ug->stride, true,
+						 sge, max_sge, &sge);
+		srq->stride = ug->stride;
+	} else {
+		err = orca_queue_log_depth(attr->max_wr, odev->caps.max_srq_wr,
+					   &srq->log_depth);
+		srq->stride = orca_recv_wqe_stride(sge);
+	}
 	if (err)
 		return err;
 	if (attr->srq_limit >= (1U << srq->log_depth))
 		return -EINVAL;
 
-	srq->max_sge = max(attr->max_sge, 1U);
-	srq->stride = orca_recv_wqe_stride(srq->max_sge);
+	srq->max_sge = sge;
 	srq->limit = attr->srq_limit;
 	refcount_set(&srq->refcnt, 1);
 	init_completion(&srq->free);
@@ -102,6 +127,8 @@ static int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
 	atomic_set(&srq->ci, 0);
 	if (check_shl_overflow((size_t)srq->stride, srq->log_depth, bytes))
 		return -EINVAL;
+	attr->max_wr = 1U << srq->log_depth;
+	attr->max_sge = srq->max_sge;
 	return 0;
 }
 
@@ -172,20 +199,17 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(ibsrq->device);
-	struct ib_srq_attr *attr = &init_attr->attr;
 	struct orca_srq *srq = to_osrq(ibsrq);
 	struct orca_pgl pgl = {};
 	bool may_free = true;
 	size_t bytes;
 	int err;
 
-	err = orca_srq_setup(odev, srq, init_attr, &bytes);
+	if (udata)
+		return orca_create_user_srq(srq, init_attr, udata);
+	err = orca_srq_setup(odev, srq, init_attr, NULL, &bytes);
 	if (err)
 		return err;
-	if (udata) {
-		err = orca_create_user_srq(srq, bytes, udata);
-		goto out;
-	}
 	srq->uar = odev->uar_idx;
 
 	srq->db = orca_db_alloc(odev, &srq->db_dma);
@@ -210,12 +234,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	orca_pgl_free(odev, &pgl);
 	if (err)
 		goto err_buf;
-out:
-	if (!err) {
-		attr->max_wr = 1U << srq->log_depth;
-		attr->max_sge = srq->max_sge;
-	}
-	return err;
+	return 0;
 
 err_buf:
 	if (!may_free) {

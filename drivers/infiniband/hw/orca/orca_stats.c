@@ -42,6 +42,7 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	{ .name = "driver_bad_cqes" },
 	{ .name = "driver_stale_events" },
 	{ .name = "driver_eq_budget_yields" },
+	{ .name = "driver_bad_user_queues" },
 };
 
 #define ORCA_NUM_DEV_STATS	(ARRAY_SIZE(orca_port_stat_descs) - \

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA user queue rings: the checks of the address and length a provider
- * gives for a ring, pinning the ring, describing it to the adapter as a
- * list of ORCA_UQUEUE_ALIGN pages (the ABI's page size, whatever the
- * CPU's), and the creation of the queues with one ring and one doorbell
- * record, user CQs and SRQs.
+ * ORCA user queue rings: the checks of the geometry (entries, WQE stride)
+ * and of the address and length a provider gives for a ring, pinning the
+ * ring, describing it to the adapter as a list of ORCA_UQUEUE_ALIGN pages
+ * (the ABI's page size, whatever the CPU's), and the creation of the
+ * queues with one ring and one doorbell record, user CQs and SRQs.
  */
+#include <linux/log2.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
@@ -15,23 +16,131 @@
 static_assert(ORCA_UQUEUE_ALIGN == 1 << ORCA_UQUEUE_PAGE_SHIFT);
 
 /**
+ * orca_uqueue_refuse() - refuse the geometry or the ring of a user queue
+ * @odev: device
+ * @fmt: the reason, for the debug log
+ *
+ * A provider and a kernel that disagree on a layout fail every such
+ * request: it is counted (driver_bad_user_queues in rdma statistic) and
+ * its reason logged at debug level, ratelimited, since any process may
+ * send such requests.
+ *
+ * Return: -EINVAL.
+ */
+__printf(2, 3) int orca_uqueue_refuse(struct orca_dev *odev,
+				      const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_USER_QUEUES);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	ibdev_dbg_ratelimited(&odev->ibdev, "user queue refused: %pV\n", &vaf);
+	va_end(args);
+	return -EINVAL;
+}
+
+/**
+ * orca_uqueue_depth() - check the entries of a user ring
+ * @odev: device
+ * @what: the ring, for the reason of a refusal
+ * @count: entries the provider gave the ring
+ * @asked: entries the verbs attributes ask for
+ * @max: the device's limit on entries
+ * @log_depth: result, @count = 1 << @log_depth
+ *
+ * @count is a power of two, at least @asked and 1 << ORCA_MIN_LOG_DEPTH,
+ * and at most what the kernel gives its own queue for @max entries (@max
+ * rounded up to a power of two; the WQ limits are already clamped to the
+ * 16-bit WQE index, ORCA_MAX_LOG_WQ_DEPTH).
+ *
+ * Return: 0, or -EINVAL: @asked over @max (the attributes' fault, not
+ * counted), or a refused @count (orca_uqueue_refuse()).
+ */
+int orca_uqueue_depth(struct orca_dev *odev, const char *what, u32 count,
+		      u32 asked, u32 max, u8 *log_depth)
+{
+	u32 least = max(asked, 1U << ORCA_MIN_LOG_DEPTH);
+	u32 most = min(max, 1U << 30);
+
+	if (asked > most)
+		return -EINVAL;
+	most = 1U << order_base_2(max(most, 1U << ORCA_MIN_LOG_DEPTH));
+	if (!is_power_of_2(count))
+		return orca_uqueue_refuse(odev, "%s: %u entries, not a power of two",
+					  what, count);
+	if (count > most)
+		return orca_uqueue_refuse(odev, "%s: %u entries, over the device's %u",
+					  what, count, most);
+	if (count < least)
+		return orca_uqueue_refuse(odev, "%s: %u entries, %u needed",
+					  what, count, least);
+	*log_depth = ilog2(count);
+	return 0;
+}
+
+/**
+ * orca_uqueue_stride() - check the WQE stride of a user ring
+ * @odev: device
+ * @what: the ring, for the reason of a refusal
+ * @stride: bytes per WQE the provider chose
+ * @recv: a receive (QP or SRQ) WQE, else a send WQE
+ * @asked: SGEs the verbs attributes need (for a send WQE, inline bytes
+ *	count as SGEs of 16 bytes)
+ * @max: the device's limit on SGEs per WQE, at most ORCA_MAX_SGE
+ * @sge: result: the SGEs a WQE of @stride bytes holds, at most @max, which
+ *	the adapter is told and which derives @stride again
+ *
+ * The adapter derives a ring's stride from its SGEs per WQE
+ * (orca_send_wqe_stride(), orca_recv_wqe_stride()), so a stride it takes
+ * is one of those of 1 to @max SGEs.
+ *
+ * Return: 0 or -EINVAL (orca_uqueue_refuse()).
+ */
+int orca_uqueue_stride(struct orca_dev *odev, const char *what, u32 stride,
+		       bool recv, u32 asked, u32 max, u32 *sge)
+{
+	u32 hdr = recv ? sizeof(struct orca_recv_wqe_hdr) :
+			 sizeof(struct orca_send_wqe_hdr);
+	u32 n = stride > hdr ? (stride - hdr) / sizeof(struct orca_sge) : 0;
+
+	n = min(n, max);
+	if (!is_power_of_2(stride) || !n ||
+	    (recv ? orca_recv_wqe_stride(n) : orca_send_wqe_stride(n)) != stride)
+		return orca_uqueue_refuse(odev, "%s: stride %u, not one of the adapter's",
+					  what, stride);
+	if (n < asked)
+		return orca_uqueue_refuse(odev, "%s: stride %u holds %u SGEs, %u needed",
+					  what, stride, n, asked);
+	*sge = n;
+	return 0;
+}
+
+/**
  * orca_uring_check() - check a user ring against the bytes it must hold
+ * @odev: device
+ * @what: the ring, for the reason of a refusal
  * @va: user address of the ring
  * @len: length the provider allocated
  * @bytes: bytes of entries the ring holds (stride << log_depth)
  * @needed: result, @bytes rounded up to ORCA_UQUEUE_ALIGN: what is pinned
  *
- * Return: 0, or -EINVAL if @va or @len is not a multiple of
- * ORCA_UQUEUE_ALIGN or @len is too short.
+ * Return: 0, or -EINVAL (orca_uqueue_refuse()) if @va or @len is not a
+ * multiple of ORCA_UQUEUE_ALIGN or @len is too short.
  */
-int orca_uring_check(u64 va, u64 len, size_t bytes, size_t *needed)
+int orca_uring_check(struct orca_dev *odev, const char *what, u64 va,
+		     u64 len, size_t bytes, size_t *needed)
 {
 	if (!IS_ALIGNED(va, ORCA_UQUEUE_ALIGN) ||
 	    !IS_ALIGNED(len, ORCA_UQUEUE_ALIGN))
-		return -EINVAL;
+		return orca_uqueue_refuse(odev, "%s: ring 0x%llx+%llu, not in %d-byte pages",
+					  what, va, len, ORCA_UQUEUE_ALIGN);
 	*needed = ALIGN(bytes, ORCA_UQUEUE_ALIGN);
 	if (!*needed || len < *needed)
-		return -EINVAL;
+		return orca_uqueue_refuse(odev, "%s: ring of %llu bytes, %zu needed",
+					  what, len, *needed);
 	return 0;
 }
 
@@ -77,6 +186,7 @@ int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
  * orca_uring_pin() - check, pin and list the pages of a user ring for a
  *	command that moves a queue to it (RESIZE_CQ, MODIFY_SRQ)
  * @odev: device
+ * @what: the ring, for the reason of a refusal
  * @va: user address of the ring
  * @len: length the provider allocated
  * @bytes: bytes of entries the ring holds (stride << log_depth)
@@ -86,15 +196,15 @@ int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
  *
  * Return: the pinned ring, or an ERR_PTR (then nothing is left to free).
  */
-struct ib_umem *orca_uring_pin(struct orca_dev *odev, u64 va, u64 len,
-			       size_t bytes, struct orca_pgl *pgl,
-			       struct orca_com_ring *ring)
+struct ib_umem *orca_uring_pin(struct orca_dev *odev, const char *what,
+			       u64 va, u64 len, size_t bytes,
+			       struct orca_pgl *pgl, struct orca_com_ring *ring)
 {
 	struct ib_umem *umem;
 	size_t needed;
 	int err;
 
-	err = orca_uring_check(va, len, bytes, &needed);
+	err = orca_uring_check(odev, what, va, len, bytes, &needed);
 	if (err)
 		return ERR_PTR(err);
 	umem = orca_uring_get(odev, va, needed);
@@ -128,7 +238,6 @@ static int orca_uqueue_respond(struct orca_cq *cq, struct orca_srq *srq,
 		return ib_respond_udata(udata, cq_resp);
 	}
 	srq_resp.srqn = srq->srqn;
-	srq_resp.stride = srq->stride;
 	return ib_respond_udata(udata, srq_resp);
 }
 

@@ -60,11 +60,12 @@ int orca_udb_get(struct orca_ucontext *uctx, u64 va, size_t len,
 
 /* orca_umem.c: user queue rings */
 #define ORCA_UQUEUE_PAGE_SHIFT	12
-int orca_uring_check(u64 va, u64 len, size_t bytes, size_t *needed);
+int orca_uring_check(struct orca_dev *odev, const char *what, u64 va,
+		     u64 len, size_t bytes, size_t *needed);
 struct ib_umem *orca_uring_get(struct orca_dev *odev, u64 va, size_t needed);
-struct ib_umem *orca_uring_pin(struct orca_dev *odev, u64 va, u64 len,
-			       size_t bytes, struct orca_pgl *pgl,
-			       struct orca_com_ring *ring);
+struct ib_umem *orca_uring_pin(struct orca_dev *odev, const char *what,
+			       u64 va, u64 len, size_t bytes,
+			       struct orca_pgl *pgl, struct orca_com_ring *ring);
 int orca_pgl_add_umem(struct orca_pgl *pgl, struct ib_umem *umem,
 		      size_t needed);
 int orca_uqueue_create(struct orca_ucontext *uctx, struct orca_cq *cq,

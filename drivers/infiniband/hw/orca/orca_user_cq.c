@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA user CQs: the provider allocates the CQE ring and the doorbell
- * record; the kernel checks and pins them, creates the CQ on the context's
- * UAR, and moves the CQ to a new ring on resize.  The provider polls and
- * arms; completion events reach the core's handler as for kernel CQs.
+ * ORCA user CQs: the provider allocates the CQE ring, of as many CQEs as it
+ * chose, and the doorbell record; the kernel checks and pins them, creates
+ * the CQ on the context's UAR, and moves the CQ to a new ring on resize.
+ * The provider polls and arms; completion events reach the core's handler
+ * as for kernel CQs.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -18,6 +19,7 @@ int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_ucontext *uctx = rdma_udata_to_drv_context(udata,
 				struct orca_ucontext, ibuctx);
 	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_ugeom ug = {};
 	struct orca_create_cq req;
 	size_t bytes, needed;
 	int err;
@@ -25,12 +27,12 @@ int orca_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = ib_copy_validate_udata_in_cm(udata, req, db_rec_va, 0);
 	if (err)
 		return err;
-	if (req.reserved)
-		return -EINVAL;
-	err = orca_cq_setup(odev, cq, attr, &bytes);
+	ug.entries = req.cqe_count;
+	err = orca_cq_setup(odev, cq, attr, &ug, &bytes);
 	if (err)
 		return err;
-	err = orca_uring_check(req.buf_va, req.buf_len, bytes, &needed);
+	err = orca_uring_check(odev, "CQ", req.buf_va, req.buf_len, bytes,
+			       &needed);
 	if (err)
 		return err;
 
@@ -70,18 +72,18 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 	err = ib_copy_validate_udata_in_cm(udata, req, buf_len, 0);
 	if (err)
 		return err;
-	if (req.reserved)
-		return -EINVAL;
 	/* No response: zero what the provider gave before changing anything. */
 	err = ib_respond_empty_udata(udata);
 	if (err)
 		return err;
-	err = orca_queue_log_depth(cqe, odev->caps.max_cqe, &log_depth);
+	err = orca_uqueue_depth(odev, "CQ", req.cqe_count, cqe,
+				odev->caps.max_cqe, &log_depth);
 	if (err)
 		return err;
 	if (check_shl_overflow(sizeof(struct orca_cqe), log_depth, &bytes))
 		return -EINVAL;
-	umem = orca_uring_pin(odev, req.buf_va, req.buf_len, bytes, &pgl, &ring);
+	umem = orca_uring_pin(odev, "CQ", req.buf_va, req.buf_len, bytes,
+			      &pgl, &ring);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ORCA user QPs (RC, UC and UD): the provider allocates the send and receive
- * rings and the doorbell record; the kernel computes the same geometry as
- * for a kernel QP, checks and pins the rings, and creates the QP on the
- * context's UAR with one page list, send pages then receive pages.
+ * rings and the doorbell record and names the rings' geometry; the kernel
+ * checks that geometry against the QP's capabilities and the device,
+ * checks and pins the rings, and creates the QP on the context's UAR with
+ * exactly that geometry and one page list, send pages then receive pages.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -17,29 +18,32 @@ static int orca_uqp_ring_bytes(u32 stride, u8 log_depth, size_t *bytes)
 	       -EINVAL : 0;
 }
 
-/* Check the rings the provider gave against the QP's geometry. */
+/* Check the rings the provider gave against their geometry. */
 static int orca_uqp_check(struct orca_qp *qp, const struct orca_create_qp *req,
 			  bool has_rq, size_t *sq_needed, size_t *rq_needed)
 {
+	struct orca_dev *odev = to_odev(qp->ibqp.device);
 	size_t bytes;
 	int err;
 
 	err = orca_uqp_ring_bytes(qp->sq_stride, qp->log_sq_depth, &bytes);
 	if (err)
 		return err;
-	err = orca_uring_check(req->sq_buf_va, req->sq_buf_len, bytes,
-			       sq_needed);
+	err = orca_uring_check(odev, "send queue", req->sq_buf_va,
+			       req->sq_buf_len, bytes, sq_needed);
 	if (err)
 		return err;
 	if (!has_rq) {
 		*rq_needed = 0;
-		return req->rq_buf_va || req->rq_buf_len ? -EINVAL : 0;
+		return req->rq_buf_va || req->rq_buf_len ||
+		       req->rq_wqe_count || req->rq_stride ?
+			orca_uqueue_refuse(odev, "receive queue: a ring with an SRQ") : 0;
 	}
 	err = orca_uqp_ring_bytes(qp->rq_stride, qp->log_rq_depth, &bytes);
 	if (err)
 		return err;
-	return orca_uring_check(req->rq_buf_va, req->rq_buf_len, bytes,
-				rq_needed);
+	return orca_uring_check(odev, "receive queue", req->rq_buf_va,
+				req->rq_buf_len, bytes, rq_needed);
 }
 
 /* Pin the rings and fill the page list of CREATE_QP. */
@@ -83,32 +87,42 @@ void orca_user_qp_free(struct orca_qp *qp)
 }
 
 /**
- * orca_create_user_qp() - the user part of creating a QP
- * @qp: a QP that orca_qp_setup() accepted
- * @init: the consumer's attributes
- * @p: CREATE_QP parameters from orca_qp_setup()
+ * orca_create_user_qp() - create a user QP
+ * @qp: the new QP
+ * @init: the consumer's attributes; the capabilities are updated
  * @udata: struct orca_create_qp in, struct orca_create_qp_resp out
  *
  * Return: 0 or a negative errno; on error nothing is left to undo.
  */
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
-			struct orca_com_qp_params *p, struct ib_udata *udata)
+			struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(qp->ibqp.device);
 	struct orca_ucontext *uctx = rdma_udata_to_drv_context(udata,
 				struct orca_ucontext, ibuctx);
 	struct orca_create_qp_resp resp = {};
+	struct orca_com_qp_params p = {};
 	size_t sq_needed, rq_needed;
 	struct orca_create_qp req;
+	struct orca_ugeom ug;
 	struct orca_pgl pgl = {};
 	bool may_free = true;
 	int err;
 
-	err = ib_copy_validate_udata_in_cm(udata, req, db_rec_va, 0);
+	err = ib_copy_validate_udata_in_cm(udata, req, rq_stride, 0);
 	if (err)
 		return err;
 	if (req.reserved)
 		return -EINVAL;
+	ug = (struct orca_ugeom){
+		.entries = req.sq_wqe_count,
+		.stride = req.sq_stride,
+		.rq_entries = req.rq_wqe_count,
+		.rq_stride = req.rq_stride,
+	};
+	err = orca_qp_setup(odev, qp, init, &ug, &p);
+	if (err)
+		return err;
 	err = orca_uqp_check(qp, &req, !init->srq, &sq_needed, &rq_needed);
 	if (err)
 		return err;
@@ -124,13 +138,13 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 		goto err_free;
 	}
 
-	p->page_shift = ORCA_UQUEUE_PAGE_SHIFT;
-	p->pgl = &pgl;
-	p->sq_npages = sq_needed >> ORCA_UQUEUE_PAGE_SHIFT;
-	p->rq_npages = rq_needed >> ORCA_UQUEUE_PAGE_SHIFT;
-	p->uar = uctx->uar_idx;
-	p->db_rec = qp->db_dma;
-	err = orca_qp_finish(odev, qp, p, &may_free);
+	p.page_shift = ORCA_UQUEUE_PAGE_SHIFT;
+	p.pgl = &pgl;
+	p.sq_npages = sq_needed >> ORCA_UQUEUE_PAGE_SHIFT;
+	p.rq_npages = rq_needed >> ORCA_UQUEUE_PAGE_SHIFT;
+	p.uar = uctx->uar_idx;
+	p.db_rec = qp->db_dma;
+	err = orca_qp_finish(odev, qp, &p, &may_free);
 	orca_pgl_free(odev, &pgl);
 	/* A QP the adapter still has keeps its pinned pages and record. */
 	if (err && !may_free) {
@@ -141,8 +155,6 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 		goto err_free;
 
 	resp.qpn = qp->qpn;
-	resp.sq_stride = qp->sq_stride;
-	resp.rq_stride = qp->rq_stride;
 	err = ib_respond_udata(udata, resp);
 	if (err) {
 		if (!orca_qp_remove(odev, qp)) {

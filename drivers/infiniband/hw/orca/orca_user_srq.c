@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA user SRQs: the provider allocates the ring of receive WQEs and the
- * doorbell record; the kernel checks and pins them and creates the SRQ on
- * the context's UAR, and moves the SRQ to a new ring on resize.
+ * ORCA user SRQs: the provider allocates the ring of receive WQEs, of the
+ * depth and stride it chose, and the doorbell record; the kernel checks and
+ * pins them and creates the SRQ on the context's UAR, and moves the SRQ to
+ * a new ring on resize.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -10,21 +11,23 @@
 #include "orca_user.h"
 
 /**
- * orca_create_user_srq() - the user part of creating an SRQ
- * @srq: an SRQ whose attributes were accepted
- * @bytes: bytes of its ring (stride << log_depth)
+ * orca_create_user_srq() - create a user SRQ
+ * @srq: the new SRQ
+ * @init_attr: the consumer's attributes; max_wr and max_sge are updated
  * @udata: struct orca_create_srq in, struct orca_create_srq_resp out
  *
  * Return: 0 or a negative errno; on error nothing is left to undo.
  */
-int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
+int orca_create_user_srq(struct orca_srq *srq,
+			 struct ib_srq_init_attr *init_attr,
 			 struct ib_udata *udata)
 {
 	struct orca_dev *odev = to_odev(srq->ibsrq.device);
 	struct orca_ucontext *uctx = rdma_udata_to_drv_context(udata,
 				struct orca_ucontext, ibuctx);
 	struct orca_create_srq req;
-	size_t needed;
+	struct orca_ugeom ug = {};
+	size_t bytes, needed;
 	int err;
 
 	err = ib_copy_validate_udata_in_cm(udata, req, db_rec_va, 0);
@@ -32,7 +35,13 @@ int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
 		return err;
 	if (req.reserved)
 		return -EINVAL;
-	err = orca_uring_check(req.buf_va, req.buf_len, bytes, &needed);
+	ug.entries = req.wqe_count;
+	ug.stride = req.stride;
+	err = orca_srq_setup(odev, srq, init_attr, &ug, &bytes);
+	if (err)
+		return err;
+	err = orca_uring_check(odev, "SRQ", req.buf_va, req.buf_len, bytes,
+			       &needed);
 	if (err)
 		return err;
 
@@ -49,8 +58,8 @@ int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
  * orca_resize_user_srq() - IB_SRQ_MAX_WR of a user SRQ
  * @odev: device
  * @srq: the user SRQ, its modify_lock held
- * @max_wr: the depth asked for, rounded up to a power of two
- * @udata: struct orca_modify_srq in: the new ring
+ * @max_wr: the depth asked for
+ * @udata: struct orca_modify_srq in: the new ring and its geometry
  *
  * MODIFY_SRQ (1.4) moves the SRQ to the new ring; the adapter copies the
  * WQEs posted and not taken to it at their indices, and refuses a depth
@@ -80,12 +89,18 @@ int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
 		return err;
 	if (req.reserved)
 		return -EINVAL;
-	err = orca_queue_log_depth(max_wr, odev->caps.max_srq_wr, &log_depth);
+	err = orca_uqueue_depth(odev, "SRQ", req.wqe_count, max_wr,
+				odev->caps.max_srq_wr, &log_depth);
 	if (err)
 		return err;
+	/* The adapter keeps the SRQ's SGEs, and so its stride. */
+	if (req.stride != srq->stride)
+		return orca_uqueue_refuse(odev, "SRQ %u: stride %u, the SRQ's is %u",
+					  srq->srqn, req.stride, srq->stride);
 	if (check_shl_overflow((size_t)srq->stride, log_depth, &bytes))
 		return -EINVAL;
-	umem = orca_uring_pin(odev, req.buf_va, req.buf_len, bytes, &pgl, &ring);
+	umem = orca_uring_pin(odev, "SRQ", req.buf_va, req.buf_len, bytes,
+			      &pgl, &ring);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
 

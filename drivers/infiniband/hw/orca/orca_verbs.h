@@ -13,6 +13,21 @@
 
 struct orca_udb_page;
 
+/**
+ * struct orca_ugeom - the geometry of a user queue's rings, which its
+ *	provider chose and names in the create request (rdma/orca-abi.h)
+ * @entries: CQEs of a CQ, send WQEs of a QP, WQEs of an SRQ
+ * @stride: bytes per WQE of a QP's send ring or of an SRQ; CQs: unused
+ * @rq_entries: receive WQEs of a QP; 0 with an SRQ
+ * @rq_stride: bytes per receive WQE of a QP; 0 with an SRQ
+ */
+struct orca_ugeom {
+	u32 entries;
+	u32 stride;
+	u32 rq_entries;
+	u32 rq_stride;
+};
+
 struct orca_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
@@ -222,7 +237,8 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs);
 int orca_cq_setup(struct orca_dev *odev, struct orca_cq *cq,
-		  const struct ib_cq_init_attr *attr, size_t *bytes);
+		  const struct ib_cq_init_attr *attr,
+		  const struct orca_ugeom *ug, size_t *bytes);
 int orca_cq_finish(struct orca_dev *odev, struct orca_cq *cq,
 		   const struct orca_pgl *pgl, bool *may_free);
 bool orca_cq_remove(struct orca_dev *odev, struct orca_cq *cq);
@@ -236,7 +252,8 @@ void orca_cq_kick_armed(struct orca_dev *odev);
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
-		  struct ib_qp_init_attr *init, struct orca_com_qp_params *p);
+		  struct ib_qp_init_attr *init, const struct orca_ugeom *ug,
+		  struct orca_com_qp_params *p);
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 		   const struct orca_com_qp_params *p, bool *may_free);
 bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
@@ -255,6 +272,9 @@ void orca_qp_dead_last_wqe(struct orca_dev *odev);
 /* orca_srq.c */
 int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata);
+int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
+		   struct ib_srq_init_attr *init_attr,
+		   const struct orca_ugeom *ug, size_t *bytes);
 int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		    const struct orca_pgl *pgl, bool *may_free);
 bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
@@ -296,8 +316,15 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp,
 
 /*
  * User objects, where the paths they share with kernel objects differ
- * (orca_ucontext.c, orca_user_pd.c, orca_user_qp.c, orca_user_srq.c)
+ * (orca_ucontext.c, orca_umem.c, orca_user_pd.c, orca_user_qp.c,
+ * orca_user_srq.c)
  */
+__printf(2, 3) int orca_uqueue_refuse(struct orca_dev *odev,
+				      const char *fmt, ...);
+int orca_uqueue_depth(struct orca_dev *odev, const char *what, u32 count,
+		      u32 asked, u32 max, u8 *log_depth);
+int orca_uqueue_stride(struct orca_dev *odev, const char *what, u32 stride,
+		       bool recv, u32 asked, u32 max, u32 *sge);
 int orca_user_pd_respond(struct orca_pd *pd, struct ib_udata *udata);
 void orca_udb_put(struct orca_udb_page *page);
 void orca_user_keep(struct orca_dev *odev, struct orca_udb_page *udb,
@@ -305,9 +332,10 @@ void orca_user_keep(struct orca_dev *odev, struct orca_udb_page *udb,
 void orca_udb_read(const struct orca_udb_page *page, dma_addr_t dma,
 		   void *buf, size_t len);
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
-			struct orca_com_qp_params *p, struct ib_udata *udata);
+			struct ib_udata *udata);
 void orca_user_qp_free(struct orca_qp *qp);
-int orca_create_user_srq(struct orca_srq *srq, size_t bytes,
+int orca_create_user_srq(struct orca_srq *srq,
+			 struct ib_srq_init_attr *init_attr,
 			 struct ib_udata *udata);
 int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
 			 u32 max_wr, struct ib_udata *udata);
