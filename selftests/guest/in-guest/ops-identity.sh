@@ -126,8 +126,10 @@ check_quiet() {
 		:: /tmp/cqraw.json u32@0="$cqb" -- u32@8 u32@12 u32@24 u8@28 u8@29)
 	echo "$rows" | sed "s/^/# $t: /" >>"$ktap_out"
 	row() { echo "$rows" | sed -n "$1p"; }
+	# A user QP's WQEs hold the SGEs their stride has room for (uverbs
+	# ABI 3: the smallest send stride holds 4 SGEs).
 	expect_eq "$what: qp A RTS, depths 32/16, sq_pi $t, sq-psn $((psn_a + t))" \
-		"$(row 1)" "RTS RC $((psn_a + t)) 3 32 16 1 $t 0 1"
+		"$(row 1)" "RTS RC $((psn_a + t)) 3 32 16 4 $t 0 1"
 	expect_eq "$what: qp B RTS, depths 16/64, rq_pi 64+$t, rq-psn $((psn_a + t))" \
 		"$(row 2)" "RTS $((psn_a + t)) 3 16 64 0 $((64 + t)) 1"
 	expect_eq "$what: raw qp A: RTS, MTU 1024, timeout 18, sq_psn, dest" \
@@ -173,9 +175,10 @@ for len in 8192 12288; do
 		"$(( ${2//-/0} * (${3//-/0} - 2) ))" -lt "$len"
 done
 
-# The SRQ: 32 receives of one SGE, 10 posted, no limit armed.
-expect_eq "srq: depth 32, 1 SGE, limit 0, user, pi 10" "$(echo "$mrs" | sed -n 3p)" \
-	"32 1 0 1 10"
+# The SRQ: 32 receives asked with one SGE (the smallest stride holds 3,
+# ABI 3), 10 posted, no limit armed.
+expect_eq "srq: depth 32, 3 SGEs, limit 0, user, pi 10" "$(echo "$mrs" | sed -n 3p)" \
+	"32 3 0 1 10"
 
 # Counters: every message counted (requests and ACKs in and out of the
 # adapter's loopback), no error.
