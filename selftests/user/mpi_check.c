@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int rank, nranks;
@@ -288,11 +289,21 @@ static void bench_allreduce(int iters, int count, const char *name)
 	free(out);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
+	double t0 = now_s(), t1;
 	int bench = 0, opt;
 
 	MPI_Init(&argc, &argv);
+	t1 = now_s();
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	while ((opt = getopt(argc, argv, "b:")) != -1) {
@@ -314,12 +325,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!rank) {
-		printf("mpi_check: %d ranks\n", nranks);
+		/* Where a slow job spends its time (TCG guests). */
+		printf("mpi_check: %d ranks, MPI_Init took %.1f s\n", nranks,
+		       t1 - t0);
 		fflush(stdout);
 	}
 	check_ring();
 	check_alltoall();
 	check_allreduce();
+	if (!rank)
+		printf("mpi_check: checks took %.1f s\n", now_s() - t1);
 	if (bench > 0) {
 		bench_pingpong(bench);
 		bench_allreduce(bench, 1, "allreduce_8B_time");

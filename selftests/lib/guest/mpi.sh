@@ -10,6 +10,10 @@
 #                       GID) and its remote shell server (rsh_agent.py):
 #                       from then on any guest's mpirun starts ranks here
 #   mpi_down            stops the server
+#   mpi_prewarm         reads what an MPI job loads here (Open MPI, PRRTE,
+#                       PMIx, UCX and their libraries) into the page cache:
+#                       in the background early on, it takes the first
+#                       job's library loading over 9p off the test's time
 #   mpi_job NAME TLS GUESTS [MPI_CHECK-ARGS...]
 #                       (the launching guest) mpi_check with one rank on
 #                       each guest of GUESTS (indices, comma-separated, the
@@ -45,6 +49,17 @@ mpi_up() {
 		>"$ORCA_RUN_DIR/mpi-rshd-g$gi.log" 2>&1 &
 	mpi_server=$!
 	ok_if "mpi: remote shell server listens" wait_for 30 tcp_listening "$mpi_port"
+}
+
+mpi_prewarm() {
+	local f
+	for f in $(ldd "$mpi_check" "$(command -v prterun)" "$(command -v prted)" \
+			/usr/lib/x86_64-linux-gnu/ucx/libuct_ib.so.0 2>/dev/null |
+		   awk '$3 ~ /^\// { print $3 }' | sort -u) \
+		 /usr/lib/x86_64-linux-gnu/ucx/*.so.0 \
+		 /usr/lib/x86_64-linux-gnu/pmix2/lib/pmix/*.so; do
+		cat "$f" >/dev/null 2>&1
+	done
 }
 
 mpi_down() {
