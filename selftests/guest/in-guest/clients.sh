@@ -12,9 +12,9 @@
 #     each report a figure (qperf checks no payload);
 #   rsockets: rstream and riostream with -T v, every byte checked;
 #   Open MPI over UCX (lib/guest/mpi.sh): mpi_check with a rank on each
-#     guest, over rc_verbs and over ud_verbs: ring, all-to-all and
-#     MPI_Allreduce results checked on every rank.
-# Usage: clients.sh SERVER_KIND CLIENT_KIND
+#     guest, over each of UCX's TRANSPORTS (default: rc_verbs ud_verbs):
+#     ring, all-to-all and MPI_Allreduce results checked on every rank.
+# Usage: clients.sh SERVER_KIND CLIENT_KIND [TRANSPORTS]
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 . "$ORCA_TOP/selftests/lib/guest/mpi.sh"
@@ -130,8 +130,12 @@ done
 # MPI: a rank on each guest, launched from guest 0.
 barrier mpi-up 300
 if [ "$gi" = 0 ]; then
-	mpi_job "mpi rc_verbs" rc_verbs,ud_verbs 0,1
-	mpi_job "mpi ud_verbs" ud_verbs 0,1
+	for tl in ${3:-rc_verbs ud_verbs}; do
+		tls=$tl
+		# rc_verbs sets its connections up through ud_verbs.
+		[ "$tl" = rc_verbs ] && tls=rc_verbs,ud_verbs
+		mpi_job "mpi $tl" "$tls" 0,1
+	done
 fi
 barrier mpi-done 600
 mpi_down
