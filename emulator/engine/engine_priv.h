@@ -48,7 +48,12 @@ struct roce_qp;
 #define EMU_MR_LIMIT		(1u << 20)
 #define EMU_LOG_MAX_CMDQ	8
 #define EMU_LOG_MAX_EQ		16
-#define EMU_LOG_MAX_CQ		16
+/*
+ * 256K CQEs (8 MiB): libfabric's verbs;ofi_rxm (2.1) opens one CQ for all of
+ * an endpoint's connections, sized for FI_UNIVERSE_SIZE (1024) peers of 128
+ * sends and 128 receives each, and fails fi_enable() on a device with less.
+ */
+#define EMU_LOG_MAX_CQ		18
 #define EMU_LOG_MAX_WQ		14		/* SQ, RQ and SRQ */
 static_assert(EMU_LOG_MAX_WQ <= ORCA_MAX_LOG_WQ_DEPTH, "CQE wqe_idx");
 #define EMU_MAX_INLINE		ORCA_MAX_INLINE_DATA

@@ -11,7 +11,7 @@ RESULTS has one figure a line, tab-separated:
 VALUE is a number, or "-" for a figure that could not be measured (NOTE
 says why).  Lines starting with "#" are the run's description, printed
 above the table.  Ratios (what they compare is in their own words):
-  - nvmeof, perftest, ulp: each pairing against rxe-rxe (same group,
+  - nvmeof, perftest, ulp, mpi: each pairing against rxe-rxe (same group,
     variant and metric): "1.8x rxe-rxe" means 1.8 times rxe's figure, for
     latencies (unit us) rxe's latency divided by this one, so above 1x is
     better either way;
@@ -92,7 +92,8 @@ def ratios(rows):
         if v is None:
             continue
         g = r["group"]
-        if g in ("nvmeof", "perftest", "ulp") and r["pairing"] != "rxe-rxe" \
+        if g in ("nvmeof", "perftest", "ulp", "mpi") and \
+                r["pairing"] != "rxe-rxe" \
                 and "orca" in r["pairing"]:
             ref = find(rows, group=g, pairing="rxe-rxe",
                        variant=r["variant"], metric=r["metric"])

@@ -20,6 +20,11 @@
 #   messages/s and 128 KiB-message MiB/s (rds_check bench, every reply
 #   checked) (selftests/guest/in-guest/ulp.sh in bench mode; siw-siw is
 #   not run);
+# - MPI (Open MPI over UCX, rc_verbs and ud_verbs, one rank per guest):
+#   ping-pong latency of 8 B (half the round trip) and the time of one
+#   MPI_Allreduce of 8 B and of 64 KiB (selftests/user/mpi_check.c -b,
+#   its data checks first; selftests/guest/in-guest/mpi.sh in bench mode;
+#   siw-siw is not run);
 # - native, no guests, once per run: two engines over the real wire
 #   (orca-wire, shared memory), 64 KiB and 64 B RDMA WRITEs, against this
 #   host's memcpy (selftests/emulator/bench_native.c), and the same on a
@@ -40,7 +45,7 @@
 #                                            orca-orca rxe-orca orca-rxe
 # (siw is Soft-iWARP, built from the kernel source by scripts/out-of-tree/siw-build.sh
 # since Debian's kernel lacks it; it only pairs with itself.)
-# ORCA_BENCH="nvmeof ceiling perftest ulp native" picks the workloads
+# ORCA_BENCH="nvmeof ceiling perftest ulp mpi native" picks the workloads
 # (default all); ORCA_BENCH_MTUS="1500 9000" the NVMe-oF MTUs.
 #
 # Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
@@ -60,7 +65,7 @@ for p in "${pairs[@]}"; do
 done
 
 mkdir -p "$out"
-benches=${ORCA_BENCH:-nvmeof ceiling perftest ulp native}
+benches=${ORCA_BENCH:-nvmeof ceiling perftest ulp mpi native}
 has() { case " $benches " in *" $1 "*) return 0 ;; esac; return 1; }
 results=$out/results.tsv
 # record GROUP PAIRING VARIANT METRIC VALUE UNIT NOTE: one row of the table
@@ -245,6 +250,36 @@ run_ulp() {
 	record_resent "$pc" "kernel ULPs" "$dir"
 }
 
+# run_mpi KIND0 KIND1: one two-guest MPI run, rank 0 on KIND0.
+run_mpi() {
+	local a=$1 b=$2 pc=$1-$2 dir=$out/mpi-$1-$2 opts=() rc start tl v note
+	[ "$a" != orca ] && opts+=(--guest-opts 0:no-orca)
+	[ "$b" != orca ] && opts+=(--guest-opts 1:no-orca)
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== MPI: rank 0 on $a, rank 1 on $b"
+	start=$SECONDS
+	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 900 --out "$dir/run" \
+		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		selftests/guest/in-guest/mpi.sh bench "$a" "$b" \
+		>"$dir/run.log" 2>&1
+	rc=$?
+	mres() {	# mres TL WHAT: mpi_check's figure WHAT of the TL job
+		sed -n "s/^# mpi-result name=mpi $pc $1 what=$2 value=\([^ ]*\) .*/\1/p" \
+			"$dir"/g0.tap 2>/dev/null | tail -n 1
+	}
+	note="$(cat "$dir"/g*.tap 2>/dev/null | grep -c '^not ok') failed checks in the run, $((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", exit $rc")"
+	for tl in rc_verbs ud_verbs; do
+		for v in "pingpong_8B_latency:ping-pong 8 B latency" \
+			 "allreduce_8B_time:MPI_Allreduce 8 B" \
+			 "allreduce_64KiB_time:MPI_Allreduce 64 KiB"; do
+			record mpi "$pc" "UCX $tl" "${v#*:}" \
+				"$(mres "$tl" "${v%%:*}")" us "$note"
+		done
+		echo "   $tl: $(mres "$tl" pingpong_8B_latency) us ping-pong, $(mres "$tl" allreduce_8B_time) / $(mres "$tl" allreduce_64KiB_time) us allreduce 8 B / 64 KiB"
+	done
+	record_resent "$pc" "MPI" "$dir"
+}
+
 # kv LOG PREFIX KEY: KEY's value on the last line of LOG starting PREFIX.
 kv() {
 	sed -n "s/^$2 .*\b$3=\([^ ]*\).*/\1/p" "$1" 2>/dev/null | tail -n 1
@@ -318,6 +353,7 @@ for p in "${pairs[@]}"; do
 	fi
 	has perftest && run_perftest "${p%-*}" "${p#*-}"
 	has ulp && [ "$p" != siw-siw ] && run_ulp "${p%-*}" "${p#*-}"
+	has mpi && [ "$p" != siw-siw ] && run_mpi "${p%-*}" "${p#*-}"
 done
 
 echo

@@ -22,7 +22,7 @@ static void test_query_device(void)
 	CHECK(le32toh(caps->max_qp) == 131071);
 	CHECK(le32toh(caps->max_qp_wr) == 16384);
 	CHECK(le32toh(caps->max_send_sge) == ORCA_MAX_SGE);
-	CHECK(le32toh(caps->max_cqe) == 65536);
+	CHECK(le32toh(caps->max_cqe) == 262144);
 	CHECK(le32toh(caps->max_mr) == (1u << 20) - 1);
 	CHECK(le32toh(caps->max_eq) == 64);
 	CHECK(le32toh(caps->max_uar) == 256);

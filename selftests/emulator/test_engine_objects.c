@@ -43,7 +43,7 @@ static void test_cq_create_errors(void)
 	in.log_depth = 0;
 	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), 0, 0) ==
 	      ORCA_CMD_ST_BAD_PARAM);
-	in.log_depth = 17;
+	in.log_depth = 19;		/* one past max_cqe */
 	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), 0, 0) ==
 	      ORCA_CMD_ST_BAD_PARAM);
 	in = good;
@@ -65,23 +65,26 @@ static void test_cq_create_errors(void)
 	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), 0, 0) ==
 	      ORCA_CMD_ST_DMA_ERROR);
 
-	/* 65536 CQEs = 512 pages through a page list. */
+	/*
+	 * max_cqe, 262144 CQEs (libfabric's verbs;ofi_rxm asks that many) =
+	 * 2048 pages through a page list.
+	 */
 	in = good;
-	in.log_depth = 16;
-	in.npages = htole32(512);
-	list = galloc(&t, 4096, 0);
+	in.log_depth = 18;
+	in.npages = htole32(2048);
+	list = galloc(&t, 2048 * 8, 0);
 	l = gptr(&t, list);
 	{
-		uint64_t buf = galloc(&t, 512 * 4096, 0);
+		uint64_t buf = galloc(&t, 2048 * 4096, 0);
 		int i;
 
-		for (i = 0; i < 512; i++)
+		for (i = 0; i < 2048; i++)
 			l[i] = htole64(buf + i * 4096ull);
 	}
-	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), list, 4088) ==
-	      ORCA_CMD_ST_BAD_LENGTH);
-	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), list, 4096) ==
-	      ORCA_CMD_ST_OK);
+	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), list,
+		      2048 * 8 - 8) == ORCA_CMD_ST_BAD_LENGTH);
+	CHECK(cq_exec(&t, ORCA_CMD_CREATE_CQ, &in, sizeof(in), list,
+		      2048 * 8) == ORCA_CMD_ST_OK);
 	CHECK(th_out_handle(&t) == 3);
 	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, 3) == ORCA_CMD_ST_OK);
 	CHECK(th_destroy(&t, ORCA_CMD_DESTROY_CQ, 3) ==
@@ -114,7 +117,7 @@ static void test_cq_resize(void)
 	CHECK(cq_exec(&t, ORCA_CMD_RESIZE_CQ, &rs, sizeof(rs), list, 16) ==
 	      ORCA_CMD_ST_BAD_HANDLE);
 	rs.cqn = htole32(o.cqn);
-	rs.log_depth = 17;
+	rs.log_depth = 19;		/* one past max_cqe */
 	CHECK(cq_exec(&t, ORCA_CMD_RESIZE_CQ, &rs, sizeof(rs), list, 16) ==
 	      ORCA_CMD_ST_BAD_PARAM);
 	rs.log_depth = 8;

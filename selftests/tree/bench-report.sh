@@ -35,7 +35,7 @@ import csv, json, sys
 out = sys.argv[1]
 rows = list(csv.DictReader(open(out + "/bench.csv")))
 doc = json.load(open(out + "/bench.json"))
-assert len(rows) == len(doc["rows"]) == 20, (len(rows), len(doc["rows"]))
+assert len(rows) == len(doc["rows"]) == 22, (len(rows), len(doc["rows"]))
 def get(group, pairing, variant, metric):
     r = [d for d in doc["rows"] if (d["group"], d["pairing"], d["variant"],
                                    d["metric"]) == (group, pairing, variant,
@@ -55,11 +55,13 @@ assert abs(r["ratio_value"] - 0.94) < 1e-9 and "meets" in r["ratio"], r
 # Latency: lower is better, so the ratio is rxe's over orca's.
 r = get("perftest", "orca-orca", "MTU 1024", "ib_send_lat 64 B")
 assert abs(r["ratio_value"] - 2.0) < 1e-9, r
+r = get("mpi", "orca-orca", "UCX rc_verbs", "ping-pong 8 B latency")
+assert abs(r["ratio_value"] - 2.0) < 1e-9, r
 c = [x for x in rows if x["group"] == "perftest" and x["pairing"] == "orca-rxe"]
 assert c[0]["value"] == "" and c[0]["note"].startswith("failed:"), c
 print("csv and json agree")
 EOF
-result $? "CSV and JSON: same rows, ratios against rxe, ceiling, memcpy, 1 QP" "$out/data.log"
+result $? "CSV and JSON: same rows, ratios against rxe (MPI too), ceiling, memcpy, 1 QP" "$out/data.log"
 
 python3 - "$out/bench.png" >"$out/png.log" 2>&1 <<'EOF'
 import struct, sys

@@ -26,7 +26,9 @@
 #
 # A tool's output is kept in $ORCA_RUN_DIR/uverbs-g<I>-<NAME>.log.  A case
 # fails on a non-zero exit, on a timeout, and on output that reports bad
-# data (the pingpongs' -c only prints "invalid data").
+# data (the pingpongs' -c only prints "invalid data"; fi_pingpong -c prints
+# "Error at iteration", rstream and riostream -T v "data verification
+# failed").
 
 uverbs_srv_ip=10.0.0.1
 uverbs_srv_ip6=fd00::1
@@ -66,7 +68,9 @@ cm_listening() {
 
 # The log of a case's tool, and whether it reported bad data.
 uverbs_log() { echo "${ORCA_RUN_DIR:?}/uverbs-g$gi-$1.log"; }
-uverbs_bad_data() { grep -qiE 'invalid data|data mismatch|mismatch' "$1"; }
+uverbs_bad_data() {
+	grep -qiE 'invalid data|data mismatch|mismatch|error at iteration|verification failed' "$1"
+}
 
 _pair_finish() {
 	local log=$1 rc=$2
