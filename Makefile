@@ -36,7 +36,7 @@ IN_TOOLROOT := $(TOOLROOT) --run env ORCA_IN_TOOLROOT=1 \
 	ORCA_PROVIDER_PRIVATE=$(ORCA_PROVIDER_PRIVATE)
 
 # Goals that run inside the toolroot.
-TR_GOALS := all module emulator provider usertests smb lint patches deb
+TR_GOALS := all module emulator provider usertests smb rnbd lint patches deb
 
 ifndef ORCA_IN_TOOLROOT
 
@@ -77,7 +77,7 @@ else # inside the toolroot
 KDIR ?= $(firstword $(wildcard /usr/src/linux-headers-*-amd64))
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_ORCA=m
 
-all: module emulator provider usertests smb
+all: module emulator provider usertests smb rnbd
 
 # Warnings are errors for our code.
 module:
@@ -96,6 +96,11 @@ provider:
 smb:
 	scripts/out-of-tree/smb-build.sh >/dev/null
 
+# RNBD and RTRS (rnbd-client/server, rtrs-core/client/server) for the
+# guests (Debian's kernel is built without them), under /opt/orca-rnbd.
+rnbd:
+	scripts/out-of-tree/rnbd-build.sh >/dev/null
+
 # Userspace test programs the guest tests run (selftests/user).
 usertests:
 	$(MAKE) -C selftests/user
@@ -111,6 +116,6 @@ patches:
 deb: emulator provider
 	scripts/packaging/build-debs.sh
 
-.PHONY: all module emulator provider usertests smb lint patches deb
+.PHONY: all module emulator provider usertests smb rnbd lint patches deb
 
 endif

@@ -14,7 +14,7 @@
 #   messages/s, ib_send_lat 64 B typical latency, ib_read_bw 64 KiB MiB/s,
 #   ib_atomic_bw operations/s; guest 0 the server, guest 1 the client
 #   (selftests/guest/in-guest/perftest.sh in bench mode);
-# - the kernel ULPs (RDS, NFS over RDMA v4.2, SRP, iSER, SMB Direct): each
+# - the kernel ULPs (RDS, NFS over RDMA v4.2, SRP, iSER, SMB Direct, RNBD): each
 #   pairing's 4k random read IOPS and 128k sequential read MiB/s (fio
 #   direct I/O, 10 s each, after the verify jobs), for RDS 4 KiB
 #   messages/s and 128 KiB-message MiB/s (rds_check bench, every reply
@@ -212,7 +212,7 @@ run_perftest() {
 }
 
 # run_ulp SERVER CLIENT: one two-guest run of every kernel ULP.
-ulp_protos=(rds nfs srp iser smb)
+ulp_protos=(rds nfs srp iser smb rnbd)
 run_ulp() {
 	local s=$1 c=$2 pc=$1-$2 dir=$out/ulp-$1-$2 opts=() rc start p a b note
 	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)

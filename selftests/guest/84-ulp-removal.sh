@@ -8,4 +8,4 @@
 . "$(dirname "$0")/../lib/host/host.sh"
 . "$(dirname "$0")/../lib/host/ulp-host.sh"
 wire_lossy "orca is unloaded (the adapter reset) under ULP I/O in flight: the peer retransmits to QPs that are gone"
-ulp_guest_test orca orca 1200 removal ${ORCA_ULPS:-rds nfs srp iser smb}
+ulp_guest_test orca orca 1200 removal ${ORCA_ULPS:-rds nfs srp iser smb rnbd}

@@ -9,7 +9,7 @@
 # PROTO_server_down, PROTO_client_test ADDR).
 #
 # Usage: ulp.sh SERVER_KIND CLIENT_KIND [removal|bench] PROTO...
-#   PROTO: rds nfs srp iser smb
+#   PROTO: rds nfs srp iser smb rnbd
 #   removal: instead of one connection per protocol, every protocol
 #   connected at once and the device-removal phases of
 #   lib/guest/ulp-removal.sh (orca on both sides)
@@ -128,6 +128,6 @@ case $gi in
 1) run_client ;;
 esac
 dmesg_clean
-dmesg | grep -iE 'rds|nfs|rpcrdma|svcrdma|srp|iser|isert|smb|ksmbd|cifs|rdma|rxe|orca' |
+dmesg | grep -iE 'rds|nfs|rpcrdma|svcrdma|srp|iser|isert|smb|ksmbd|cifs|rnbd|rtrs|rdma|rxe|orca' |
 	tail -n 20 | sed 's/^/# /' >>"$ktap_out"
 ktap_done

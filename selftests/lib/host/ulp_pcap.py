@@ -15,7 +15,7 @@ read.  Exits 1 if a case failed, 2 on wrong usage, 0 otherwise: a caller
 that got no verdict, or a non-zero exit without a "fail" line (a crash),
 must fail on its own (lib/host/ulp-host.sh does).
 
-Usage: ulp_pcap.py PCAP PROTO...     (PROTO: rds nfs srp iser smb)
+Usage: ulp_pcap.py PCAP PROTO...     (PROTO: rds nfs srp iser smb rnbd)
 """
 import collections
 import subprocess
@@ -23,13 +23,16 @@ import sys
 
 # rdma_cm port of each protocol, and the BTH opcodes (IBA table 38) its
 # data must produce: SEND always; the storage protocols move data with
-# RDMA WRITE and RDMA READ.
+# RDMA WRITE and RDMA READ, except RTRS (rnbd), whose client writes with
+# RDMA WRITE with immediate and whose server answers reads with RDMA
+# WRITE: it never posts an RDMA READ.
 PROTOS = {
     "rds": (18634, ["send"]),
     "nfs": (20049, ["send", "write", "read"]),
     "srp": (5555, ["send", "write", "read"]),
     "iser": (3260, ["send", "write", "read"]),
     "smb": (445, ["send", "write", "read"]),
+    "rnbd": (1234, ["send", "write"]),
 }
 OPCODES = {"send": range(0, 6), "write": range(6, 12), "read": range(12, 13)}
 # The case that the capture could be read and is not empty.
