@@ -9,7 +9,7 @@
 # Usage: scripts/guests/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
 #            [--wire-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
-#            [--kernel-checks] -- CMD...
+#            [--kernel-checks] [--udev] -- CMD...
 #
 #   -n N            number of guests (default 2)
 #   -t TIMEOUT      seconds for the whole run, boot included (default 300)
@@ -27,6 +27,9 @@
 #                   g<I>/dmesg when CMD ends, for the caller to check (make
 #                   check does, selftests/lib/host/host.sh; make bench does
 #                   not: the options cost time)
+#   --udev          systemd-udevd runs in every guest from before CMD (make
+#                   blktests: suites written for a normal system wait on
+#                   it); see scripts/guests/guest-init.sh
 #
 # Every guest runs CMD (from the repo directory, by /bin/sh) with
 # ORCA_GUEST_INDEX, ORCA_GUEST_COUNT, ORCA_CTL (its emulator's control file,
@@ -82,7 +85,7 @@ usage() {
 }
 
 count=2 timeout=300 pcap='' wire_opts='' out='' all_no_orca=0 smp=1 mem=1G
-kernel_checks=0
+kernel_checks=0 udev=0
 declare -A gopts=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -98,6 +101,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--kernel-checks) kernel_checks=1; shift ;;
+	--udev) udev=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-guests: unknown option $1" >&2; usage ;;
@@ -266,6 +270,7 @@ for ((i = 0; i < count; i++)); do
 	append+=" orca.mac=$mac orca.work=$repo orca.cmd=$out/cmd.sh orca.run=$out"
 	[ -n "$ctl" ] && append+=" orca.ctl=$ctl"
 	[ -n "$modules" ] && append+=" orca.modules=$modules"
+	[ "$udev" = 1 ] && append+=" orca.udev=1"
 	# The debug kernel with 5-level paging (-cpu max has LA57) reported
 	# "KASAN: wild-memory-access in do_raw_spin_lock" at 0.005 s in 3
 	# boots of 10: an IRQ taken inside identify_cpu() while it re-reads
