@@ -39,6 +39,10 @@ case $kind in
 orca | orca-remote)
 	orca_load || { say "orca driver did not load"; exit 1; }
 	wait_for 20 port_active orca_0 || { say "orca_0 not ACTIVE"; exit 1; }
+	# The driver's rare command messages (orphaned, failed, refused) in
+	# the kernel log: a connect that fails because the CM's atomic
+	# CREATE_AH was given up on says so (Documentation/orca/blktests.rst).
+	echo 'file orca_cmdq.c +p' >/sys/kernel/debug/dynamic_debug/control
 	;;
 rxe) ;;
 *) say "unknown device kind '$kind'"; exit 2 ;;
