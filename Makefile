@@ -23,6 +23,13 @@
 #                   kmemleak, UBSAN), built once and cached; the first run
 #                   takes about half an hour longer (scripts/guests/check-debug.sh;
 #                   TESTS=all for every guest test, TESTS="NN-name ..." for some)
+#   make blktests BLKTESTS=DIR  the blktests checkout in DIR (not shipped
+#                   here) as it is: its nvme group (NVMe-oF over RDMA) and
+#                   srp group in a guest with ORCA, then the same over rxe,
+#                   blktests' own results side by side in
+#                   out/blktests/table.txt (scripts/blktests/blktests.sh;
+#                   BLKTESTS_TESTS="nvme/010 srp" picks tests,
+#                   BLKTESTS_ON="orca rxe orca-remote" the runs)
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #   make patches    the kernel and rdma-core patch series (out/patches/)
 #   make deb        orca-dkms, ibverbs-provider-orca and orca-emulator
@@ -61,6 +68,12 @@ demo: toolroot
 bench: toolroot
 	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) ORCA_BENCH="$(ORCA_BENCH)" scripts/bench/bench.sh $(PAIRS)
 
+# Not inside the toolroot: the script copies DIR, which only the host sees.
+blktests: toolroot
+	@BLKTESTS_ON="$(BLKTESTS_ON)" BLKTESTS_TIMEOUT="$(BLKTESTS_TIMEOUT)" \
+		BLKTESTS_IMG_SIZE="$(BLKTESTS_IMG_SIZE)" ORCA_NO_BUILD=$(ORCA_NO_BUILD) \
+		scripts/blktests/blktests.sh "$(BLKTESTS)" $(BLKTESTS_TESTS)
+
 toolroot:
 	@$(TOOLROOT) >/dev/null
 
@@ -70,7 +83,7 @@ clean:
 		-o -name modules.order | xargs rm -f
 	rm -f Module.symvers modules.order
 
-.PHONY: $(TR_GOALS) check check-long check-debug demo bench toolroot clean
+.PHONY: $(TR_GOALS) check check-long check-debug demo bench blktests toolroot clean
 
 else # inside the toolroot
 

@@ -16,6 +16,8 @@
 #   orca.modules=DIR            the kernel's modules, when they are not in
 #                               the toolroot's /lib/modules (make
 #                               check-debug's kernel): bound there
+#   orca.udev=1                 start systemd-udevd before the command
+#                               (run-guests.sh --udev)
 #   orca.dmesg=1                when the command ends, save the kernel log in
 #                               DIR/g<I>/dmesg (after a kmemleak scan, whose
 #                               report goes to DIR/g<I>/kmemleak, when the
@@ -45,7 +47,7 @@ finish() {
 # under TCG every dynamically linked program costs its libraries' loading
 # over 9p, and boot time is test time.
 bb=/bin/busybox
-index=0 count=1 mac='' work='' cmd='' ctl='' run='' dmesg=0 modules=''
+index=0 count=1 mac='' work='' cmd='' ctl='' run='' dmesg=0 modules='' udev=0
 $bb mount -t proc proc /proc
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
@@ -59,6 +61,7 @@ for arg in $cmdline; do
 	orca.run=*) run=${arg#*=} ;;
 	orca.dmesg=*) dmesg=${arg#*=} ;;
 	orca.modules=*) modules=${arg#*=} ;;
+	orca.udev=*) udev=${arg#*=} ;;
 	esac
 done
 
@@ -69,13 +72,41 @@ $bb mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 $bb mount -t tmpfs -o mode=1777 tmpfs /tmp
 $bb mount -t tmpfs -o mode=0755 tmpfs /run
 $bb mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-$bb mount -t configfs configfs /sys/kernel/config 2>/dev/null
+# What udev and systemd-tmpfiles give a normal system, and third-party
+# suites (blktests, xfstests) take for granted: /dev/fd and the standard
+# streams (bash's process substitution, "cat /dev/stdin"), and the static
+# device nodes of modules.devname, whose first open loads the module
+# (/dev/loop-control for losetup -f, /dev/mapper/control, /dev/net/tun).
+# devtmpfs has none of these.  Builtins and the busybox applet only.
+$bb ln -sfn /proc/self/fd /dev/fd
+$bb ln -sf /proc/self/fd/0 /dev/stdin
+$bb ln -sf /proc/self/fd/1 /dev/stdout
+$bb ln -sf /proc/self/fd/2 /dev/stderr
 $bb hostname "orca-g$index"
+kver=$($bb uname -r)
 if [ -n "$modules" ]; then
-	kver=$($bb uname -r)
 	$bb mkdir -p "/lib/modules/$kver"
 	$bb mount --bind "$modules" "/lib/modules/$kver"
 fi
+# The static nodes, once the modules are where modprobe looks.
+# A line is "MODULE NODE cMAJOR:MINOR" (or b for a block device).
+while read -r mod node spec; do
+	case $mod in '#'* | '') continue ;; esac
+	[ -e "/dev/$node" ] && continue
+	kind=${spec%"${spec#?}"} spec=${spec#?}
+	case $kind in [cb]) ;; *) continue ;; esac
+	case $node in */*) $bb mkdir -p "/dev/${node%/*}" ;; esac
+	$bb mknod -m 0600 "/dev/$node" "$kind" "${spec%:*}" "${spec#*:}"
+done <"/lib/modules/$kver/modules.devname" 2>/dev/null
+# configfs (LIO, nvmet, blktests' _have_configfs): a module in Debian's
+# kernel, whose mount point appears only once it is loaded, so mounting
+# alone does not load it.  Loaded in the background while the network
+# comes up (a third of a second under TCG); the command waits for it.
+{
+	[ -d /sys/kernel/config ] || $bb modprobe configfs
+	$bb mount -t configfs configfs /sys/kernel/config
+} 2>/dev/null &
+configfs_job=$!
 {
 	echo "127.0.0.1 localhost"
 	i=0
@@ -121,6 +152,21 @@ fi
 
 export ORCA_GUEST_INDEX=$index ORCA_GUEST_COUNT=$count ORCA_CTL=$ctl
 export ORCA_WORK=$work ORCA_RUN_DIR=$run
+wait "$configfs_job"
+# udev, for suites that wait on it ("udevadm settle" is a no-op without
+# it: blktests' scsi_debug setup then looks for the SCSI host too early)
+# or need what its rules do (module loading for new devices, /dev/disk
+# links, multipathd's events).  No coldplug (udevadm trigger): that is
+# most of a minute under TCG; devices that exist already keep their
+# state.  The rule that renames RDMA devices after their bus address
+# (rdma-core's NAME_FALLBACK: orca_0 would become rocep0s4) is masked:
+# tests name orca_0.
+if [ "$udev" = 1 ]; then
+	$bb mkdir -p /etc/udev/rules.d
+	$bb ln -sf /dev/null /etc/udev/rules.d/60-rdma-persistent-naming.rules
+	/usr/lib/systemd/systemd-udevd --daemon --resolve-names=never ||
+		echo "orca-guest-init: systemd-udevd did not start"
+fi
 read -r up _ </proc/uptime
 echo "ORCA-GUEST-START: uptime ${up}s"
 cd "$work" || finish 252

@@ -9,7 +9,7 @@
 # Usage: scripts/guests/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
 #            [--wire-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
-#            [--kernel-checks] [--launcher PATH] -- CMD...
+#            [--kernel-checks] [--launcher PATH] [--udev] -- CMD...
 #
 #   -n N            number of guests (default 2)
 #   -t TIMEOUT      seconds for the whole run, boot included (default 300)
@@ -32,6 +32,9 @@
 #                   the run directory, and each guest's RAM, NIC and
 #                   adapter are the QEMU arguments its "up" printed, in
 #                   place of ours; every guest has an adapter
+#   --udev          systemd-udevd runs in every guest from before CMD (make
+#                   blktests: suites written for a normal system wait on
+#                   it); see scripts/guests/guest-init.sh
 #
 # Every guest runs CMD (from the repo directory, by /bin/sh) with
 # ORCA_GUEST_INDEX, ORCA_GUEST_COUNT, ORCA_CTL (its emulator's control file,
@@ -87,7 +90,7 @@ usage() {
 }
 
 count=2 timeout=300 pcap='' wire_opts='' out='' all_no_orca=0 smp=1 mem=1G
-kernel_checks=0 launcher=''
+kernel_checks=0 launcher='' udev=0
 
 declare -A gopts=()
 while [ $# -gt 0 ]; do
@@ -105,6 +108,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--kernel-checks) kernel_checks=1; shift ;;
 	--launcher) launcher=$2; shift 2 ;;
+	--udev) udev=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-guests: unknown option $1" >&2; usage ;;
@@ -314,6 +318,7 @@ for ((i = 0; i < count; i++)); do
 	append+=" orca.mac=$mac orca.work=$repo orca.cmd=$out/cmd.sh orca.run=$out"
 	[ -n "$ctl" ] && append+=" orca.ctl=$ctl"
 	[ -n "$modules" ] && append+=" orca.modules=$modules"
+	[ "$udev" = 1 ] && append+=" orca.udev=1"
 	# The debug kernel with 5-level paging (-cpu max has LA57) reported
 	# "KASAN: wild-memory-access in do_raw_spin_lock" at 0.005 s in 3
 	# boots of 10: an IRQ taken inside identify_cpu() while it re-reads

@@ -50,6 +50,41 @@ ip addr del 10.9.0.$n/24 dev "$nd"
 lacks_gid() { ! has_gid "$1"; }
 ok_if "GID removed with ip addr del" wait_for 10 lacks_gid "$(v4gid 10.9.0.$n)"
 
+# A normal system for third-party suites run as they are (make blktests):
+# what guest-init.sh sets up in place of udev and systemd, and the tools
+# of the toolroot blktests' harness calls.  Guest 0 only: it costs time.
+if [ "$gi" = 0 ]; then
+	ok_if "system: /dev/fd (process substitution), /dev/stdin" bash -c \
+		'[ "$(cat <(echo fd))" = fd ] && [ "$(echo in | cat /dev/stdin)" = in ]'
+	ok_if "system: configfs mounted at boot" \
+		grep -q '^configfs /sys/kernel/config configfs ' /proc/mounts
+	loop_io() {
+		local img=/tmp/loop-check.img dev rc
+		truncate -s 8M "$img" && dev=$(losetup -f --show "$img") || return 1
+		xfs_io -d -c 'pwrite -q -S 0x5a 0 64k' "$dev" &&
+			od -An -v -tx1 -N65536 "$img" |
+			gawk '{ for (i = 1; i <= NF; i++) if ($i != "5a") bad = 1 } END { exit bad }'
+		rc=$?
+		losetup -d "$dev"
+		rm -f "$img"
+		return $rc
+	}
+	ok_if "system: losetup -f on /tmp, xfs_io and gawk" loop_io
+	# No udev: sd_mod is loaded by hand (blktests' _have_driver does).
+	sd_model() { grep -ls '^scsi_debug' /sys/block/sd*/device/model; }
+	scsi_debug_disk() {
+		local rc d
+		modprobe -a sd_mod scsi_debug null_blk &&
+			wait_for 10 test -b /dev/nullb0 && wait_for 10 sd_model
+		rc=$?
+		d=$(sd_model | head -n 1 | cut -d/ -f4)
+		[ $rc = 0 ] && { test -b "/dev/$d" || { echo "no /dev/$d"; rc=1; }; }
+		modprobe -r scsi_debug null_blk
+		return $rc
+	}
+	ok_if "system: scsi_debug and null_blk block devices" scsi_debug_disk
+fi
+
 # The wire: the other guest answers through both adapters' ports.
 if [ "${ORCA_GUEST_COUNT:-1}" -gt 1 ]; then
 	peer=$(( (gi + 1) % ORCA_GUEST_COUNT + 1 ))

@@ -54,8 +54,8 @@ fio_result_name=nvmeof-result
 
 # --- target ------------------------------------------------------------
 
-# configfs is a module: guest-init's mount at boot finds it only if some
-# earlier module pulled it in.
+# configfs: guest-init.sh loads and mounts it at boot; mounted again here
+# if a test unmounted it.
 nvmet_configfs() {
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs configfs /sys/kernel/config || return 1
