@@ -8,6 +8,11 @@
  *                      in atomic context while slow commands fill the
  *                      command queue never stall longer than the bound and
  *                      never kill the adapter.
+ *   ah_slow_adapter    (emulator "slow 300" set): on an idle adapter
+ *                      whose every command takes 300 ms, AHs created and
+ *                      destroyed in atomic context (the CM's connect and
+ *                      accept) succeed: the bound is not so tight that a
+ *                      slow but working adapter fails every connection.
  *   ah_destroy_deferred (emulator "slow 100" set): AHs destroyed in atomic
  *                      context while more sleeping callers than the queue
  *                      has slots keep it full get no slot within the
@@ -42,10 +47,11 @@
 #include "kverbs.h"
 
 /*
- * The driver waits at most 50 ms in atomic context; a TCG vCPU may lose
- * the host CPU for a while on top of that.  The old driver stalled 5 s.
+ * The driver waits at most 1 s in atomic context; a TCG vCPU may lose the
+ * host CPU for a while on top of that.  The old driver stalled 5 s.
  */
-#define KV_AH_STALL_MAX_US	150000
+#define KV_AH_STALL_MAX_US	1500000
+#define KV_SLOW_AHS		4
 #define KV_SAT_THREADS		48
 #define KV_SAT_SECONDS		7
 
@@ -187,6 +193,41 @@ static void kv_ah_saturated(struct kv_test *t)
 	KV_EXPECT(t, !atomic_read(&fatal.count),
 		  "a busy adapter was declared dead");
 	ib_unregister_event_handler(&fatal.eh);
+}
+
+static void kv_ah_slow_adapter(struct kv_test *t)
+{
+	struct rdma_ah_attr attr;
+	int i, ok = 0, gidx;
+	unsigned long flags;
+	s64 us, max_us = 0;
+	union ib_gid gid;
+	struct ib_pd *pd;
+	struct ib_ah *ah;
+	spinlock_t lock;	/* the CM's kind of lock, to hold around the AHs */
+	ktime_t t0;
+
+	spin_lock_init(&lock);
+	pd = kv_pd(t);
+	gidx = kv_roce_v2_gid(t, &gid);
+	if (!pd || !KV_EXPECT(t, gidx >= 0, "no RoCE v2 GID"))
+		return;
+	kv_ah_attr(t, &attr, &gid, gidx);
+	for (i = 0; i < KV_SLOW_AHS; i++) {
+		spin_lock_irqsave(&lock, flags);
+		t0 = ktime_get();
+		ah = rdma_create_ah(pd, &attr, 0);
+		if (!IS_ERR(ah))
+			rdma_destroy_ah(ah, 0);
+		us = ktime_us_delta(ktime_get(), t0);
+		spin_unlock_irqrestore(&lock, flags);
+		max_us = max(max_us, us);
+		if (KV_EXPECT(t, !IS_ERR(ah), "atomic AH %d on a slow adapter: %pe",
+			      i, ah))
+			ok++;
+	}
+	kv_diag(t, "%d of %d atomic AHs created and destroyed, longest pair %lld us",
+		ok, KV_SLOW_AHS, max_us);
 }
 
 /*
@@ -633,6 +674,7 @@ out_free:
 
 static const struct kv_case kv_dead_cases[] = {
 	{ "ah_saturated", kv_ah_saturated },
+	{ "ah_slow_adapter", kv_ah_slow_adapter },
 	{ "ah_destroy_deferred", kv_ah_destroy_deferred },
 	{ "destroy_fails", kv_destroy_fails },
 	{ "create_refused", kv_create_refused },

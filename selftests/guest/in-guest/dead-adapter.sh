@@ -5,6 +5,8 @@
 #    command queue kept full, AHs created and destroyed in atomic context
 #    (as the CM does) never stall longer than the driver's bound and never
 #    get the adapter declared dead (orca_kverbs dead/ah_saturated).
+#    On an idle adapter whose every command takes 300 ms they succeed
+#    (dead/ah_slow_adapter): the CM's connects work on a slow adapter.
 #    AHs destroyed in atomic context that get no command slot are
 #    destroyed later, before their PD (dead/ah_destroy_deferred).
 #  - A destroy the adapter refuses: the driver keeps the object's memory,
@@ -81,6 +83,10 @@ cmdq_idle() {
 		grep -qx 'outstanding 0' "/sys/kernel/debug/orca/$fn/cmdq"
 }
 ok_if "no command or orphaned AH left of ah_saturated" wait_for 30 cmdq_idle
+echo "slow 300" >>"$ORCA_CTL"
+echo "dead orca_0 ah_slow_adapter" >"$run"
+echo "slow 0" >>"$ORCA_CTL"
+kv_report ah_slow_adapter
 before=$(emu_objects)
 echo "slow 100" >>"$ORCA_CTL"
 echo "dead orca_0 ah_destroy_deferred" >"$run"

@@ -33,10 +33,14 @@ struct orca_dev;
 /*
  * The longest an atomic caller (the CM creates and destroys AHs under its
  * spinlocks, with interrupts off) waits, for a credit and for its
- * completion together: 50 ms.  A command not completed by then is
- * orphaned (ORCA_CMDQ_CTX_ORPHAN), not timed out; the device stays alive.
+ * completion together: 1 s.  A command not completed by then is orphaned
+ * (ORCA_CMDQ_CTX_ORPHAN), not timed out; the device stays alive, but the
+ * caller fails: the CM's connect or accept with -EBUSY.  50 ms was too
+ * short for an adapter whose firmware is scheduled like any process (the
+ * emulator on a loaded host: blktests' NVMe-oF connects failed), and
+ * ionic's atomic admin commands wait up to 2 s the same way.
  */
-#define ORCA_CMDQ_ATOMIC_WAIT_US	50000
+#define ORCA_CMDQ_ATOMIC_WAIT_US	1000000
 
 enum orca_cmdq_ctx_state {
 	ORCA_CMDQ_CTX_FREE,
