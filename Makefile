@@ -13,8 +13,8 @@
 #                   natively and with 64K QPs: one table with ratios, in
 #                   out/bench/bench.{txt,csv,json,png}
 #                   (PAIRS="rxe-rxe orca-orca ..." picks TARGET-HOST pairings,
-#                   ORCA_BENCH="nvmeof ceiling perftest ulp native" the
-#                   workloads)
+#                   ORCA_BENCH="nvmeof ceiling perftest ulp mpi native"
+#                   the workloads, ORCA_BENCH_ULPS="srp rnbd ..." the ULPs)
 #   make check      all tests: unit, lint, guest (README)
 #   make check-long the long tier: soaks, baselines without ORCA and the
 #                   second direction of each rxe interop, which make check
@@ -66,7 +66,8 @@ demo: toolroot
 	@$(IN_TOOLROOT) scripts/demo/demo.sh
 
 bench: toolroot
-	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) ORCA_BENCH="$(ORCA_BENCH)" scripts/bench/bench.sh $(PAIRS)
+	@$(IN_TOOLROOT) ORCA_NO_BUILD=$(ORCA_NO_BUILD) ORCA_BENCH="$(ORCA_BENCH)" \
+		ORCA_BENCH_ULPS="$(ORCA_BENCH_ULPS)" scripts/bench/bench.sh $(PAIRS)
 
 # Not inside the toolroot: the script copies DIR, which only the host sees.
 blktests: toolroot

@@ -46,7 +46,8 @@
 # (siw is Soft-iWARP, built from the kernel source by scripts/out-of-tree/siw-build.sh
 # since Debian's kernel lacks it; it only pairs with itself.)
 # ORCA_BENCH="nvmeof ceiling perftest ulp mpi native" picks the workloads
-# (default all); ORCA_BENCH_MTUS="1500 9000" the NVMe-oF MTUs.
+# (default all); ORCA_BENCH_MTUS="1500 9000" the NVMe-oF MTUs;
+# ORCA_BENCH_ULPS="rds nfs srp iser smb rnbd" the kernel ULPs (default all).
 #
 # Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
 # rows of one run with each other, not with hardware or with other runs.
@@ -212,7 +213,7 @@ run_perftest() {
 }
 
 # run_ulp SERVER CLIENT: one two-guest run of every kernel ULP.
-ulp_protos=(rds nfs srp iser smb rnbd)
+read -ra ulp_protos <<<"${ORCA_BENCH_ULPS:-rds nfs srp iser smb rnbd}"
 run_ulp() {
 	local s=$1 c=$2 pc=$1-$2 dir=$out/ulp-$1-$2 opts=() rc start p a b note
 	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)
