@@ -16,9 +16,10 @@
 # short enough to run on every change, and runs in make check-long.
 #
 # Lanes: a guest test of one guest says "# lane: solo"; make check runs
-# those first, two at a time (the machine has two CPUs, a guest under TCG
-# keeps one busy).  Its cases must not depend on having the machine to
-# itself.
+# those first, two at a time together with the tree programs (the machine
+# has two CPUs, a guest under TCG keeps one busy at most), then the tests
+# of several guests one at a time.  A solo test's cases must not depend on
+# having the machine to itself.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -125,31 +126,46 @@ run_program() {
 	program_report "$1"
 }
 
-# Guest tests with one guest ("# lane: solo" in the script) leave one of
-# the machine's two CPUs mostly idle: they run first, two at a time, each
-# on its own wire, and are reported in name order.
-solo_pid='' solo_name=''
+# The pool: the tree programs (patch series, packages: host builds) and
+# the guest tests with one guest ("# lane: solo" in the script) leave part
+# of the machine's two CPUs idle each (a TCG guest waits on timers and its
+# adapter; a build links and runs checkpatch between compilers): they run
+# two at a time, each starting as soon as a place is free, and are
+# reported as they end.  Waiting for the pair that started together kept
+# a CPU idle for the difference; running them one after the other, the
+# other CPU.
+declare -A pool_name=()	# pid -> program
 
-solo_wait() {
-	[ -n "$solo_pid" ] || return 0
-	wait "$solo_pid"
-	program_report "$solo_name"
-	solo_pid='' solo_name=''
+# pool_reap: wait for any program of the pool to end, and report it.
+pool_reap() {
+	local pid
+	wait -n -p pid "${!pool_name[@]}"
+	program_report "${pool_name[$pid]}"
+	unset "pool_name[$pid]"
 }
 
-# run_solo SCRIPT: in the background, or beside the one started before.
-run_solo() {
-	local name
-	name=guest/$(basename "$1" .sh)
-	selected "$name" || return 0
-	if [ -z "$solo_pid" ]; then
-		program_run "$name" "$1" &
-		solo_pid=$! solo_name=$name
-	else
-		program_run "$name" "$1"
-		solo_wait
-		program_report "$name"
-	fi
+# pool_run NAME CMD...: in the background once fewer than two run.
+pool_run() {
+	selected "$1" || return 0
+	while [ ${#pool_name[@]} -ge 2 ]; do pool_reap; done
+	program_run "$@" &
+	pool_name[$!]=$1
+}
+
+# pool_wait_for NAME: until NAME has ended, if it runs (what a later
+# program needs: 90-deb-install the packages of deb).
+pool_wait_for() {
+	local pid
+	for pid in "${!pool_name[@]}"; do
+		[ "${pool_name[$pid]}" = "$1" ] || continue
+		wait "$pid"
+		program_report "$1"
+		unset "pool_name[$pid]"
+	done
+}
+
+pool_drain() {
+	while [ ${#pool_name[@]} -gt 0 ]; do pool_reap; done
 }
 
 is_solo() { grep -qx '# lane: solo' "$1"; }
@@ -197,22 +213,27 @@ run_program provider-barriers selftests/tree/provider-barriers.sh
 
 # 2b. Upstreaming and packaging: the patch series build in pristine trees,
 # the packages install in a copy of the toolroot; the launcher's commands
-# and errors without guests; make bench's table
-# generator renders a fixed sample run; the guest tests' loss-free wire
-# check and kernel-log check read fixed sample logs.
-for t in selftests/tree/patches.sh selftests/tree/deb.sh selftests/tree/launch.sh \
+# and errors without guests; make bench's table generator renders a fixed
+# sample run; the guest tests' loss-free wire check and kernel-log check
+# read fixed sample logs.  They share the pool with the guest tests of one
+# guest (3a): nothing of theirs is in the tree the guests load from.
+for t in selftests/tree/deb.sh selftests/tree/patches.sh selftests/tree/launch.sh \
 	selftests/tree/bench-report.sh \
 	selftests/tree/wire-lossfree.sh selftests/tree/kernel-log-check.sh; do
 	[ -x "$t" ] || continue
-	run_program "$(basename "$t" .sh)" "$t"
+	pool_run "$(basename "$t" .sh)" "$t"
 done
 
-# 3. Guest tests, in name order: first those of one guest, two at a time.
+# 3a. Guest tests of one guest, in name order, in the pool; 90-deb-install
+# installs the packages of deb.
 for t in selftests/guest/[0-9]*.sh; do
 	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] && is_solo "$t" || continue
-	run_solo "$t"
+	[[ $t == */90-deb-install.sh ]] && pool_wait_for deb
+	pool_run "guest/$(basename "$t" .sh)" "$t"
 done
-solo_wait
+pool_drain
+
+# 3b. Guest tests of several guests, one at a time, in name order.
 for t in selftests/guest/[0-9]*.sh; do
 	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] && ! is_solo "$t" || continue
 	run_program "guest/$(basename "$t" .sh)" "$t"

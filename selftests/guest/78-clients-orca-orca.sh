@@ -4,10 +4,8 @@
 # clients as a user runs them (in-guest/clients.sh): libfabric (fi_info,
 # fi_pingpong over verbs MSG and verbs;ofi_rxm RDM), qperf over rdma_cm,
 # rsockets (rstream, riostream) and Open MPI over UCX's rc_verbs, every
-# payload checked where the tool can.  MPI over ud_verbs (UD is in make
-# check through 72's ibv_ud_pingpong and 80's ucx_perftest) is in the long
-# tier with 86, the clients between ORCA and rxe, and 85, MPI across four
-# ORCA guests: an MPI job costs 10-20 s of start-up under TCG.
+# payload checked where the tool can.  MPI over ud_verbs is 85's, across
+# four ORCA guests; 86 runs these clients between rxe and ORCA.
 . "$(dirname "$0")/../lib/host/host.sh"
 . "$(dirname "$0")/../lib/host/uverbs-host.sh"
 uverbs_guest_test orca orca 600 clients.sh rc_verbs

@@ -3,8 +3,8 @@
 # Open MPI over UCX (lib/guest/mpi.sh) across all the run's guests, one
 # rank each, launched from guest 0: selftests/user/mpi_check.c, its
 # point-to-point data and MPI_Allreduce results checked on every rank.
-#   test:  over rc_verbs and over ud_verbs, the first two guests, then
-#          (with more than two) all of them;
+#   test:  over rc_verbs and over ud_verbs, all guests (the two-rank jobs
+#          are in-guest/clients.sh's);
 #   bench: over rc_verbs and over ud_verbs, all guests, with mpi_check's
 #          measurements (-b): ping-pong latency of 8 B between ranks 0
 #          and 1, MPI_Allreduce of 8 B and 64 KiB, as "# mpi-result"
@@ -36,8 +36,6 @@ if [ "$gi" = 0 ]; then
 			mpi_job "mpi $pairing $tl" "$tls" "$all" -b 1000
 			continue
 		fi
-		[ "$n" -gt 2 ] &&
-			mpi_job "mpi ${kinds[0]}-${kinds[1]} $tl" "$tls" 0,1
 		mpi_job "mpi $n ranks $pairing $tl" "$tls" "$all"
 	done
 fi
