@@ -211,25 +211,31 @@ done
 run_program lint selftests/tree/lint.sh
 run_program provider-barriers selftests/tree/provider-barriers.sh
 
-# 2b. Upstreaming and packaging: the patch series build in pristine trees,
-# the packages install in a copy of the toolroot; the launcher's commands
-# and errors without guests; make bench's table generator renders a fixed
-# sample run; the guest tests' loss-free wire check and kernel-log check
-# read fixed sample logs.  They share the pool with the guest tests of one
-# guest (3a): nothing of theirs is in the tree the guests load from.
-for t in selftests/tree/deb.sh selftests/tree/patches.sh selftests/tree/launch.sh \
-	selftests/tree/bench-report.sh \
-	selftests/tree/wire-lossfree.sh selftests/tree/kernel-log-check.sh; do
-	[ -x "$t" ] || continue
-	pool_run "$(basename "$t" .sh)" "$t"
-done
-
-# 3a. Guest tests of one guest, in name order, in the pool; 90-deb-install
-# installs the packages of deb.
+# 2b/3a. The pool: the upstreaming and packaging checks (the patch series
+# build in pristine trees, the packages install in a copy of the toolroot;
+# the launcher's commands and errors without guests; make bench's table
+# generator renders a fixed sample run; the guest tests' loss-free wire
+# check and kernel-log check read fixed sample logs), none of which
+# touches the tree the guests load from, and the guest tests of one guest
+# in name order.  The two builds, patches and deb, each beside a guest
+# test rather than beside each other: a build keeps both CPUs busy, a TCG
+# guest about one.  90-deb-install installs the packages of deb.
+pool=()
 for t in selftests/guest/[0-9]*.sh; do
-	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] && is_solo "$t" || continue
-	[[ $t == */90-deb-install.sh ]] && pool_wait_for deb
-	pool_run "guest/$(basename "$t" .sh)" "$t"
+	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] && is_solo "$t" && pool+=("$t")
+done
+tree_late=(selftests/tree/deb.sh selftests/tree/launch.sh selftests/tree/bench-report.sh
+	selftests/tree/wire-lossfree.sh selftests/tree/kernel-log-check.sh)
+pool=(selftests/tree/patches.sh "${pool[@]:0:2}" "${tree_late[@]}" "${pool[@]:2}")
+for t in "${pool[@]}"; do
+	[ -x "$t" ] || continue
+	case $t in
+	selftests/tree/*) pool_run "$(basename "$t" .sh)" "$t" ;;
+	*)
+		[[ $t == */90-deb-install.sh ]] && pool_wait_for deb
+		pool_run "guest/$(basename "$t" .sh)" "$t"
+		;;
+	esac
 done
 pool_drain
 
