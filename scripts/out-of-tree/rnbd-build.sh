@@ -28,43 +28,17 @@
 # The names are new to the kernel, but modprobe must still find the
 # modules and their stock dependencies without touching /lib/modules:
 # load them with "modprobe -d /opt/orca-rnbd/root rnbd-server" (or
-# rnbd-client), see the module root at the end.  They are unsigned
+# rnbd-client): kernel-modules.sh's km_module_root.  They are unsigned
 # (MODULE_SIG_FORCE is unset: they load and taint the kernel).
 set -euo pipefail
-# shellcheck source=scripts/ccache-env.sh
-. "$(dirname "$0")/../ccache-env.sh"
-dest=/opt/orca-rnbd
-tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
-kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n 1)
-mods="drivers/infiniband/ulp/rtrs/rtrs-core.ko drivers/infiniband/ulp/rtrs/rtrs-client.ko
-	drivers/infiniband/ulp/rtrs/rtrs-server.ko drivers/block/rnbd/rnbd-client.ko
-	drivers/block/rnbd/rnbd-server.ko"
-fixes=$(ls "$(dirname "$0")"/../kernel-fixes/rnbd-*.patch 2>/dev/null || true)
-stamp=$( { sha256sum "$tarball" "$0" "$kdir/Module.symvers" "$kdir/.config" $fixes
-	echo "$kdir"; } | sha256sum | cut -d' ' -f1)
+# shellcheck source=scripts/out-of-tree/kernel-modules.sh
+. "$(dirname "$0")/kernel-modules.sh"
+km_begin rnbd-build /opt/orca-rnbd rnbd \
+	"drivers/block/rnbd/rnbd-server.ko drivers/block/rnbd/rnbd-client.ko
+	drivers/infiniband/ulp/rtrs/rtrs-core.ko drivers/infiniband/ulp/rtrs/rtrs-client.ko
+	drivers/infiniband/ulp/rtrs/rtrs-server.ko"
+km_extract drivers/infiniband/ulp/rtrs drivers/block/rnbd
 
-mkdir -p "$dest"
-exec 9>"$dest/.lock"
-flock 9
-if [ -f "$dest/rnbd-server.ko" ] && [ "$(cat "$dest/.stamp" 2>/dev/null)" = "$stamp" ]; then
-	echo "$dest"
-	exit 0
-fi
-rm -f "$dest/.stamp" "$dest"/*.ko
-log=$dest/build.log
-: >"$log"
-fail() { tail -n 30 "$log" >&2; echo "rnbd-build: $*" >&2; exit 1; }
-
-top=$(basename "$tarball" .tar.xz)
-src=$dest/src
-rm -rf "$src" && mkdir -p "$src"
-tar -xJf "$tarball" -C "$src" --strip-components=1 \
-	"$top/drivers/infiniband/ulp/rtrs" "$top/drivers/block/rnbd" \
-	>>"$log" 2>&1 || fail "tar"
-for p in $fixes; do
-	patch -d "$src" -p1 --no-backup-if-mismatch <"$p" >>"$log" 2>&1 ||
-		fail "patch $p"
-done
 printf '%s\n' "subdir-ccflags-y := -I$src/drivers/infiniband/ulp/rtrs" \
 	"obj-y += drivers/infiniband/ulp/rtrs/ drivers/block/rnbd/" >"$src/Kbuild"
 for o in INFINIBAND_RTRS INFINIBAND_RTRS_CLIENT INFINIBAND_RTRS_SERVER \
@@ -77,36 +51,5 @@ make -C "$kdir" M="$src" CC="ccache gcc" -j2 \
 	CONFIG_INFINIBAND_RTRS_SERVER=m CONFIG_BLK_DEV_RNBD_CLIENT=m \
 	CONFIG_BLK_DEV_RNBD_SERVER=m modules >>"$log" 2>&1 || fail "make"
 
-ver=$(cat "$kdir/include/config/kernel.release")
-for m in $mods; do
-	[ "$(modinfo -F vermagic "$src/$m" | cut -d' ' -f1)" = "$ver" ] ||
-		fail "$m: vermagic is not $ver"
-done
-# Unstripped copies stay in $dest/src for decode_stacktrace.sh (Debian's
-# own modules are stripped of DWARF); the objects go.
-for m in $mods; do
-	install -m 0644 "$src/$m" "$dest/"
-	strip --strip-debug "$dest/${m##*/}"
-done
-find "$src" -name '*.o' -delete
-install -m 0644 "$src/Module.symvers" "$dest/Module.symvers"
-
-# A module root for "modprobe -d $dest/root": the stock kernel/ tree (a
-# symlink, valid in the toolroot and in the guests) and these five in
-# updates/, so modprobe resolves them and their stock dependencies.
-mr=$dest/root/lib/modules/$ver
-rm -rf "$dest/root" && mkdir -p "$mr/updates"
-ln -s "/lib/modules/$ver/kernel" "$mr/kernel"
-cp "/lib/modules/$ver/modules.order" "/lib/modules/$ver/modules.builtin" \
-	"/lib/modules/$ver/modules.builtin.modinfo" "$mr/"
-for m in $mods; do
-	ln -s "../../../../../${m##*/}" "$mr/updates/${m##*/}"
-done
-depmod -b "$dest/root" "$ver" >>"$log" 2>&1 || fail "depmod"
-for m in rnbd-client:rtrs-client rnbd-server:rtrs-server; do
-	grep -q "/updates/${m#*:}.ko" <(modprobe -d "$dest/root" -S "$ver" \
-		--show-depends "${m%:*}" 2>>"$log") ||
-		fail "modprobe -d does not resolve ${m%:*} to ${m#*:}"
-done
-echo "$stamp" >"$dest/.stamp"
-echo "$dest"
+km_install "$src"
+km_module_root rnbd-client:rtrs-client rnbd-server:rtrs-server

@@ -44,45 +44,19 @@
 #
 # The modules are unsigned (Debian's MODULE_SIG_FORCE is unset: they load
 # and taint the kernel) and have the same names as the stock cifs/ksmbd:
-# load them with "modprobe -d /opt/orca-smb/root cifs" (or ksmbd), see the
-# module root at the end, never with a plain "modprobe cifs", which loads
+# load them with "modprobe -d /opt/orca-smb/root cifs" (or ksmbd): the
+# module root of km_module_root, never with a plain "modprobe cifs", which loads
 # the stock module, as does the kernel's request_module("fs-cifs") on a
 # mount when no cifs is loaded yet.
 set -euo pipefail
-# shellcheck source=scripts/ccache-env.sh
-. "$(dirname "$0")/../ccache-env.sh"
-dest=/opt/orca-smb
-tarball=$(ls /usr/src/linux-source-*.tar.xz | head -n 1)
-kdir=$(ls -d /usr/src/linux-headers-*-amd64 | head -n 1)
-mods="smbdirect/smbdirect.ko client/cifs.ko server/ksmbd.ko"
-fixes=$(ls "$(dirname "$0")"/../kernel-fixes/smb-*.patch 2>/dev/null || true)
-stamp=$( { sha256sum "$tarball" "$0" "$kdir/Module.symvers" "$kdir/.config" $fixes
-	echo "$kdir"; } | sha256sum | cut -d' ' -f1)
-
-mkdir -p "$dest"
-exec 9>"$dest/.lock"
-flock 9
-if [ -f "$dest/ksmbd.ko" ] && [ "$(cat "$dest/.stamp" 2>/dev/null)" = "$stamp" ]; then
-	echo "$dest"
-	exit 0
-fi
-rm -f "$dest/.stamp" "$dest"/*.ko
-log=$dest/build.log
-: >"$log"
-fail() { tail -n 30 "$log" >&2; echo "smb-build: $*" >&2; exit 1; }
-
-# Sources: fs/smb, the fs/nls headers it includes, asn1_compiler.c.
-top=$(basename "$tarball" .tar.xz)
-src=$dest/src
-rm -rf "$src" && mkdir -p "$src"
-tar -xJf "$tarball" -C "$src" --strip-components=1 \
-	"$top/fs/smb" "$top/fs/nls/nls_ucs2_utils.h" "$top/fs/nls/nls_ucs2_data.h" \
-	"$top/scripts/asn1_compiler.c" >>"$log" 2>&1 || fail "tar"
-# Fixes for bugs of fs/smb that the guest tests hit (scripts/kernel-fixes).
-for p in $fixes; do
-	patch -d "$src" -p1 --no-backup-if-mismatch <"$p" >>"$log" 2>&1 ||
-		fail "patch $p"
-done
+# shellcheck source=scripts/out-of-tree/kernel-modules.sh
+. "$(dirname "$0")/kernel-modules.sh"
+km_begin smb-build /opt/orca-smb smb \
+	"server/ksmbd.ko smbdirect/smbdirect.ko client/cifs.ko"
+# Sources: fs/smb, the fs/nls headers it includes, asn1_compiler.c; the
+# fixes for bugs of fs/smb that the guest tests hit (scripts/kernel-fixes).
+km_extract fs/smb fs/nls/nls_ucs2_utils.h fs/nls/nls_ucs2_data.h \
+	scripts/asn1_compiler.c
 
 # The shadow object tree (see above).
 kb=$dest/kbuild
@@ -113,45 +87,13 @@ done
 make -C "$kb" M="$src/fs/smb" CC="ccache gcc" -j2 modules >>"$log" 2>&1 || fail "make"
 
 # Cheap checks that the RDMA transports really went in.
-ver=$(cat "$kdir/include/config/kernel.release")
-for m in $mods; do
-	[ "$(modinfo -F vermagic "$src/fs/smb/$m" | cut -d' ' -f1)" = "$ver" ] ||
-		fail "$m: vermagic is not $ver"
-done
 if ! grep -q ' T smbd_get_connection$' <(nm "$src/fs/smb/client/cifs.ko") ||
 	grep -q 'CONFIG_CIFS_SMB_DIRECT is not enabled' "$src/fs/smb/client/cifs.ko"; then
 	fail "cifs.ko has no SMB Direct transport"
 fi
 grep -q ' T ksmbd_rdma_init$' <(nm "$src/fs/smb/server/ksmbd.ko") ||
 	fail "ksmbd.ko has no SMB Direct transport"
-# Debian installs its modules stripped of DWARF (INSTALL_MOD_STRIP=1);
-# the unstripped ones stay in $dest/src for decode_stacktrace.sh, the
-# objects (~130 MB of DWARF) go.
-for m in $mods; do
-	install -m 0644 "$src/fs/smb/$m" "$dest/"
-	strip --strip-debug "$dest/${m##*/}"
-done
-find "$src" -name '*.o' -delete
-install -m 0644 "$src/fs/smb/Module.symvers" "$dest/Module.symvers"
-
-# A module root for "modprobe -d $dest/root": the stock kernel/ tree (a
-# symlink, valid in the toolroot and in the guests) and these three in
-# updates/, which depmod ranks above kernel/, so modprobe resolves cifs,
-# ksmbd and their stock dependencies and softdeps without touching
-# /lib/modules.
-mr=$dest/root/lib/modules/$ver
-rm -rf "$dest/root" && mkdir -p "$mr/updates"
-ln -s "/lib/modules/$ver/kernel" "$mr/kernel"
-cp "/lib/modules/$ver/modules.order" "/lib/modules/$ver/modules.builtin" \
-	"/lib/modules/$ver/modules.builtin.modinfo" "$mr/"
-for m in $mods; do
-	ln -s "../../../../../${m##*/}" "$mr/updates/${m##*/}"
-done
-depmod -b "$dest/root" "$ver" >>"$log" 2>&1 || fail "depmod"
-for m in cifs ksmbd; do
-	grep -q "/updates/$m.ko" <(modprobe -d "$dest/root" -S "$ver" \
-		--show-depends "$m" 2>>"$log") ||
-		fail "modprobe -d does not pick the new $m"
-done
-echo "$stamp" >"$dest/.stamp"
-echo "$dest"
+km_install "$src/fs/smb"
+# cifs and ksmbd have the stock modules' names: modprobe -d must pick the
+# new ones.
+km_module_root cifs:cifs ksmbd:ksmbd
