@@ -3,8 +3,8 @@
 # Open MPI over UCX (lib/guest/mpi.sh) across all the run's guests, one
 # rank each, launched from guest 0: selftests/user/mpi_check.c, its
 # point-to-point data and MPI_Allreduce results checked on every rank.
-#   test:  over rc_verbs and over ud_verbs, all guests (the two-rank jobs
-#          are in-guest/clients.sh's);
+#   test:  over each of UCX's $MPI_TLS (default: rc_verbs ud_verbs), all
+#          guests (the two-rank jobs are in-guest/clients.sh's);
 #   bench: over rc_verbs and over ud_verbs, all guests, with mpi_check's
 #          measurements (-b): ping-pong latency of 8 B between ranks 0
 #          and 1, MPI_Allreduce of 8 B and 64 KiB, as "# mpi-result"
@@ -29,7 +29,9 @@ barrier mpi-up 120
 all=$(seq -s, 0 $((n - 1)))
 pairing=$(IFS=-; echo "${kinds[*]}")
 if [ "$gi" = 0 ]; then
-	for tl in rc_verbs ud_verbs; do
+	tl_list="rc_verbs ud_verbs"
+	[ "$mode" = test ] && tl_list=${MPI_TLS:-$tl_list}
+	for tl in $tl_list; do
 		tls=$tl
 		[ "$tl" = rc_verbs ] && tls=rc_verbs,ud_verbs
 		if [ "$mode" = bench ]; then

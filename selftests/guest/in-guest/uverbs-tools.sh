@@ -101,12 +101,25 @@ mc_send() {
 	grep -q 'data transfers complete' "$log" || rc=1
 	_pair_finish "$log" "$rc"
 }
+# mc_diag NAME: this guest's netdev packet counts and its RDMA device's
+# counters (rxe's send errors, ORCA's drops) after NAME, in the log: an
+# ORCA receiver once got 1 of an rxe sender's 10 datagrams, the wire and
+# both adapters' counters clean.
+mc_diag() {
+	{ ip -s link show eth0 | awk -v n="$1" '
+		/RX:/ { getline; rx = $2 " packets, " $4 " dropped, " $6 " multicast" }
+		/TX:/ { getline; tx = $2 " packets, " $4 " dropped" }
+		END { print n ": eth0 rx " rx "; tx " tx }'
+	  rdma statistic show link "$dev/1" 2>/dev/null | tr -s ' ' | cut -c1-600
+	} | sed 's/^/# /' >>"$ktap_out"
+}
 mc_case() {	# mc_case NAME RECEIVER_GUEST
 	if [ "$gi" = "$2" ]; then
 		ok_if "$1 (receiver)" mc_recv "$1"
 	else
 		ok_if "$1 (sender)" mc_send "$1"
 	fi
+	mc_diag "$1"
 }
 mc_case "mckey to guest 0" 0
 # The other way only between different kinds (ORCA<->ORCA is symmetric).
