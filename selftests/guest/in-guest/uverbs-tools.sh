@@ -110,7 +110,8 @@ mc_diag() {
 		/RX:/ { getline; rx = $2 " packets, " $4 " dropped, " $6 " multicast" }
 		/TX:/ { getline; tx = $2 " packets, " $4 " dropped" }
 		END { print n ": eth0 rx " rx "; tx " tx }'
-	  rdma statistic show link "$dev/1" 2>/dev/null | tr -s ' ' | cut -c1-600
+	  rdma statistic show link "$dev/1" 2>/dev/null | tr -s ' \n' ' ' | fold -s -w 200
+	  echo
 	} | sed 's/^/# /' >>"$ktap_out"
 }
 mc_case() {	# mc_case NAME RECEIVER_GUEST
