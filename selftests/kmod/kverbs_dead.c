@@ -106,20 +106,44 @@ static int kv_sat_thread(void *arg)
 	return 0;
 }
 
+/*
+ * kv_atomic_ah_pair() - create and destroy an AH as the CM does: under a
+ * spinlock, interrupts off, without RDMA_CREATE_AH_SLEEPABLE.  *@max_us
+ * grows to the longer of the two calls.  Returns 0 or the create's errno.
+ */
+static int kv_atomic_ah_pair(struct ib_pd *pd, struct rdma_ah_attr *attr,
+			     spinlock_t *lock, s64 *max_us)
+{
+	unsigned long flags;
+	struct ib_ah *ah;
+	ktime_t t0;
+
+	spin_lock_irqsave(lock, flags);
+	t0 = ktime_get();
+	ah = rdma_create_ah(pd, attr, 0);
+	*max_us = max(*max_us, ktime_us_delta(ktime_get(), t0));
+	if (!IS_ERR(ah)) {
+		t0 = ktime_get();
+		rdma_destroy_ah(ah, 0);
+		*max_us = max(*max_us, ktime_us_delta(ktime_get(), t0));
+	}
+	spin_unlock_irqrestore(lock, flags);
+	return PTR_ERR_OR_ZERO(ah);
+}
+
 static void kv_ah_saturated(struct kv_test *t)
 {
 	struct task_struct **th;
 	struct rdma_ah_attr attr;
 	struct kv_fatal fatal;
 	struct kv_sat sat = {};
-	int ok = 0, busy = 0, other = 0, last_err = 0, i, gidx;
-	s64 us, max_us = 0;
-	unsigned long end, flags;
+	int ok = 0, busy = 0, other = 0, last_err = 0, i, gidx, err;
+	unsigned long end;
+	s64 max_us = 0;
 	union ib_gid gid;
 	struct ib_ah *ah;
 	struct ib_pd *pd;
 	spinlock_t lock;	/* the CM's kind of lock, to hold around the AHs */
-	ktime_t t0;
 
 	/* On the stack: lockdep needs a key of its own (not DEFINE_SPINLOCK). */
 	spin_lock_init(&lock);
@@ -145,25 +169,14 @@ static void kv_ah_saturated(struct kv_test *t)
 	/* As the CM does: under a spinlock, interrupts off. */
 	end = jiffies + KV_SAT_SECONDS * HZ;
 	while (time_before(jiffies, end)) {
-		spin_lock_irqsave(&lock, flags);
-		t0 = ktime_get();
-		ah = rdma_create_ah(pd, &attr, 0);
-		us = ktime_us_delta(ktime_get(), t0);
-		max_us = max(max_us, us);
-		if (!IS_ERR(ah)) {
-			t0 = ktime_get();
-			rdma_destroy_ah(ah, 0);
-			us = ktime_us_delta(ktime_get(), t0);
-			max_us = max(max_us, us);
-		}
-		spin_unlock_irqrestore(&lock, flags);
-		if (!IS_ERR(ah)) {
+		err = kv_atomic_ah_pair(pd, &attr, &lock, &max_us);
+		if (!err) {
 			ok++;
-		} else if (PTR_ERR(ah) == -EBUSY) {
+		} else if (err == -EBUSY) {
 			busy++;
 		} else {
 			other++;
-			last_err = PTR_ERR(ah);
+			last_err = err;
 		}
 		msleep(20);
 	}
@@ -198,14 +211,11 @@ static void kv_ah_saturated(struct kv_test *t)
 static void kv_ah_slow_adapter(struct kv_test *t)
 {
 	struct rdma_ah_attr attr;
-	int i, ok = 0, gidx;
-	unsigned long flags;
-	s64 us, max_us = 0;
+	int i, err, ok = 0, gidx;
 	union ib_gid gid;
 	struct ib_pd *pd;
-	struct ib_ah *ah;
 	spinlock_t lock;	/* the CM's kind of lock, to hold around the AHs */
-	ktime_t t0;
+	s64 max_us = 0;
 
 	spin_lock_init(&lock);
 	pd = kv_pd(t);
@@ -214,19 +224,11 @@ static void kv_ah_slow_adapter(struct kv_test *t)
 		return;
 	kv_ah_attr(t, &attr, &gid, gidx);
 	for (i = 0; i < KV_SLOW_AHS; i++) {
-		spin_lock_irqsave(&lock, flags);
-		t0 = ktime_get();
-		ah = rdma_create_ah(pd, &attr, 0);
-		if (!IS_ERR(ah))
-			rdma_destroy_ah(ah, 0);
-		us = ktime_us_delta(ktime_get(), t0);
-		spin_unlock_irqrestore(&lock, flags);
-		max_us = max(max_us, us);
-		if (KV_EXPECT(t, !IS_ERR(ah), "atomic AH %d on a slow adapter: %pe",
-			      i, ah))
+		err = kv_atomic_ah_pair(pd, &attr, &lock, &max_us);
+		if (KV_EXPECT(t, !err, "atomic AH %d on a slow adapter: %d", i, err))
 			ok++;
 	}
-	kv_diag(t, "%d of %d atomic AHs created and destroyed, longest pair %lld us",
+	kv_diag(t, "%d of %d atomic AHs created and destroyed, longest call %lld us",
 		ok, KV_SLOW_AHS, max_us);
 }
 
