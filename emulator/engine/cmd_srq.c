@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared receive queues: CREATE_SRQ, MODIFY_SRQ (arm the limit; since 1.4
- * resize), QUERY_SRQ, DESTROY_SRQ.  The SRQ keeps its page list and doorbell record for the
- * data path; QPs bound to it hold a reference.
+ * Shared receive queues: CREATE_SRQ (since 1.5 tagged: CQEs report the
+ * WQE's tag, roce_resp.c), MODIFY_SRQ (arm the limit; since 1.4 resize),
+ * QUERY_SRQ, DESTROY_SRQ.  The SRQ keeps its page list and doorbell record
+ * for the data path; QPs bound to it hold a reference.
  */
 #include <endian.h>
 #include <stdatomic.h>
@@ -32,7 +33,8 @@ int cmd_create_srq(struct cmd_ctx *c)
 	    in.max_sge > ORCA_MAX_SGE ||
 	    in.page_shift < ORCA_MIN_PAGE_SHIFT ||
 	    in.page_shift > ORCA_MAX_PAGE_SHIFT ||
-	    le32toh(in.limit) >= (1u << in.log_depth))
+	    le32toh(in.limit) >= (1u << in.log_depth) ||
+	    (in.flags & ~ORCA_CREATE_SRQ_F_TAG))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	npages = orca_queue_npages((uint64_t)orca_recv_wqe_stride(in.max_sge)
 				   << in.log_depth, in.page_shift);
@@ -59,6 +61,7 @@ int cmd_create_srq(struct cmd_ctx *c)
 	srq->pdn = le32toh(in.pdn);
 	srq->log_depth = in.log_depth;
 	srq->max_sge = in.max_sge;
+	srq->tagged = in.flags & ORCA_CREATE_SRQ_F_TAG;
 	srq->limit = le32toh(in.limit);
 	srq->uar = le32toh(in.uar);
 	srq->db_rec = le64toh(in.db_rec_addr);

@@ -68,7 +68,7 @@ static_assert(EMU_LOG_MAX_WQ <= ORCA_MAX_LOG_WQ_DEPTH, "CQE wqe_idx");
 #define EMU_RESET_TIMEOUT_MS	2000
 #define EMU_FAIL_DESTROY_MAX	1000	/* "fail-destroy N" */
 #define EMU_DUP_HANDLE_MAX	1000	/* "dup-handle N" */
-#define EMU_FW_VERSION		0x01040000	/* 1.4.0 */
+#define EMU_FW_VERSION		0x01050000	/* 1.5.0 */
 /* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
 #define EMU_HCA_TYPE		"ORCA-EMU"
 #define EMU_BOARD_ID		"ORCA_EMU_0001"
@@ -178,6 +178,7 @@ struct emu_srq {
 	uint32_t pdn;
 	uint8_t log_depth;
 	uint8_t max_sge;
+	bool tagged;			/* ORCA_CREATE_SRQ_F_TAG (1.5) */
 	uint32_t limit;			/* SRQ_LIMIT threshold; 0: off */
 	uint32_t uar;
 	uint64_t db_rec;

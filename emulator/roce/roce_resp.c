@@ -21,14 +21,18 @@
 
 /* ---- receive WQEs ---- */
 
+/*
+ * @idx: the WQE's index; a tagged SRQ's CQEs report the tag instead
+ * (@tagged), which the consumer chose and the adapter does not interpret.
+ */
 static int rwqe_parse(const uint8_t *e, uint8_t max_sge, uint32_t idx,
-		      struct roce_rwqe *out)
+		      bool tagged, struct roce_rwqe *out)
 {
 	const struct orca_recv_wqe_hdr *h = (const void *)e;
 
 	out->wr_id = le32toh(h->wr_id_lo) |
 		     (uint64_t)le32toh(h->wr_id_hi) << 32;
-	out->idx = idx;
+	out->idx = tagged ? le16toh(h->tag) : idx;
 	out->num_sge = h->num_sge;
 	if (out->num_sge > max_sge) {
 		out->num_sge = 0;
@@ -77,7 +81,8 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 			engine_eq_post(eng, 0, ORCA_EQE_SRQ_LIMIT,
 				       srq->srqn, 0);
 		}
-		return rwqe_parse(e, srq->max_sge, srq->ci - 1, out);
+		return rwqe_parse(e, srq->max_sge, srq->ci - 1, srq->tagged,
+				  out);
 	}
 	{
 		struct orca_qp_db_rec *rec = engine_dma(eng, qp->db_rec,
@@ -106,7 +111,7 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 	if (!e)
 		return -EIO;
 	qp->rq_ci++;
-	return rwqe_parse(e, qp->max_recv_sge, qp->rq_ci - 1, out);
+	return rwqe_parse(e, qp->max_recv_sge, qp->rq_ci - 1, false, out);
 }
 
 static int recv_complete(struct roce_qp *rq, const struct roce_rwqe *r,

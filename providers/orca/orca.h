@@ -261,17 +261,16 @@ struct orca_qp {
  * @ibv_srq: the verbs SRQ
  * @lock: the ring slots (posters); held across a resize, which posters
  *	wait for
- * @wr_lock: @pi, @log_depth, @wrid and @posted: posters and a resize,
- *	under @lock, and pollers of every CQ of the SRQ's QPs, which complete
- *	its WQEs in any order (orca_wqe_track.h)
+ * @wr_lock: @pi, @log_depth and @recs: posters and a resize, under
+ *	@lock, and pollers of every CQ of the SRQ's QPs, which complete its
+ *	WQEs in any order (orca_wqe_track.h)
  * @ring: the WQE ring
  * @log_depth: WQEs = 1 << @log_depth
  * @stride: bytes per WQE
  * @max_sge: SGEs per WQE
  * @pi: free-running producer index
- * @wrid: the wr_id of each slot, as posted
- * @posted: bitmap of the slots posted and not yet completed: a slot is
- *	posted again only once its own CQE was polled
+ * @recs: the records of the WQEs outstanding, by their tags when the kernel
+ *	created the SRQ tagged (ORCA_UCTX_CAP_SRQ_TAG), else by their slots
  * @db: the doorbell record
  * @srqn: the device's handle
  * @parent: the parent domain it is on, or NULL (its allocator only: an
@@ -286,8 +285,7 @@ struct orca_srq {
 	uint32_t stride;
 	uint32_t max_sge;
 	uint32_t pi;
-	uint64_t *wrid;
-	unsigned long *posted;
+	struct orca_srq_recs recs;
 	struct orca_srq_db_rec *db;
 	uint32_t srqn;
 	struct orca_pd *parent;

@@ -95,8 +95,8 @@ static bool orca_srq_complete(struct orca_srq *srq, uint16_t wqe_idx,
 	bool posted;
 
 	pthread_spin_lock(&srq->wr_lock);
-	posted = orca_srq_complete_slot(srq->posted, srq->wrid, srq->log_depth,
-					srq->pi, wqe_idx, wr_id);
+	posted = orca_srq_rec_complete(&srq->recs, srq->log_depth, srq->pi,
+				       wqe_idx, wr_id);
 	pthread_spin_unlock(&srq->wr_lock);
 	return posted;
 }

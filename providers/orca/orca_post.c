@@ -811,7 +811,9 @@ int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	return 0;
 }
 
-static void orca_write_recv_wqe(uint8_t *wqe, const struct ibv_recv_wr *wr)
+/* @tag: a tagged SRQ's record of the WQE (orca_srq_rec_post()), else 0. */
+static void orca_write_recv_wqe(uint8_t *wqe, const struct ibv_recv_wr *wr,
+				uint16_t tag)
 {
 	struct orca_recv_wqe_hdr *hdr = (struct orca_recv_wqe_hdr *)wqe;
 
@@ -819,6 +821,7 @@ static void orca_write_recv_wqe(uint8_t *wqe, const struct ibv_recv_wr *wr)
 	hdr->wr_id_lo = htole32((uint32_t)wr->wr_id);
 	hdr->wr_id_hi = htole32((uint32_t)(wr->wr_id >> 32));
 	hdr->num_sge = wr->num_sge;
+	hdr->tag = htole16(tag);
 	orca_set_sges((struct orca_sge *)(hdr + 1), wr->sg_list, wr->num_sge);
 }
 
@@ -850,7 +853,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		}
 		slot = orca_wq_slot(qp->rq.pi, qp->rq.log_depth);
 		orca_write_recv_wqe(qp->rq.buf + (size_t)slot * qp->rq.stride,
-				    wr);
+				    wr, 0);
 		qp->rq.wrid[slot] = wr->wr_id;
 		/* The record first, for a poller that checks against pi. */
 		__atomic_store_n(&qp->rq.pi, qp->rq.pi + 1, __ATOMIC_RELEASE);
@@ -870,6 +873,7 @@ int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	struct orca_context *ctx = to_octx(ibsrq->context);
 	struct orca_srq *srq = to_osrq(ibsrq);
 	uint32_t old, pi, slot;
+	uint16_t tag;
 	int err = 0;
 
 	/* A resize swaps the ring, depth and records under both locks. */
@@ -881,15 +885,18 @@ int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			err = EINVAL;
 			break;
 		}
-		/* The slot may still wait for a CQE another CQ holds. */
-		if (!orca_srq_post_slot(srq->posted, srq->wrid, srq->log_depth,
-					srq->pi, wr->wr_id)) {
+		/*
+		 * None free with max_wr WQEs outstanding, or (untagged) with
+		 * the slot's WQE still waiting for a CQE another CQ holds.
+		 */
+		if (!orca_srq_rec_post(&srq->recs, srq->log_depth, srq->pi,
+				       wr->wr_id, &tag)) {
 			err = ENOMEM;
 			break;
 		}
 		slot = orca_wq_slot(srq->pi, srq->log_depth);
 		orca_write_recv_wqe((uint8_t *)srq->ring.buf +
-				    (size_t)slot * srq->stride, wr);
+				    (size_t)slot * srq->stride, wr, tag);
 		srq->pi++;
 	}
 	pi = srq->pi;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * ORCA provider SRQs: a ring of receive WQEs and a doorbell record in this
- * process, created on the adapter by the kernel, and the records of the
- * WQEs posted (the wr_id of each slot, and which slots wait for their
- * CQE: orca_wqe_track.h).  Posting is in orca_post.c, completion in
- * orca_poll.c.  A resize moves the SRQ to a new ring and its records to
+ * process, created on the adapter by the kernel (tagged when it can be:
+ * the CQEs then name the records themselves), and the records of the WQEs
+ * outstanding (orca_wqe_track.h).  Posting is in orca_post.c, completion
+ * in orca_poll.c.  A resize moves the SRQ to a new ring and its records to
  * arrays of the new depth.
  */
 #include <errno.h>
@@ -19,51 +19,64 @@ static size_t orca_srq_bytes(struct orca_srq *srq, uint32_t log_depth)
 	return align((size_t)srq->stride << log_depth, ORCA_UQUEUE_ALIGN);
 }
 
-/* Records for 1 << @log_depth slots, none posted; both NULL on failure. */
-static int orca_srq_alloc_records(uint32_t log_depth, uint64_t **wrid,
-				  unsigned long **posted)
+static void orca_srq_free_records(struct orca_srq_recs *recs)
 {
-	*wrid = calloc(1U << log_depth, sizeof(**wrid));
-	*posted = bitmap_alloc0(1U << log_depth);
-	if (*wrid && *posted)
-		return 0;
-	free(*wrid);
-	free(*posted);
-	*wrid = NULL;
-	*posted = NULL;
-	return ENOMEM;
+	free(recs->wrid);
+	free(recs->posted);
+	free(recs->free);
+	recs->wrid = NULL;
+	recs->posted = NULL;
+	recs->free = NULL;
 }
 
-/* The smallest depth its WQEs outstanding fit in (orca_srq_span()). */
+/*
+ * Records for 1 << @log_depth WQEs, none outstanding, tagged if
+ * @recs->tagged is set; none allocated on failure.
+ */
+static int orca_srq_alloc_records(struct orca_srq_recs *recs,
+				  uint32_t log_depth)
+{
+	uint32_t n = 1U << log_depth;
+
+	recs->wrid = calloc(n, sizeof(*recs->wrid));
+	recs->posted = bitmap_alloc0(n);
+	recs->free = recs->tagged ? calloc(n, sizeof(*recs->free)) : NULL;
+	if (!recs->wrid || !recs->posted || (recs->tagged && !recs->free)) {
+		orca_srq_free_records(recs);
+		return ENOMEM;
+	}
+	orca_srq_recs_init(recs, log_depth);
+	return 0;
+}
+
+/* The smallest depth its WQEs outstanding fit in (orca_srq_rec_span()). */
 static uint32_t orca_srq_records_span(struct orca_srq *srq)
 {
 	uint32_t span;
 
 	pthread_spin_lock(&srq->wr_lock);
-	span = orca_srq_span(srq->posted, srq->log_depth, srq->pi);
+	span = orca_srq_rec_span(&srq->recs, srq->log_depth, srq->pi);
 	pthread_spin_unlock(&srq->wr_lock);
 	return span;
 }
 
 /*
- * Move the records to the arrays @wrid and @posted of @log_depth (at least
- * the span) and take them; the old arrays are returned in their place.
+ * Move the records to @recs, of @log_depth (at least the span), and take
+ * them; the old records are returned in their place.
  */
 static void orca_srq_swap_records(struct orca_srq *srq, uint32_t log_depth,
-				  uint64_t **wrid, unsigned long **posted)
+				  struct orca_srq_recs *recs)
 {
-	uint64_t *old_wrid = srq->wrid;
-	unsigned long *old_posted = srq->posted;
+	struct orca_srq_recs old;
 
 	pthread_spin_lock(&srq->wr_lock);
-	orca_srq_move_slots(srq->posted, srq->wrid, srq->log_depth, *posted,
-			    *wrid, log_depth, srq->pi);
-	srq->wrid = *wrid;
-	srq->posted = *posted;
+	orca_srq_recs_move(&srq->recs, srq->log_depth, recs, log_depth,
+			   srq->pi);
+	old = srq->recs;
+	srq->recs = *recs;
 	srq->log_depth = log_depth;
 	pthread_spin_unlock(&srq->wr_lock);
-	*wrid = old_wrid;
-	*posted = old_posted;
+	*recs = old;
 }
 
 struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
@@ -102,10 +115,14 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	}
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&srq->wr_lock, PTHREAD_PROCESS_PRIVATE);
-	err = orca_srq_alloc_records(srq->log_depth, &srq->wrid, &srq->posted);
+	/* Records freed in any order are reused at once (orca_wqe_track.h). */
+	srq->recs.tagged = ctx->caps & ORCA_UCTX_CAP_SRQ_TAG;
+	err = orca_srq_alloc_records(&srq->recs, srq->log_depth);
 	if (err)
 		goto err_db;
 
+	if (srq->recs.tagged)
+		cmd.comp_mask |= ORCA_CREATE_SRQ_MASK_TAG;
 	cmd.wqe_count = 1U << srq->log_depth;
 	cmd.stride = srq->stride;
 	cmd.buf_va = (uintptr_t)srq->ring.buf;
@@ -134,8 +151,7 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	return &srq->ibv_srq;
 
 err_db:
-	free(srq->posted);
-	free(srq->wrid);
+	orca_srq_free_records(&srq->recs);
 	pthread_spin_destroy(&srq->wr_lock);
 	pthread_spin_destroy(&srq->lock);
 	orca_db_free(ctx, srq->db);
@@ -150,14 +166,14 @@ err_free:
 /*
  * IBV_SRQ_MAX_WR moves the SRQ to a new ring, of the fewest WQEs that
  * max_wr needs and the SRQ's stride (orca-abi.h): the adapter copies the
- * WQEs posted and not taken to it at their indices, so they complete in
- * order, and the records of the WQEs not completed move to the same
- * indices' slots of the new depth (orca_srq_move_slots()).  Posting waits
- * on the SRQ's lock meanwhile, as the adapter copies what the doorbell
- * record says is posted; polling goes on.  A depth below the span of the
- * WQEs posted and not completed (orca_srq_span(): their number, when
- * polled in order) is refused (EINVAL), since their slots must stay
- * distinct.  IBV_SRQ_LIMIT alone carries no driver data.
+ * WQEs posted and not taken to it at their indices, so they are taken in
+ * order, and the records of the WQEs not completed move to arrays of the
+ * new depth (orca_srq_recs_move()).  Posting waits on the SRQ's lock
+ * meanwhile, as the adapter copies what the doorbell record says is
+ * posted; polling goes on.  A depth below the span of the records in use
+ * (orca_srq_rec_span(): at least the WQEs outstanding) is refused (EINVAL),
+ * since their records must stay distinct.  IBV_SRQ_LIMIT alone carries no
+ * driver data.
  */
 int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask)
@@ -165,10 +181,9 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	struct orca_context *ctx = to_octx(ibsrq->context);
 	struct orca_srq *srq = to_osrq(ibsrq);
 	struct orca_ucmd_modify_srq cmd = {};
+	struct orca_srq_recs recs = { .tagged = srq->recs.tagged };
 	struct orca_ring ring = {}, old;
-	unsigned long *posted;
 	uint32_t log_depth;
-	uint64_t *wrid;
 	int err;
 
 	if (!(attr_mask & IBV_SRQ_MAX_WR))
@@ -183,7 +198,7 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 				 srq->parent, ORCA_RES_TYPE_SRQ);
 	if (err)
 		return err;
-	err = orca_srq_alloc_records(log_depth, &wrid, &posted);
+	err = orca_srq_alloc_records(&recs, log_depth);
 	if (err) {
 		orca_ring_free(&ring);
 		return err;
@@ -203,17 +218,15 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	if (err) {
 		pthread_spin_unlock(&srq->lock);
 		orca_ring_free(&ring);
-		free(posted);
-		free(wrid);
+		orca_srq_free_records(&recs);
 		return err;
 	}
 	old = srq->ring;
 	srq->ring = ring;
-	orca_srq_swap_records(srq, log_depth, &wrid, &posted);
+	orca_srq_swap_records(srq, log_depth, &recs);
 	pthread_spin_unlock(&srq->lock);
 	orca_ring_free(&old);
-	free(posted);
-	free(wrid);
+	orca_srq_free_records(&recs);
 	return 0;
 }
 
@@ -237,8 +250,7 @@ int orca_destroy_srq(struct ibv_srq *ibsrq)
 	pthread_spin_destroy(&srq->lock);
 	orca_db_free(ctx, srq->db);
 	orca_ring_free(&srq->ring);
-	free(srq->posted);
-	free(srq->wrid);
+	orca_srq_free_records(&srq->recs);
 	if (srq->parent)
 		orca_parent_put(srq->parent);
 	free(srq);

@@ -500,12 +500,14 @@ struct tsrq {
 	uint32_t pi;
 };
 
-static inline bool node_srq(struct node *n, struct tsrq *q, uint32_t limit)
+/* @flags: ORCA_CREATE_SRQ_F_*. */
+static inline bool node_srq_flags(struct node *n, struct tsrq *q,
+				  uint32_t limit, uint8_t flags)
 {
 	struct orca_cmd_create_srq in = {
 		.pdn = htole32(n->pdn), .log_depth = 6, .page_shift = 12,
-		.max_sge = 2, .npages = htole32(1), .limit = htole32(limit),
-		.uar = htole32(n->uar),
+		.max_sge = 2, .flags = flags, .npages = htole32(1),
+		.limit = htole32(limit), .uar = htole32(n->uar),
 	};
 	int64_t v;
 
@@ -524,8 +526,15 @@ static inline bool node_srq(struct node *n, struct tsrq *q, uint32_t limit)
 	return true;
 }
 
-static inline void post_srq_recv(struct node *n, struct tsrq *q,
-				 uint64_t wr_id, const struct tsge *sge)
+static inline bool node_srq(struct node *n, struct tsrq *q, uint32_t limit)
+{
+	return node_srq_flags(n, q, limit, 0);
+}
+
+/* @tag: what a tagged SRQ's CQE reports (struct orca_recv_wqe_hdr). */
+static inline void post_srq_recv_tag(struct node *n, struct tsrq *q,
+				     uint64_t wr_id, const struct tsge *sge,
+				     uint16_t tag)
 {
 	uint32_t stride = orca_recv_wqe_stride(q->max_sge);
 	uint32_t slot = q->pi & ((1u << q->log) - 1);
@@ -538,6 +547,7 @@ static inline void post_srq_recv(struct node *n, struct tsrq *q,
 	memset(h, 0, sizeof(*h));
 	h->wr_id_lo = htole32((uint32_t)wr_id);
 	h->num_sge = 1;
+	h->tag = htole16(tag);
 	s->addr = htole64(sge->addr);
 	s->length = htole32(sge->len);
 	s->lkey = htole32(sge->key);
@@ -551,6 +561,12 @@ static inline void post_srq_recv(struct node *n, struct tsrq *q,
 		n->srq_rings++;
 		engine_uar_write(n->t.eng, n->uar, ORCA_UAR_SRQ_DB, q->srqn);
 	}
+}
+
+static inline void post_srq_recv(struct node *n, struct tsrq *q,
+				 uint64_t wr_id, const struct tsge *sge)
+{
+	post_srq_recv_tag(n, q, wr_id, sge, 0);
 }
 
 static inline struct orca_send_wqe_hdr wqe(uint8_t op, uint64_t wr_id)

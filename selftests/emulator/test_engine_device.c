@@ -55,6 +55,7 @@ static void test_query_device(void)
 	/* 1.4: RDMA FLUSH and ATOMIC WRITE (IBA 1.5). */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_FLUSH);
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_ATOMIC_WRITE);
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_SRQ_TAG);
 	/* 1.4: UD multicast and its limits. */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_MCAST);
 	CHECK(le32toh(caps->max_mcast_grp) == 256);

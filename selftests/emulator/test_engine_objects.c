@@ -612,6 +612,10 @@ static void test_srq(void)
 	in.db_rec_addr = htole64(UNMAPPED);
 	CHECK(th_cmd(&t, ORCA_CMD_CREATE_SRQ, &in, sizeof(in)) ==
 	      ORCA_CMD_ST_DMA_ERROR);
+	in = good;
+	in.flags = ORCA_CREATE_SRQ_F_TAG << 1;	/* no such flag */
+	CHECK(th_cmd(&t, ORCA_CMD_CREATE_SRQ, &in, sizeof(in)) ==
+	      ORCA_CMD_ST_BAD_PARAM);
 
 	mod.srqn = htole32(1);
 	mod.limit = htole32(20);

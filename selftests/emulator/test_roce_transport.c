@@ -1927,6 +1927,47 @@ static void test_srq_resize(void)
 	ktap_case_end("%s", name);
 }
 
+/*
+ * A tagged SRQ (1.5, ORCA_CREATE_SRQ_F_TAG): the WQEs are still taken in
+ * ring order, and each CQE reports the tag its WQE carries, whatever its
+ * value, in wqe_idx; the index is nowhere.  An untagged SRQ's CQEs report
+ * the index, as test_srq_resize checks.
+ */
+static void test_srq_tagged(void)
+{
+	static const uint16_t tags[] = { 5, 0, 0xffff, 63, 64, 5, 0x8000, 1 };
+	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
+			     .rnr_retry = 7, .min_rnr_timer = 1,
+			     .access = all_access };
+	struct tqp sq, aqp2;
+	struct pair p;
+	struct tsrq q;
+	struct tcq cq;
+	struct tsge r;
+	bool ok = true;
+	unsigned int i;
+
+	if (!pair_init(&p, false, 0, 3)) {
+		CHECK(!"setup");
+		ktap_case_end("srq_tagged_cqe_reports_the_tag");
+		return;
+	}
+	CHECK(node_srq_flags(p.nb, &q, 0, ORCA_CREATE_SRQ_F_TAG));
+	CHECK(node_cq(p.nb, &cq, 10));
+	CHECK(node_srq_qp(p.nb, &q, &cq, &sq));
+	CHECK(node_qp(p.na, &aqp2, ORCA_QPT_RC, &p.acq, &p.acq));
+	CHECK(node_connect(p.na, &aqp2, p.nb, sq.qpn, &o));
+	CHECK(node_connect(p.nb, &sq, p.na, aqp2.qpn, &o));
+	r = (struct tsge){ IOVA_B + 4096, 64, p.bbuf.key };
+	for (i = 0; i < 8; i++)
+		post_srq_recv_tag(p.nb, &q, 3000 + i, &r, tags[i]);
+	for (i = 0; i < 8 && ok; i++)
+		ok = srq_take(&p, &aqp2, &cq, 3000 + i, tags[i]);
+	CHECK(ok);
+	pair_fini(&p);
+	ktap_case_end("srq_tagged_cqe_reports_the_tag");
+}
+
 /* An RC QP on an SRQ; the SRQ limit event; RQ flush on ERR. */
 static void test_srq_and_flush(void)
 {
@@ -2165,7 +2206,7 @@ static void test_sqd_drain(void)
 
 int main(void)
 {
-	ktap_plan(22);
+	ktap_plan(23);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
@@ -2185,6 +2226,7 @@ int main(void)
 	test_doorbells_lost();
 	test_srq_and_flush();
 	test_srq_resize();
+	test_srq_tagged();
 	test_hostile_peer();
 	test_sqd_drain();
 	{

@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Two guests, servers on rxe, clients on orca (the requester of qperf's
 # RDMA READs and WRITEs): the third-party clients of 78-clients-orca-orca
-# (in-guest/clients.sh), MPI over rc_verbs (ud_verbs is 85's, across four
-# ORCA guests).  On rxe, libfabric's verbs;ofi_rxm needs FI_UNIVERSE_SIZE
+# (in-guest/clients.sh), MPI over rc_verbs (ud_verbs is 78's).  On rxe, libfabric's verbs;ofi_rxm needs FI_UNIVERSE_SIZE
 # (its CQ would exceed rxe's max_cqe); ORCA runs with the defaults.
 . "$(dirname "$0")/../lib/host/host.sh"
 . "$(dirname "$0")/../lib/host/uverbs-host.sh"

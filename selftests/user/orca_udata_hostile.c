@@ -1262,7 +1262,7 @@ static int run_all(struct hostile *h, int sgid, void **uar)
 	result(u->comp_mask == 0 && u->cqe_size == sizeof(struct orca_cqe) &&
 	       u->max_cqe && u->max_sq_depth && u->max_send_sge &&
 	       u->max_recv_sge && u->max_srq_wr && u->max_srq_sge &&
-	       !(u->caps & ~(ORCA_UCTX_CAP_SRQ_RESIZE * 2 - 1)) &&
+	       !(u->caps & ~(ORCA_UCTX_CAP_SRQ_TAG * 2 - 1)) &&
 	       !u->reserved,
 	       "GET_CONTEXT: response (cqe_size %u max_cqe %u max_sq_depth %u sge %u/%u inline %u srq %u/%u caps 0x%x)",
 	       u->cqe_size, u->max_cqe, u->max_sq_depth, u->max_send_sge,

@@ -52,6 +52,7 @@ enum orca_uctx_caps {
 	ORCA_UCTX_CAP_FLUSH		= 1 << 4,	/* RDMA FLUSH */
 	ORCA_UCTX_CAP_ATOMIC_WRITE	= 1 << 5,	/* ATOMIC WRITE */
 	ORCA_UCTX_CAP_SRQ_RESIZE	= 1 << 6,	/* MODIFY_SRQ's max_wr */
+	ORCA_UCTX_CAP_SRQ_TAG		= 1 << 7,	/* ORCA_CREATE_SRQ_MASK_TAG */
 };
 
 /*
@@ -148,7 +149,18 @@ struct orca_create_qp_resp {
 	__u32 qpn;
 };
 
-/* CREATE_SRQ: ring of receive WQEs and a struct orca_srq_db_rec. */
+/*
+ * CREATE_SRQ: ring of receive WQEs and a struct orca_srq_db_rec.  With
+ * ORCA_CREATE_SRQ_MASK_TAG in comp_mask (only with ORCA_UCTX_CAP_SRQ_TAG)
+ * the adapter reports each WQE's tag in its CQE's wqe_idx, not its index
+ * (the tagged SRQ of the adapter's interface 1.5): the provider names its
+ * own record of the WQE by it, and may post while fewer than max_wr WQEs
+ * are outstanding, whatever the order their CQEs were polled in.
+ */
+enum orca_create_srq_mask {
+	ORCA_CREATE_SRQ_MASK_TAG	= 1 << 0,
+};
+
 struct orca_create_srq {
 	__u32 comp_mask;
 	__u32 wqe_count;		/* receive WQEs in the ring */

@@ -188,6 +188,11 @@ struct orca_cmd_comp {
 #define ORCA_DEV_CAP_ATOMIC_WRITE	BIT(14)
 /* 1.4: MODIFY_SRQ resizes an SRQ (ORCA_MODIFY_SRQ_F_RESIZE). */
 #define ORCA_DEV_CAP_SRQ_RESIZE		BIT(15)
+/*
+ * 1.5: CREATE_SRQ takes ORCA_CREATE_SRQ_F_TAG: the CQE of such an SRQ's
+ * WQE reports the WQE's tag (struct orca_recv_wqe_hdr) in wqe_idx.
+ */
+#define ORCA_DEV_CAP_SRQ_TAG		BIT(16)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -582,14 +587,21 @@ struct orca_cmd_create_ah {
 	struct orca_av av;
 };
 
-/* CREATE_SRQ: output srqn. */
+/*
+ * CREATE_SRQ: output srqn.  ORCA_CREATE_SRQ_F_TAG (1.5, with
+ * ORCA_DEV_CAP_SRQ_TAG): each CQE names its WQE by the WQE's tag, not by
+ * its index, so that a consumer can reuse the records of WQEs whose CQEs
+ * were polled in any order.
+ */
+#define ORCA_CREATE_SRQ_F_TAG		BIT(0)
+
 struct orca_cmd_create_srq {
 	__le32 pdn;
 	__le32 cqn;			/* reserved, 0 (no XRC) */
 	u8 log_depth;
 	u8 page_shift;
 	u8 max_sge;
-	u8 rsvd;
+	u8 flags;			/* 1.5: ORCA_CREATE_SRQ_F_*; else 0 */
 	__le32 npages;
 	__le32 limit;			/* SRQ_LIMIT event threshold, 0 off */
 	__le32 uar;

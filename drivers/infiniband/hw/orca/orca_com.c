@@ -678,6 +678,7 @@ int orca_com_create_srq(struct orca_dev *odev,
 	in->log_depth = p->log_depth;
 	in->page_shift = p->ring.page_shift;
 	in->max_sge = p->max_sge;
+	in->flags = p->tagged ? ORCA_CREATE_SRQ_F_TAG : 0;
 	in->npages = cpu_to_le32(p->ring.npages);
 	in->limit = cpu_to_le32(p->limit);
 	in->uar = cpu_to_le32(p->uar);

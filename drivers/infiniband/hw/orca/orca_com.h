@@ -51,6 +51,7 @@ struct orca_com_srq_params {
 	u32 pdn;
 	u8 log_depth;
 	u8 max_sge;
+	bool tagged;			/* ORCA_CREATE_SRQ_F_TAG (1.5) */
 	u32 limit;
 	u32 uar;
 	dma_addr_t db_rec;

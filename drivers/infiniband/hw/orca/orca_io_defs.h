@@ -195,11 +195,19 @@ struct orca_send_wqe_hdr {
 	__le32 rsvd1;
 };
 
+/*
+ * @tag (1.5): in a WQE of an SRQ created with ORCA_CREATE_SRQ_F_TAG, the
+ * consumer's name for the WQE, which the adapter copies into its CQE's
+ * wqe_idx instead of the WQE's index (data-path.rst, "Queues and
+ * indices").  Reserved, 0, in other receive WQEs.
+ */
 struct orca_recv_wqe_hdr {
 	__le32 wr_id_lo;
 	__le32 wr_id_hi;
 	u8 num_sge;
-	u8 rsvd[7];
+	u8 rsvd;
+	__le16 tag;
+	__le32 rsvd1;
 };
 
 static inline u32 orca_roundup_pow2(u32 v)

@@ -352,7 +352,7 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 /*
  * Mark the valid, unpolled CQEs of @qp so that polling drops them.  Each
  * receive CQE of a QP on an SRQ completed one SRQ WQE that no poller will
- * see now: its slot is returned, as mlx5 frees the SRQ WQEs of the CQEs
+ * see now: its record is freed, as mlx5 frees the SRQ WQEs of the CQEs
  * its CQ clean drops.
  */
 static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)

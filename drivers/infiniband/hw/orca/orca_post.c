@@ -316,7 +316,9 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static void orca_write_recv_wqe(void *wqe, const struct ib_recv_wr *wr)
+/* @tag: a tagged SRQ's record of the WQE (orca_srq_rec_post()), else 0. */
+static void orca_write_recv_wqe(void *wqe, const struct ib_recv_wr *wr,
+				u16 tag)
 {
 	struct orca_recv_wqe_hdr *hdr = wqe;
 	struct orca_sge *sge = (struct orca_sge *)(hdr + 1);
@@ -326,6 +328,7 @@ static void orca_write_recv_wqe(void *wqe, const struct ib_recv_wr *wr)
 	hdr->wr_id_lo = cpu_to_le32(lower_32_bits(wr->wr_id));
 	hdr->wr_id_hi = cpu_to_le32(upper_32_bits(wr->wr_id));
 	hdr->num_sge = wr->num_sge;
+	hdr->tag = cpu_to_le16(tag);
 	for (i = 0; i < wr->num_sge; i++) {
 		sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
 		sge[i].length = cpu_to_le32(wr->sg_list[i].length);
@@ -367,7 +370,7 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			break;
 		}
 		orca_write_recv_wqe(orca_qbuf_entry(&qp->rq, slot,
-						    qp->rq_stride), wr);
+						    qp->rq_stride), wr, 0);
 		qp->rq_wrid[slot] = wr->wr_id;
 		WRITE_ONCE(qp->rq_pi, qp->rq_pi + 1);
 	}
@@ -403,22 +406,24 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		err = -EBUSY;
 	for (; wr && !err; wr = wr->next) {
 		u32 slot = orca_wq_slot(srq->pi, srq->log_depth);
+		u16 tag;
 
 		if (wr->num_sge > srq->max_sge) {
 			err = -EINVAL;
 			break;
 		}
 		/*
-		 * The slot may still wait for a CQE another CQ holds; under
-		 * the lock orca_srq_complete() takes too.
+		 * A free record, under the lock orca_srq_complete() takes too:
+		 * none with max_wr WQEs outstanding, or (untagged) with the
+		 * slot's WQE still waiting for a CQE another CQ holds.
 		 */
-		if (!orca_srq_post_slot(srq->posted, srq->wrid,
-					srq->log_depth, srq->pi, wr->wr_id)) {
+		if (!orca_srq_rec_post(&srq->recs, srq->log_depth, srq->pi,
+				       wr->wr_id, &tag)) {
 			err = -ENOMEM;
 			break;
 		}
 		orca_write_recv_wqe(orca_qbuf_entry(&srq->buf, slot,
-						    srq->stride), wr);
+						    srq->stride), wr, tag);
 		WRITE_ONCE(srq->pi, srq->pi + 1);
 	}
 	if (srq->pi != old)

@@ -27,11 +27,11 @@ static void orca_srq_put(struct orca_srq *srq)
  *
  * The wr_id comes from the driver's own record, never from the CQE: ULPs
  * use it as a pointer and the adapter is not trusted.  The SRQ's lock
- * orders this against posting (which reuses slots) and against a resize
+ * orders this against posting (which reuses records) and against a resize
  * (which moves the records to arrays of another depth).
  *
  * Return: false for a WQE that is not outstanding (never posted, or
- * completed twice: orca_srq_complete_slot()); the caller drops the CQE.
+ * completed twice: orca_srq_rec_complete()); the caller drops the CQE.
  */
 bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id)
 {
@@ -39,8 +39,8 @@ bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id)
 	bool posted;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	posted = orca_srq_complete_slot(srq->posted, srq->wrid, srq->log_depth,
-					srq->pi, wqe_idx, wr_id);
+	posted = orca_srq_rec_complete(&srq->recs, srq->log_depth, srq->pi,
+				       wqe_idx, wr_id);
 	if (posted)
 		atomic_inc(&srq->ci);
 	spin_unlock_irqrestore(&srq->lock, flags);
@@ -151,6 +151,7 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		.pdn = to_opd(srq->ibsrq.pd)->pdn,
 		.log_depth = srq->log_depth,
 		.max_sge = srq->max_sge,
+		.tagged = srq->recs.tagged,
 		.limit = srq->limit,
 		.uar = srq->uar,
 		.db_rec = srq->db_dma,
@@ -184,13 +185,40 @@ bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
 	return orca_dev_may_free(odev, err, "SRQ", srq->srqn);
 }
 
+/*
+ * A kernel SRQ's records for 1 << @log_depth WQEs, none outstanding; a
+ * tagged SRQ's (@recs->tagged set) with their free list.
+ */
+static int orca_srq_recs_alloc(struct orca_srq_recs *recs, u8 log_depth)
+{
+	u32 n = 1U << log_depth;
+
+	recs->wrid = kvcalloc(n, sizeof(*recs->wrid), GFP_KERNEL);
+	recs->posted = bitmap_zalloc(n, GFP_KERNEL);
+	if (recs->tagged)
+		recs->free = kvcalloc(n, sizeof(*recs->free), GFP_KERNEL);
+	if (!recs->wrid || !recs->posted || (recs->tagged && !recs->free))
+		return -ENOMEM;
+	orca_srq_recs_init(recs, log_depth);
+	return 0;
+}
+
+static void orca_srq_recs_free(struct orca_srq_recs *recs)
+{
+	kvfree(recs->wrid);
+	bitmap_free(recs->posted);
+	kvfree(recs->free);
+	recs->wrid = NULL;
+	recs->posted = NULL;
+	recs->free = NULL;
+}
+
 static void orca_srq_free_kernel_mem(struct orca_dev *odev, void *mem)
 {
 	struct orca_srq *srq = mem;
 
 	orca_qbuf_free(odev, &srq->buf);
-	bitmap_free(srq->posted);
-	kvfree(srq->wrid);
+	orca_srq_recs_free(&srq->recs);
 	orca_db_free(odev, srq->db, srq->db_dma);
 }
 
@@ -211,16 +239,15 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (err)
 		return err;
 	srq->uar = odev->uar_idx;
+	/* Records freed in any order are reused at once (orca_wqe_track.h). */
+	srq->recs.tagged = odev->caps.dev_caps & ORCA_DEV_CAP_SRQ_TAG;
 
 	srq->db = orca_db_alloc(odev, &srq->db_dma);
 	if (!srq->db)
 		return -ENOMEM;
-	srq->wrid = kvcalloc(1U << srq->log_depth, sizeof(u64), GFP_KERNEL);
-	srq->posted = bitmap_zalloc(1U << srq->log_depth, GFP_KERNEL);
-	if (!srq->wrid || !srq->posted) {
-		err = -ENOMEM;
+	err = orca_srq_recs_alloc(&srq->recs, srq->log_depth);
+	if (err)
 		goto err_wrid;
-	}
 	err = orca_qbuf_alloc(odev, &srq->buf, bytes);
 	if (err)
 		goto err_wrid;
@@ -245,8 +272,7 @@ err_buf:
 	}
 	orca_qbuf_free(odev, &srq->buf);
 err_wrid:
-	bitmap_free(srq->posted);
-	kvfree(srq->wrid);
+	orca_srq_recs_free(&srq->recs);
 	orca_db_free(odev, srq->db, srq->db_dma);
 	return err;
 }
@@ -262,26 +288,24 @@ err_wrid:
  * WQEs posted and not taken to it at their indices, so they complete in
  * order.  Posting fails with -EBUSY while the command runs (the adapter
  * copies what the doorbell record says is posted).  The driver's own
- * records (wr_id and posted bit per slot) move under the SRQ's lock, with
- * completions held off.  A depth below the WQEs posted and not completed
- * is refused (-EINVAL), as the adapter refuses one below those not taken;
- * with CQEs polled out of order, below the span from the oldest of them
- * to pi (orca_srq_span()), which two of them would otherwise share a slot
- * in.
+ * records move under the SRQ's lock, with completions held off.  A depth
+ * below the span of the records in use (orca_srq_rec_span(): at least the
+ * WQEs posted and not completed) is refused (-EINVAL), as two of them
+ * would share a record, and the adapter refuses one below the WQEs not
+ * taken.
  *
  * Return: 0 or a negative errno; on failure the SRQ is as it was.
  */
 static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
 			   u32 max_wr)
 {
+	struct orca_srq_recs recs = { .tagged = srq->recs.tagged };
 	struct orca_qbuf buf = {}, old_buf;
 	struct orca_com_ring ring;
 	struct orca_pgl pgl = {};
-	unsigned long *posted;
 	unsigned long flags;
 	u8 log_depth;
 	size_t bytes;
-	u64 *wrid;
 	int err;
 
 	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ_RESIZE))
@@ -291,12 +315,9 @@ static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
 		return err;
 	if (check_shl_overflow((size_t)srq->stride, log_depth, &bytes))
 		return -EINVAL;
-	wrid = kvcalloc(1U << log_depth, sizeof(u64), GFP_KERNEL);
-	posted = bitmap_zalloc(1U << log_depth, GFP_KERNEL);
-	if (!wrid || !posted) {
-		err = -ENOMEM;
+	err = orca_srq_recs_alloc(&recs, log_depth);
+	if (err)
 		goto out_free;
-	}
 	err = orca_qbuf_alloc(odev, &buf, bytes);
 	if (err)
 		goto out_free;
@@ -308,7 +329,7 @@ static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
 	}
 
 	spin_lock_irqsave(&srq->lock, flags);
-	if (orca_srq_span(srq->posted, srq->log_depth, srq->pi) >
+	if (orca_srq_rec_span(&srq->recs, srq->log_depth, srq->pi) >
 	    (1U << log_depth))
 		err = -EINVAL;
 	else
@@ -322,10 +343,9 @@ static int orca_srq_resize(struct orca_dev *odev, struct orca_srq *srq,
 
 	spin_lock_irqsave(&srq->lock, flags);
 	if (!err) {
-		orca_srq_move_slots(srq->posted, srq->wrid, srq->log_depth,
-				    posted, wrid, log_depth, srq->pi);
-		swap(srq->wrid, wrid);
-		swap(srq->posted, posted);
+		orca_srq_recs_move(&srq->recs, srq->log_depth, &recs,
+				   log_depth, srq->pi);
+		swap(srq->recs, recs);
 		old_buf = srq->buf;
 		srq->buf = buf;
 		buf = old_buf;
@@ -342,8 +362,7 @@ out_buf:
 	/* The ring the adapter no longer has: the old one, or the new. */
 	orca_qbuf_free(odev, &buf);
 out_free:
-	bitmap_free(posted);
-	kvfree(wrid);
+	orca_srq_recs_free(&recs);
 	return err;
 }
 

@@ -2,8 +2,9 @@
 /*
  * ORCA user SRQs: the provider allocates the ring of receive WQEs, of the
  * depth and stride it chose, and the doorbell record; the kernel checks and
- * pins them and creates the SRQ on the context's UAR, and moves the SRQ to
- * a new ring on resize.
+ * pins them and creates the SRQ on the context's UAR, tagged if the
+ * provider asks (ORCA_CREATE_SRQ_MASK_TAG: its CQEs then name the
+ * provider's records), and moves the SRQ to a new ring on resize.
  */
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -30,11 +31,16 @@ int orca_create_user_srq(struct orca_srq *srq,
 	size_t bytes, needed;
 	int err;
 
-	err = ib_copy_validate_udata_in_cm(udata, req, db_rec_va, 0);
+	err = ib_copy_validate_udata_in_cm(udata, req, db_rec_va,
+					   ORCA_CREATE_SRQ_MASK_TAG);
 	if (err)
 		return err;
 	if (req.reserved)
 		return -EINVAL;
+	if ((req.comp_mask & ORCA_CREATE_SRQ_MASK_TAG) &&
+	    !(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ_TAG))
+		return -EOPNOTSUPP;
+	srq->recs.tagged = req.comp_mask & ORCA_CREATE_SRQ_MASK_TAG;
 	ug.entries = req.wqe_count;
 	ug.stride = req.stride;
 	err = orca_srq_setup(odev, srq, init_attr, &ug, &bytes);

@@ -10,6 +10,7 @@
 
 #include "orca.h"
 #include "orca_com.h"
+#include "orca_wqe_track.h"
 
 struct orca_udb_page;
 
@@ -75,15 +76,18 @@ struct orca_srq {
 	u32 stride;
 	u32 limit;
 	struct orca_qbuf buf;
-	u64 *wrid;			/* wr_id of each ring slot, as posted */
-	unsigned long *posted;		/* slots posted and not yet completed */
+	/*
+	 * A kernel SRQ's records of its WQEs outstanding; recs.tagged, for
+	 * user SRQs too: created with ORCA_CREATE_SRQ_F_TAG.
+	 */
+	struct orca_srq_recs recs;
 	struct orca_srq_db_rec *db;
 	dma_addr_t db_dma;
 	struct ib_umem *umem;
 	struct orca_udb_page *udb;
 	refcount_t refcnt;
 	struct completion free;
-	spinlock_t lock;		/* pi; posting; wrid, posted, log_depth */
+	spinlock_t lock;		/* pi; posting; recs, log_depth */
 	u32 pi;				/* free-running producer index */
 	atomic_t ci;			/* receive WQEs completed */
 	bool resizing;			/* MODIFY_SRQ moves the ring: no post */
