@@ -22,7 +22,14 @@ server_kind=${1:?server kind}
 client_kind=${2:?client kind}
 shift 2
 mode=verify
-case ${1:-} in removal|bench) mode=$1; shift ;; esac
+case ${1:-} in
+removal | bench) mode=$1; shift ;;
+removal-client | removal-server)
+	# One side's removal only (lib/guest/ulp-removal.sh).
+	mode=removal ulp_removal_sides=${1#removal-}
+	shift
+	;;
+esac
 protos=("$@")
 # What each protocol's verify jobs write (MiB; block targets twice as
 # much): enough I/Os at 4k-256k to wrap every queue and cross many pages

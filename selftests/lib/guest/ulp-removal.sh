@@ -10,7 +10,8 @@
 # every ULP to let go: a drain that never completes hangs it), each
 # protocol must report the loss (I/O errors, or recovery once the device
 # is back), and after orca is loaded again a fresh connection of each
-# must carry verified data.
+# must carry verified data.  $ulp_removal_sides (ulp.sh's removal-client
+# and removal-server) runs only phase A (client) or only phase B (server).
 #
 # A protocol's lib/guest/ulp-PROTO.sh provides, besides its verify steps:
 #   PROTO_client_connect ADDR   connect (mount, login, add_target)
@@ -48,6 +49,7 @@
 # The checks run in ok_if's command substitution, a subshell that cannot
 # wait for the job: its exit status goes to a file instead.
 ulp_busy_tag=busy
+ulp_removal_sides=${ulp_removal_sides:-client server}
 
 ulp_busy_rc() { echo "/tmp/busy-$ulp_busy_tag.rc"; }
 
@@ -209,7 +211,8 @@ ulp_connect_busy() {
 ulp_removal_server() {
 	local p
 	ok_if "server: client's removal phase done" flag_wait 600 a-done
-	if flag_wait 300 b-busy b-failed; then
+	if [[ " $ulp_removal_sides " = *" server "* ]] &&
+		flag_wait 300 b-busy b-failed; then
 		ulp_rmmod_timed server "$@"
 		rdma_up orca
 		ktap_line "# server's device back at ${SECONDS}s"
@@ -230,7 +233,9 @@ ulp_removal_client() {
 	local addr=$1 p
 	shift
 	# (A) the client's own device goes.
-	ulp_connect_busy A "$addr" "$@"
+	ulp_live=()
+	[[ " $ulp_removal_sides " = *" client "* ]] &&
+		ulp_connect_busy A "$addr" "$@"
 	if [ "${#ulp_live[@]}" != 0 ]; then
 		ulp_dmesg_start_phase
 		ulp_rmmod_timed client "${ulp_live[@]}"
@@ -243,7 +248,9 @@ ulp_removal_client() {
 	fi
 	flag_set a-done
 	# (B) the server's device goes.
-	ulp_connect_busy B "$addr" "$@"
+	ulp_live=()
+	[[ " $ulp_removal_sides " = *" server "* ]] &&
+		ulp_connect_busy B "$addr" "$@"
 	if [ "${#ulp_live[@]}" != 0 ]; then
 		ulp_dmesg_start_phase
 		flag_set b-busy
