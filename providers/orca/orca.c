@@ -58,6 +58,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_qp = orca_query_qp,
 	.query_qp_data_in_order = orca_query_qp_data_in_order,
 	.query_srq = orca_query_srq,
+	.reg_dmabuf_mr = orca_reg_dmabuf_mr,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_req_notify_cq,
 	.rereg_mr = orca_rereg_mr,

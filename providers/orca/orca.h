@@ -387,6 +387,9 @@ void orca_parent_get(struct orca_pd *parent);
 void orca_parent_put(struct orca_pd *parent);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
+struct ibv_mr *orca_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access);
 int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 int orca_dereg_mr(struct verbs_mr *vmr);

@@ -200,6 +200,32 @@ struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 }
 
 /*
+ * The kernel attaches and pins the dma-buf and registers its pages as it
+ * does a user MR's (no driver data either way).  Its errors are the
+ * caller's: EBADF for fd -1, which UCX and NCCL take for "dma-buf MRs are
+ * supported".
+ */
+struct ibv_mr *orca_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr,
+				    NULL);
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/*
  * The kernel registers a new MR in the adapter and replaces the old one
  * (new keys, which ibv_cmd_rereg_mr() copies into the ibv_mr).
  */

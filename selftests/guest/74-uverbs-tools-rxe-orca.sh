@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Two guests, servers on rxe, clients on orca: the libibverbs pingpongs, rping
-# (IPv4 and IPv6), ucmatose and udaddy through the userspace verbs
+# (IPv4 and IPv6), ucmatose, udaddy and dma-buf MRs through the userspace verbs
 # (in-guest/uverbs-tools.sh).
 # The reverse of 73: make check keeps one direction of each protocol's
 # interop with rxe, make check-long both.

@@ -6,6 +6,7 @@
 #   ibv_rc_pingpong (polling and with completion events), ibv_ud_pingpong,
 #   ibv_srq_pingpong, ibv_uc_pingpong, each with -c and a RoCE v2 GID;
 #   RDMA FLUSH and ATOMIC WRITE to guest 0 (flush_atomic_write);
+#   dma-buf MRs (dmabuf_mr): udmabuf on ORCA, an ordinary MR on rxe;
 #   rping -V (every byte of every ping compared) over IPv4 and IPv6;
 #   ucmatose; udaddy; mckey (rdma_cm UD multicast) to guest 0, and to
 #   guest 1 between kinds.
@@ -50,6 +51,25 @@ fawopt=
 [ "$1" = rxe ] && fawopt=-F
 pair_case "FLUSH and ATOMIC WRITE" 90 "tcp_listening 18520" \
 	"$faw $dev $gid 18520" "$faw $fawopt $dev $gid 18520 $uverbs_srv_ip"
+
+# dma-buf MRs (selftests/user/dmabuf_mr.c): an ORCA guest registers a
+# udmabuf (a memfd's pages as a dma-buf) with ibv_reg_dmabuf_mr, an rxe
+# guest (no dma-buf MRs) its memfd with ibv_reg_mr (-p); RDMA WRITE, READ
+# and SEND each way, every byte checked in the memfd, the errors of bad
+# registrations, and the MR deregistered while the peer writes to it.
+# Each of the program's KTAP cases is one here (dmabuf/...).
+dmb=$ORCA_TOP/selftests/user/build/dmabuf_mr
+dmbopt=
+if [ "$kind" = rxe ]; then
+	dmbopt=-p
+else
+	# Built into Debian's kernel (CONFIG_UDMABUF=y); a module elsewhere.
+	modprobe udmabuf 2>/dev/null
+	ok_if "/dev/udmabuf exists" test -c /dev/udmabuf
+fi
+pair_case "dma-buf MRs" 90 "tcp_listening 18521" \
+	"$dmb $dmbopt $dev $gid 18521" "$dmb $dmbopt $dev $gid 18521 $uverbs_srv_ip"
+uverbs_ktap_relay dmabuf "$(uverbs_log "dma-buf MRs")"
 
 pair_case "rping -V IPv4" 90 "cm_listening 7174" \
 	"rping -s -a $uverbs_srv_ip -C 20 -S 4096 -V" \

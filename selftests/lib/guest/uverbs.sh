@@ -19,6 +19,11 @@
 #                           both: this guest's half of case NAME; the
 #                           commands are strings (word-split here)
 #
+#   uverbs_ktap_relay PREFIX LOG
+#                           the KTAP case lines a test program wrote to
+#                           LOG, as this guest's cases PREFIX/NAME, its
+#                           comments kept; and a case that it reported
+#                           as many as its plan ("1..N") says
 #   emu_counts              the adapter's live objects ("pd N cq N mr N qp N
 #                           ah N srq N gsi N uar N"), which the emulator
 #                           logs on its "counts" control word
@@ -124,6 +129,28 @@ pair_case() {
 		# shellcheck disable=SC2086
 		ok_if "$name (client)" pair_client "$name" "$secs" $cli
 	fi
+}
+
+uverbs_ktap_relay() {
+	local prefix=$1 log=$2 line rest planned=none seen=0
+	while IFS= read -r line; do
+		case $line in
+		1..*) planned=${line#1..} ;;
+		"ok "*)
+			seen=$((seen + 1))
+			rest=${line#ok }
+			ktap_line "ok $prefix/${rest#* }"
+			;;
+		"not ok "*)
+			seen=$((seen + 1))
+			rest=${line#not ok }
+			ktap_fail=1
+			ktap_line "not ok $prefix/${rest#* }"
+			;;
+		"#"*) echo "$line" >>"$ktap_out" ;;
+		esac
+	done < <(cat "$log" 2>/dev/null)
+	expect_eq "$prefix: every case the program planned reported" "$seen" "$planned"
 }
 
 emu_counts() {

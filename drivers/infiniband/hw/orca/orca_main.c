@@ -210,6 +210,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
 	.reg_user_mr = orca_reg_user_mr,
+	.reg_user_mr_dmabuf = orca_reg_user_mr_dmabuf,
 	.rereg_user_mr = orca_rereg_user_mr,
 	.req_notify_cq = orca_req_notify_cq,
 	.resize_user_cq = orca_resize_user_cq,

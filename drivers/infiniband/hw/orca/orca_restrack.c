@@ -153,7 +153,9 @@ static int orca_res_fill_mr(struct sk_buff *msg, const void *obj)
 	u8 shift = READ_ONCE(mr->page_shift);
 
 	if (mr->umem)
-		return rdma_nl_put_driver_string(msg, "type", "user") ||
+		return rdma_nl_put_driver_string(msg, "type",
+						 mr->umem->is_dmabuf ?
+						 "dmabuf" : "user") ||
 		       rdma_nl_put_driver_u64(msg, "page_size", 1ULL << shift) ||
 		       rdma_nl_put_driver_u64(msg, "npages",
 					      ib_umem_num_dma_blocks(mr->umem,

@@ -82,6 +82,10 @@ int orca_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access, struct ib_dmah *dmah,
 			       struct ib_udata *udata);
+struct ib_mr *orca_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 iova, int fd,
+				      int access, struct ib_dmah *dmah,
+				      struct uverbs_attr_bundle *attrs);
 struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 iova, int access,
 				 struct ib_pd *ibpd, struct ib_udata *udata);

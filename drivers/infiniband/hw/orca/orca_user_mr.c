@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA user memory regions: pinning the memory with ib_umem, choosing the
- * largest device page size that describes it, and registering its page
- * list with CREATE_MR.  (Kernel MRs are in orca_mr.c.)  And memory windows,
- * which only user space allocates: the adapter binds them on the data path
- * (BIND_MW work requests the provider posts).
+ * ORCA user memory regions: pinning the memory with ib_umem (pages of the
+ * process, or a dma-buf), choosing the largest device page size that
+ * describes it, and registering its page list with CREATE_MR.  (Kernel
+ * MRs are in orca_mr.c.)  And memory windows, which only user space
+ * allocates: the adapter binds them on the data path (BIND_MW work
+ * requests the provider posts).
  */
 #include <linux/ioport.h>
 #include <linux/random.h>
@@ -80,42 +81,36 @@ static int orca_umr_access(struct orca_dev *odev, int access)
 	return 0;
 }
 
-struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 iova, int access, struct ib_dmah *dmah,
-			       struct ib_udata *udata)
+/*
+ * The length every user MR may have: what the adapter takes, and not
+ * none.
+ */
+static int orca_umr_length(struct orca_dev *odev, u64 length)
+{
+	if (!length || length > odev->caps.max_mr_size)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * What every user MR does once its memory is pinned in @mr->umem, pages
+ * of the process (ib_umem_get_va()) or a dma-buf (ib_umem_dmabuf_get_pinned()):
+ * either is a list of DMA blocks, which is all the adapter sees.  Choose
+ * the largest device page size that maps @iova onto them (which also
+ * refuses an @iova whose offset in the page is not the memory's), list
+ * the pages and CREATE_MR.  On failure the umem is released and @mr freed.
+ */
+static struct ib_mr *orca_umr_register(struct ib_pd *ibpd,
+				       struct orca_mr *mr, u64 length,
+				       u64 iova, int access)
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
 	unsigned long pgsz_bitmap, pgsz;
 	struct orca_com_mr_params p = {};
 	struct orca_com_mr_keys keys;
 	struct orca_pgl pgl = {};
-	struct orca_mr *mr;
 	int err;
 
-	err = ib_no_udata_io(udata);
-	if (err)
-		return ERR_PTR(err);
-	if (dmah)
-		return ERR_PTR(-EOPNOTSUPP);
-	err = orca_umr_access(odev, access);
-	if (err)
-		return ERR_PTR(err);
-	if (!length || length > odev->caps.max_mr_size)
-		return ERR_PTR(-EINVAL);
-
-	mr = kzalloc_obj(*mr, GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto err_free;
-	}
-	if ((access & IB_ACCESS_FLUSH_PERSISTENT) &&
-	    !orca_umem_is_pmem(mr->umem)) {
-		err = -EINVAL;
-		goto err_umem;
-	}
 	pgsz_bitmap = odev->caps.page_size_cap &
 		      GENMASK_ULL(ORCA_MAX_PAGE_SHIFT, ORCA_MIN_PAGE_SHIFT);
 	pgsz = ib_umem_find_best_pgsz(mr->umem, pgsz_bitmap, iova);
@@ -142,16 +137,116 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->ibmr.lkey = keys.lkey;
 	mr->ibmr.rkey = keys.rkey;
 	mr->access = access;
-	/* The core sets these after reg, but not for an MR rereg returns. */
+	/*
+	 * The core sets these after reg_user_mr, but neither for an MR
+	 * rereg returns nor for a dma-buf MR.
+	 */
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	return &mr->ibmr;
 
 err_umem:
 	ib_umem_release(mr->umem);
-err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 iova, int access, struct ib_dmah *dmah,
+			       struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(ibpd->device);
+	struct orca_mr *mr;
+	int err;
+
+	err = ib_no_udata_io(udata);
+	if (err)
+		return ERR_PTR(err);
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	err = orca_umr_access(odev, access);
+	if (!err)
+		err = orca_umr_length(odev, length);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	if ((access & IB_ACCESS_FLUSH_PERSISTENT) &&
+	    !orca_umem_is_pmem(mr->umem)) {
+		ib_umem_release(mr->umem);
+		kfree(mr);
+		return ERR_PTR(-EINVAL);
+	}
+	return orca_umr_register(ibpd, mr, length, iova, access);
+}
+
+/**
+ * orca_reg_user_mr_dmabuf() - register a user MR of a dma-buf's memory
+ * @ibpd: the MR's PD
+ * @offset: where the MR starts in the dma-buf
+ * @length: bytes of the MR
+ * @iova: the MR's first I/O virtual address; the core checked that its
+ *	offset in a page is @offset's
+ * @fd: the dma-buf's file descriptor
+ * @access: IB_ACCESS_*, of those the core lets a dma-buf MR have (local
+ *	and remote write, remote read and atomic, relaxed ordering)
+ * @dmah: a DMA handle (none supported)
+ * @attrs: the method's attributes; the driver data must be empty
+ *
+ * The dma-buf is attached to the adapter's PCI function and pinned, as
+ * efa, ionic and mana do: its exporter may not move it while the MR
+ * exists, so the adapter gets the page list once, like that of any user
+ * MR, and needs no invalidation (an exporter that refuses to pin fails
+ * the registration with its error).  The checks
+ * and errors are those of orca_reg_user_mr(), plus the core's: a bad @fd
+ * gives -EBADF, a file that is no dma-buf or a range beyond it -EINVAL.
+ *
+ * Return: the MR, or an ERR_PTR.
+ */
+struct ib_mr *orca_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 iova, int fd,
+				      int access, struct ib_dmah *dmah,
+				      struct uverbs_attr_bundle *attrs)
+{
+	struct orca_dev *odev = to_odev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct orca_mr *mr;
+	int err;
+
+	err = ib_no_udata_io(&attrs->driver_udata);
+	if (err)
+		return ERR_PTR(err);
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	err = orca_umr_access(odev, access);
+	if (!err)
+		err = orca_umr_length(odev, length);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
+						fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg_ratelimited(&odev->ibdev,
+				      "dma-buf MR: fd %d at %llu+%llu: %pe\n",
+				      fd, offset, length, umem_dmabuf);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->umem = &umem_dmabuf->umem;
+	return orca_umr_register(ibpd, mr, length, iova, access);
 }
 
 /**
@@ -174,7 +269,9 @@ err_free:
  * access change alone is refused: it is made to a region whose rkey a
  * peer already holds, expecting the keys to stay (as mlx5 keeps them, and
  * pyverbs' rereg access tests assume), which needs an in-place change the
- * adapter does not have.
+ * adapter does not have.  A dma-buf MR is refused too, with -EOPNOTSUPP
+ * as mlx5 refuses it: its umem's address is an offset in the dma-buf, not
+ * an address of the process to pin again.
  *
  * Return: the new MR, or an ERR_PTR.
  */
@@ -183,6 +280,7 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct orca_mr *mr = to_omr(ibmr);
+	int err;
 
 	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_ACCESS |
 		      IB_MR_REREG_PD))
@@ -192,6 +290,10 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	/* Only user MRs come here; they all have a umem. */
 	if (WARN_ON_ONCE(!mr->umem))
 		return ERR_PTR(-EINVAL);
+	/* -EOPNOTSUPP for a dma-buf MR. */
+	err = ib_umem_check_rereg(mr->umem, flags, access);
+	if (err)
+		return ERR_PTR(err);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = ibmr->length;
