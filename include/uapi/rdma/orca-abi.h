@@ -131,7 +131,10 @@ struct orca_resize_cq {
  * ring, and a struct orca_qp_db_rec.  With an SRQ the receive ring's four
  * fields are 0; so are they for an XRC initiator (IBV_QPT_XRC_SEND), which
  * has no receive queue.  An XRC target (IBV_QPT_XRC_RECV) has no rings
- * and no doorbell record: every field but comp_mask is 0.
+ * and no doorbell record: every field but comp_mask is 0.  The core
+ * creates a target QP without driver data (Linux 7.3's ib_create_qp_user()
+ * passes no udata), so its orca_create_qp_resp may be left unwritten: its
+ * qpn is the core response's.
  */
 struct orca_create_qp {
 	__u32 comp_mask;
