@@ -248,6 +248,28 @@ static bool orca_cq_has_sw_flush(struct orca_dev *odev, struct orca_cq *cq)
 	return pending;
 }
 
+/*
+ * The QP a CQE names.  A destroyed or reset QP's CQEs were scrubbed under
+ * the CQ's lock, and it left the table under it too, so the QP stays valid
+ * until the poller unlocks; not an XRC target QP, which has no CQ to lock
+ * and takes no CQE of its own but those of XRC SRQs (orca_poll_xrc()):
+ * one named without ORCA_CQE_F_XRC is not looked at.
+ */
+static struct orca_qp *orca_poll_qp(struct orca_dev *odev, u32 qpn)
+{
+	XA_STATE(xas, &odev->qp_xa, qpn);
+	struct orca_qp *qp;
+
+	rcu_read_lock();
+	do {
+		qp = xas_load(&xas);
+	} while (xas_retry(&xas, qp));
+	if (qp && xas_get_mark(&xas, ORCA_QP_XA_XRC_TGT))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
 /**
  * orca_poll_xrc() - a receive CQE of an XRC SRQ
  * @odev: device
@@ -344,12 +366,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 				n++;
 			continue;
 		}
-		/*
-		 * A destroyed or reset QP's CQEs were scrubbed under this
-		 * lock, and it left the xarray under it too, so @qp stays
-		 * valid until we unlock.
-		 */
-		qp = xa_load(&odev->qp_xa, le32_to_cpu(cqe->qpn));
+		qp = orca_poll_qp(odev, le32_to_cpu(cqe->qpn));
 		if (!qp) {
 			orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_CQES);
 			dev_err_ratelimited(&odev->pdev->dev,

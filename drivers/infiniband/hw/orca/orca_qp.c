@@ -451,6 +451,11 @@ int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 	err = xa_insert_irq(&odev->qp_xa, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
+	if (orca_qp_is_xrc_tgt(qp)) {
+		xa_lock_irq(&odev->qp_xa);
+		__xa_set_mark(&odev->qp_xa, qp->qpn, ORCA_QP_XA_XRC_TGT);
+		xa_unlock_irq(&odev->qp_xa);
+	}
 	qp->ibqp.qp_num = qp->qpn;
 	return 0;
 

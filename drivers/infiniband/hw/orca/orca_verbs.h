@@ -212,6 +212,13 @@ static inline struct orca_xrcd *to_oxrcd(struct ib_xrcd *ibxrcd)
 	return container_of(ibxrcd, struct orca_xrcd, ibxrcd);
 }
 
+/*
+ * The mark of an XRC target QP in orca_dev.qp_xa: it leaves the table
+ * without any CQ lock held (it has no CQs), so a poller that finds its
+ * number in a CQE must not touch it unreferenced (orca_poll.c).
+ */
+#define ORCA_QP_XA_XRC_TGT	XA_MARK_1
+
 /* An XRC target QP has no rings, CQs, PD or doorbell record. */
 static inline bool orca_qp_is_xrc_tgt(const struct orca_qp *qp)
 {
