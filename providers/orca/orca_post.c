@@ -65,8 +65,13 @@ static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 /* The adapter's opcode for @op on a QP of @qpt, or -1. */
 static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 {
-	/* An XRC target has no send queue; an initiator sends as RC. */
-	if (qpt == IBV_QPT_XRC_RECV)
+	/*
+	 * An XRC target has no send queue; an initiator sends as RC, but
+	 * XRC has no FLUSH or ATOMIC WRITE opcode (data-path.rst, "XRC").
+	 */
+	if (qpt == IBV_QPT_XRC_RECV ||
+	    (qpt == IBV_QPT_XRC_SEND &&
+	     (op == IBV_WR_FLUSH || op == IBV_WR_ATOMIC_WRITE)))
 		return -1;
 	/* UD QPs only send, to the address handle of each request. */
 	if (qpt == IBV_QPT_UD && op != IBV_WR_SEND &&
@@ -774,6 +779,10 @@ uint64_t orca_send_ops_supported(struct orca_context *ctx,
 		    (ctx->caps & o->cap) == o->cap)
 			ops |= o->flag;
 	}
+	/* XRC has no FLUSH or ATOMIC WRITE opcode. */
+	if (qpt == IBV_QPT_XRC_SEND)
+		ops &= ~(uint64_t)(IBV_QP_EX_WITH_FLUSH |
+				   IBV_QP_EX_WITH_ATOMIC_WRITE);
 	return ops;
 }
 
