@@ -49,7 +49,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_FLUSH |
 				    ORCA_DEV_CAP_ATOMIC_WRITE |
 				    ORCA_DEV_CAP_SRQ_RESIZE |
-				    ORCA_DEV_CAP_SRQ_TAG),
+				    ORCA_DEV_CAP_SRQ_TAG |
+				    ORCA_DEV_CAP_XRC),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_QP_LIMIT - 1),
@@ -81,6 +82,7 @@ int cmd_query_device(struct cmd_ctx *c)
 		.max_mw = htole32(EMU_MR_LIMIT - 1),
 		.max_mcast_grp = htole32(EMU_MAX_MCAST_GRP),
 		.max_mcast_qp_attach = htole32(EMU_MAX_MCAST_QP_ATTACH),
+		.max_xrcd = htole32(EMU_MAX_XRCD),
 		.hca_type = EMU_HCA_TYPE,
 		.board_id = EMU_BOARD_ID,
 	};

@@ -43,6 +43,8 @@ int cmd_query_srq(struct cmd_ctx *c);
 int cmd_destroy_srq(struct cmd_ctx *c);
 int cmd_attach_mcast(struct cmd_ctx *c);
 int cmd_detach_mcast(struct cmd_ctx *c);
+int cmd_alloc_xrcd(struct cmd_ctx *c);
+int cmd_dealloc_xrcd(struct cmd_ctx *c);
 
 /* cmd_device.c */
 bool cmd_gid_entry_valid(struct orca_engine *eng, uint32_t index);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Queue pairs: CREATE_QP, MODIFY_QP, QUERY_QP, DESTROY_QP.  CREATE checks
- * the type, every handle, the queue geometry and the page list; MODIFY checks
+ * the type, every handle, the queue geometry and the page list (since 1.6
+ * also XRC initiators, a send queue only, and XRC targets, a domain and
+ * nothing else, every field they do not use 0); MODIFY checks
  * the transition against qp_state.c's table and every attribute value
  * before it changes anything, so a refused modify leaves the QP as it was.
  * QPN 0 is invalid and QPN 1 belongs to the one GSI QP.
@@ -31,12 +33,16 @@ void engine_qp_release(void *obj, void *arg)
 	free(qp);
 }
 
-/* Objects a QP holds references on; all valid once CREATE succeeded. */
+/*
+ * Objects a QP holds references on; all valid once CREATE succeeded.  An
+ * XRC initiator has no receive CQ, an XRC target only its domain.
+ */
 struct qp_refs {
 	struct emu_pd *pd;
 	struct emu_cq *scq, *rcq;
 	struct emu_srq *srq;
 	struct emu_uar *uar;
+	struct emu_xrcd *xrcd;
 };
 
 static int qp_get_refs(struct cmd_ctx *c, const struct orca_cmd_create_qp *in,
@@ -44,28 +50,48 @@ static int qp_get_refs(struct cmd_ctx *c, const struct orca_cmd_create_qp *in,
 {
 	struct orca_engine *eng = c->eng;
 
+	memset(r, 0, sizeof(*r));
+	if (in->qp_type == ORCA_QPT_XRC_TGT) {
+		r->xrcd = objtab_get(&eng->xrcds, le32toh(in->xrcdn));
+		return r->xrcd ? ORCA_CMD_ST_OK :
+				 cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	}
 	r->pd = objtab_get(&eng->pds, le32toh(in->pdn));
 	r->scq = objtab_get(&eng->cqs, le32toh(in->send_cqn));
-	r->rcq = objtab_get(&eng->cqs, le32toh(in->recv_cqn));
 	r->uar = objtab_get(&eng->uars, le32toh(in->uar));
-	r->srq = NULL;
+	if (in->qp_type != ORCA_QPT_XRC_INI)
+		r->rcq = objtab_get(&eng->cqs, le32toh(in->recv_cqn));
 	if (le32toh(in->flags) & ORCA_QP_F_USE_SRQ) {
 		r->srq = objtab_get(&eng->srqs, le32toh(in->srqn));
 		if (!r->srq)
 			return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+		/* An XRC SRQ serves XRC target QPs, through the XRCETH only. */
+		if (r->srq->xrc)
+			return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	}
-	if (!r->pd || !r->scq || !r->rcq || !r->uar)
+	if (!r->pd || !r->scq || !r->uar ||
+	    (!r->rcq && in->qp_type != ORCA_QPT_XRC_INI))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
 	return ORCA_CMD_ST_OK;
 }
 
 static void qp_put_refs(struct orca_engine *eng, struct emu_qp *qp, int d)
 {
-	struct emu_pd *pd = objtab_get(&eng->pds, qp->pdn);
-	struct emu_cq *scq = objtab_get(&eng->cqs, qp->send_cqn);
-	struct emu_cq *rcq = objtab_get(&eng->cqs, qp->recv_cqn);
-	struct emu_uar *uar = objtab_get(&eng->uars, qp->uar);
+	struct emu_pd *pd;
+	struct emu_cq *scq, *rcq;
+	struct emu_uar *uar;
 
+	if (qp->type == ORCA_QPT_XRC_TGT) {
+		struct emu_xrcd *xrcd = objtab_get(&eng->xrcds, qp->xrcdn);
+
+		if (xrcd)
+			xrcd->refcnt += d;
+		return;
+	}
+	pd = objtab_get(&eng->pds, qp->pdn);
+	scq = objtab_get(&eng->cqs, qp->send_cqn);
+	rcq = objtab_get(&eng->cqs, qp->recv_cqn);
+	uar = objtab_get(&eng->uars, qp->uar);
 	if (pd)
 		pd->refcnt += d;
 	if (scq)
@@ -82,11 +108,37 @@ static void qp_put_refs(struct orca_engine *eng, struct emu_qp *qp, int d)
 	}
 }
 
+/*
+ * The fields an XRC QP (1.6) must leave 0 (commands.rst, "XRC QPs"): an
+ * initiator those of a receive queue, a target all but its type and
+ * domain (page_shift, meaningless without a page list, is ignored);
+ * xrcdn is a target's only, rsvd always 0.
+ */
+static int qp_check_xrc(struct cmd_ctx *c, const struct orca_cmd_create_qp *in)
+{
+	if (in->rsvd || (in->xrcdn && in->qp_type != ORCA_QPT_XRC_TGT))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (in->qp_type == ORCA_QPT_XRC_INI &&
+	    (in->log_rq_depth || in->rq_npages || in->max_recv_sge ||
+	     in->recv_cqn || in->srqn ||
+	     (le32toh(in->flags) & ORCA_QP_F_USE_SRQ)))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (in->qp_type == ORCA_QPT_XRC_TGT &&
+	    (in->log_sq_depth || in->log_rq_depth || in->sq_npages ||
+	     in->rq_npages || in->max_send_sge || in->max_recv_sge ||
+	     in->max_inline_data || in->flags || in->pdn || in->send_cqn ||
+	     in->recv_cqn || in->srqn || in->uar || in->db_rec_addr))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	return ORCA_CMD_ST_OK;
+}
+
 /* Queue geometry: depths, SGEs, inline size, and the page counts. */
 static int qp_check_geometry(struct cmd_ctx *c,
 			     const struct orca_cmd_create_qp *in)
 {
-	bool srq = le32toh(in->flags) & ORCA_QP_F_USE_SRQ;
+	/* With an SRQ, or as an XRC initiator, no receive queue of its own. */
+	bool no_rq = (le32toh(in->flags) & ORCA_QP_F_USE_SRQ) ||
+		     in->qp_type == ORCA_QPT_XRC_INI;
 	uint32_t sq_np, rq_np = 0;
 	uint8_t ps = in->page_shift;
 
@@ -100,15 +152,14 @@ static int qp_check_geometry(struct cmd_ctx *c,
 	    in->max_send_sge * sizeof(struct orca_sge) ||
 	    ps < ORCA_MIN_PAGE_SHIFT || ps > ORCA_MAX_PAGE_SHIFT)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-	/* With an SRQ the QP has no receive queue of its own. */
-	if (srq ? in->log_rq_depth != 0 :
+	if (no_rq ? in->log_rq_depth != 0 :
 	    in->log_rq_depth < ORCA_MIN_LOG_DEPTH ||
 	    in->log_rq_depth > EMU_LOG_MAX_WQ)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	sq_np = orca_queue_npages((uint64_t)
 				  orca_send_wqe_stride(in->max_send_sge) <<
 				  in->log_sq_depth, ps);
-	if (!srq)
+	if (!no_rq)
 		rq_np = orca_queue_npages((uint64_t)
 					  orca_recv_wqe_stride(in->max_recv_sge)
 					  << in->log_rq_depth, ps);
@@ -116,6 +167,32 @@ static int qp_check_geometry(struct cmd_ctx *c,
 	    le32toh(in->rq_npages) != rq_np)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	return ORCA_CMD_ST_OK;
+}
+
+/*
+ * The QP's memory: the rings, the transport state's budget, the doorbell
+ * record.  An XRC target has only the transport state of a QP without a
+ * send queue, nothing of the guest's to load.
+ */
+static int qp_load(struct cmd_ctx *c, const struct orca_cmd_create_qp *in,
+		   struct emu_qp *qp)
+{
+	int st;
+
+	if (in->qp_type == ORCA_QPT_XRC_TGT)
+		return cmd_pages_reserve(c, &qp->buf, roce_qp_footprint(0));
+	st = cmd_load_pages(c, &qp->buf, 0,
+			    le32toh(in->sq_npages) + le32toh(in->rq_npages),
+			    in->page_shift, 0, false);
+	if (st)
+		return st;
+	/* The transport's per-WQE state is made later, on the data path. */
+	st = cmd_pages_reserve(c, &qp->buf,
+			       roce_qp_footprint(in->log_sq_depth));
+	if (st)
+		return st;
+	return cmd_check_db_rec(c, le64toh(in->db_rec_addr),
+				sizeof(struct orca_qp_db_rec));
 }
 
 int cmd_create_qp(struct cmd_ctx *c)
@@ -131,36 +208,32 @@ int cmd_create_qp(struct cmd_ctx *c)
 	memcpy(&in, c->cmd.in, sizeof(in));
 	flags = le32toh(in.flags);
 	if ((in.qp_type != ORCA_QPT_RC && in.qp_type != ORCA_QPT_UC &&
-	     in.qp_type != ORCA_QPT_UD && in.qp_type != ORCA_QPT_GSI) ||
+	     in.qp_type != ORCA_QPT_UD && in.qp_type != ORCA_QPT_GSI &&
+	     in.qp_type != ORCA_QPT_XRC_INI &&
+	     in.qp_type != ORCA_QPT_XRC_TGT) ||
 	    (flags & ~(ORCA_QP_F_SQ_SIG_ALL | ORCA_QP_F_USE_SRQ)))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	st = qp_check_xrc(c, &in);
+	if (st)
+		return st;
 	if (in.qp_type == ORCA_QPT_GSI && eng->gsi_qp)
 		return cmd_fail(c, ORCA_CMD_ST_BUSY);
 	st = qp_get_refs(c, &in, &refs);
 	if (st)
 		return st;
-	st = qp_check_geometry(c, &in);
-	if (st)
-		return st;
+	if (in.qp_type != ORCA_QPT_XRC_TGT) {
+		st = qp_check_geometry(c, &in);
+		if (st)
+			return st;
+	}
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
-	st = cmd_load_pages(c, &qp->buf, 0,
-			    le32toh(in.sq_npages) + le32toh(in.rq_npages),
-			    in.page_shift, 0, false);
-	if (st)
-		goto err;
-	/* The transport's per-WQE state is made later, on the data path. */
-	st = cmd_pages_reserve(c, &qp->buf,
-			       roce_qp_footprint(in.log_sq_depth));
+	st = qp_load(c, &in, qp);
 	if (st)
 		goto err;
 	qp->resp_res = 1;
-	st = cmd_check_db_rec(c, le64toh(in.db_rec_addr),
-			      sizeof(struct orca_qp_db_rec));
-	if (st)
-		goto err;
 	if (in.qp_type == ORCA_QPT_GSI) {
 		qpn = EMU_QPN_GSI;
 		eng->gsi_qp = qp;
@@ -181,6 +254,7 @@ int cmd_create_qp(struct cmd_ctx *c)
 	qp->recv_cqn = le32toh(in.recv_cqn);
 	qp->srqn = flags & ORCA_QP_F_USE_SRQ ? le32toh(in.srqn) : 0;
 	qp->uar = le32toh(in.uar);
+	qp->xrcdn = le32toh(in.xrcdn);
 	qp->db_rec = le64toh(in.db_rec_addr);
 	qp->log_sq_depth = in.log_sq_depth;
 	qp->log_rq_depth = in.log_rq_depth;

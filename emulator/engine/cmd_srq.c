@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Shared receive queues: CREATE_SRQ (since 1.5 tagged: CQEs report the
- * WQE's tag, roce_resp.c), MODIFY_SRQ (arm the limit; since 1.4 resize),
- * QUERY_SRQ, DESTROY_SRQ.  The SRQ keeps its page list and doorbell record
- * for the data path; QPs bound to it hold a reference.
+ * WQE's tag, roce_resp.c; since 1.6 XRC SRQs of a domain, with their own
+ * CQ, which XRC target QPs find by the XRCETH, roce_xrc.c), MODIFY_SRQ
+ * (arm the limit; since 1.4 resize), QUERY_SRQ, DESTROY_SRQ.  The SRQ
+ * keeps its page list and doorbell record for the data path; QPs bound to
+ * it hold a reference, an XRC SRQ holds one on its CQ and its domain.
  */
 #include <endian.h>
 #include <stdatomic.h>
@@ -11,13 +13,42 @@
 #include <string.h>
 
 #include "cmd_handlers.h"
+#include "roce/roce.h"
+
+/*
+ * The XRC part of CREATE_SRQ (1.6): with ORCA_CREATE_SRQ_F_XRC a CQ and
+ * a domain that exist, without it both 0; rsvd1 0 either way.
+ */
+static int srq_check_xrc(struct cmd_ctx *c,
+			 const struct orca_cmd_create_srq *in,
+			 struct emu_cq **cq, struct emu_xrcd **xrcd)
+{
+	struct orca_engine *eng = c->eng;
+
+	*cq = NULL;
+	*xrcd = NULL;
+	if (in->rsvd1)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	if (!(in->flags & ORCA_CREATE_SRQ_F_XRC)) {
+		if (in->cqn || in->xrcdn)
+			return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+		return ORCA_CMD_ST_OK;
+	}
+	*cq = objtab_get(&eng->cqs, le32toh(in->cqn));
+	*xrcd = objtab_get(&eng->xrcds, le32toh(in->xrcdn));
+	if (!*cq || !*xrcd)
+		return cmd_fail(c, ORCA_CMD_ST_BAD_HANDLE);
+	return ORCA_CMD_ST_OK;
+}
 
 int cmd_create_srq(struct cmd_ctx *c)
 {
 	struct orca_engine *eng = c->eng;
 	struct orca_cmd_create_srq in;
+	struct emu_xrcd *xrcd;
 	struct emu_srq *srq;
 	struct emu_uar *uar;
+	struct emu_cq *cq;
 	struct emu_pd *pd;
 	uint32_t npages;
 	int64_t srqn;
@@ -34,8 +65,11 @@ int cmd_create_srq(struct cmd_ctx *c)
 	    in.page_shift < ORCA_MIN_PAGE_SHIFT ||
 	    in.page_shift > ORCA_MAX_PAGE_SHIFT ||
 	    le32toh(in.limit) >= (1u << in.log_depth) ||
-	    (in.flags & ~ORCA_CREATE_SRQ_F_TAG))
+	    (in.flags & ~(ORCA_CREATE_SRQ_F_TAG | ORCA_CREATE_SRQ_F_XRC)))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	st = srq_check_xrc(c, &in, &cq, &xrcd);
+	if (st)
+		return st;
 	npages = orca_queue_npages((uint64_t)orca_recv_wqe_stride(in.max_sge)
 				   << in.log_depth, in.page_shift);
 	if (le32toh(in.npages) != npages)
@@ -67,6 +101,13 @@ int cmd_create_srq(struct cmd_ctx *c)
 	srq->db_rec = le64toh(in.db_rec_addr);
 	pd->refcnt++;
 	uar->refcnt++;
+	if (in.flags & ORCA_CREATE_SRQ_F_XRC) {
+		srq->xrc = true;
+		srq->cqn = le32toh(in.cqn);
+		srq->xrcdn = le32toh(in.xrcdn);
+		cq->refcnt++;
+		xrcd->refcnt++;
+	}
 	{
 		/*
 		 * An event index no post passes: the engine reads the SRQ's
@@ -215,6 +256,17 @@ int cmd_destroy_srq(struct cmd_ctx *c)
 		pd->refcnt--;
 	if (uar)
 		uar->refcnt--;
+	if (srq->xrc) {
+		struct emu_cq *cq = objtab_get(&eng->cqs, srq->cqn);
+		struct emu_xrcd *xrcd = objtab_get(&eng->xrcds, srq->xrcdn);
+
+		if (cq)
+			cq->refcnt--;
+		if (xrcd)
+			xrcd->refcnt--;
+		/* No QP holds an XRC SRQ: a target may hold one of its WQEs. */
+		roce_srq_forget(eng, srqn);
+	}
 	objtab_remove(&eng->srqs, srqn);
 	engine_pages_free(&srq->buf);
 	free(srq);

@@ -51,6 +51,8 @@ static const cmd_handler_t cmd_handlers[ORCA_CMD_MAX] = {
 	[ORCA_CMD_DEALLOC_MW]	= cmd_dealloc_mw,
 	[ORCA_CMD_ATTACH_MCAST]	= cmd_attach_mcast,
 	[ORCA_CMD_DETACH_MCAST]	= cmd_detach_mcast,
+	[ORCA_CMD_ALLOC_XRCD]	= cmd_alloc_xrcd,
+	[ORCA_CMD_DEALLOC_XRCD]	= cmd_dealloc_xrcd,
 };
 
 static void cmdq_dma_fatal(struct orca_engine *eng, const char *what,
@@ -68,7 +70,7 @@ static bool cmd_creates(uint16_t op)
 	       op == ORCA_CMD_CREATE_PD || op == ORCA_CMD_CREATE_CQ ||
 	       op == ORCA_CMD_CREATE_MR || op == ORCA_CMD_CREATE_QP ||
 	       op == ORCA_CMD_CREATE_AH || op == ORCA_CMD_CREATE_SRQ ||
-	       op == ORCA_CMD_ALLOC_MW;
+	       op == ORCA_CMD_ALLOC_MW || op == ORCA_CMD_ALLOC_XRCD;
 }
 
 static bool cmd_destroys(uint16_t op)
@@ -77,7 +79,7 @@ static bool cmd_destroys(uint16_t op)
 	       op == ORCA_CMD_DESTROY_PD || op == ORCA_CMD_DESTROY_CQ ||
 	       op == ORCA_CMD_DESTROY_MR || op == ORCA_CMD_DESTROY_QP ||
 	       op == ORCA_CMD_DESTROY_AH || op == ORCA_CMD_DESTROY_SRQ ||
-	       op == ORCA_CMD_DEALLOC_MW;
+	       op == ORCA_CMD_DEALLOC_MW || op == ORCA_CMD_DEALLOC_XRCD;
 }
 
 /*

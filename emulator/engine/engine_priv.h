@@ -40,6 +40,7 @@ struct roce_qp;
 #define EMU_MAX_EQ		64
 #define EMU_MAX_UAR		ORCA_NUM_UARS
 #define EMU_TAB_LIMIT		65536	/* PD, CQ, AH, SRQ */
+#define EMU_MAX_XRCD		64	/* XRC domains (1.6) at a time */
 /*
  * QPNs 2 .. 2^17 - 1 (plus the GSI QP): 64K connected QPs and more fit,
  * as far as the memory budget goes (an idle QP costs about 3 KiB of it).
@@ -68,7 +69,7 @@ static_assert(EMU_LOG_MAX_WQ <= ORCA_MAX_LOG_WQ_DEPTH, "CQE wqe_idx");
 #define EMU_RESET_TIMEOUT_MS	2000
 #define EMU_FAIL_DESTROY_MAX	1000	/* "fail-destroy N" */
 #define EMU_DUP_HANDLE_MAX	1000	/* "dup-handle N" */
-#define EMU_FW_VERSION		0x01050000	/* 1.5.0 */
+#define EMU_FW_VERSION		0x01060000	/* 1.6.0 */
 /* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
 #define EMU_HCA_TYPE		"ORCA-EMU"
 #define EMU_BOARD_ID		"ORCA_EMU_0001"
@@ -135,6 +136,11 @@ struct emu_pd {
 	uint32_t refcnt;		/* MRs, QPs, AHs, SRQs */
 };
 
+/* An XRC domain (1.6, ALLOC_XRCD, cmd_xrcd.c). */
+struct emu_xrcd {
+	uint32_t refcnt;		/* its XRC SRQs and XRC target QPs */
+};
+
 struct emu_eq {
 	uint32_t eqn;
 	uint8_t log_depth;
@@ -154,7 +160,7 @@ struct emu_cq {
 	uint64_t db_rec;
 	struct emu_pages buf;
 	uint32_t pi;			/* for the data path */
-	uint32_t refcnt;		/* QP bindings (send and recv each) */
+	uint32_t refcnt;		/* QP bindings (send, recv), XRC SRQs */
 	/* RoCE data path (roce_cq.c): arming and overrun. */
 	uint32_t arm_fired;		/* arm sequence last fired for */
 	uint32_t sol_idx;		/* last solicited or error CQE */
@@ -179,6 +185,12 @@ struct emu_srq {
 	uint8_t log_depth;
 	uint8_t max_sge;
 	bool tagged;			/* ORCA_CREATE_SRQ_F_TAG (1.5) */
+	/*
+	 * ORCA_CREATE_SRQ_F_XRC (1.6): an XRC SRQ of domain xrcdn, whose
+	 * receive CQEs go to CQ cqn; it holds a reference on both.
+	 */
+	bool xrc;
+	uint32_t cqn, xrcdn;
 	uint32_t limit;			/* SRQ_LIMIT threshold; 0: off */
 	uint32_t uar;
 	uint64_t db_rec;
@@ -223,6 +235,7 @@ struct emu_qp {
 	uint32_t flags;			/* ORCA_QP_F_* */
 	uint8_t state;			/* enum orca_qp_state */
 	uint32_t pdn, send_cqn, recv_cqn, srqn, uar;
+	uint32_t xrcdn;			/* ORCA_QPT_XRC_TGT (1.6): its domain */
 	uint64_t db_rec;
 	uint8_t log_sq_depth, log_rq_depth;
 	uint8_t max_send_sge, max_recv_sge;
@@ -355,7 +368,7 @@ struct orca_engine {
 	/* --- engine thread only --- */
 	struct emu_mem mem;
 	bool eq_stopped;		/* after a fatal error: post nothing */
-	struct objtab eqs, uars, pds, cqs, mrs, qps, ahs, srqs;
+	struct objtab eqs, uars, pds, cqs, mrs, qps, ahs, srqs, xrcds;
 	uint64_t qp_serial;		/* the last QP's serial (emu_qp) */
 	struct emu_qp *gsi_qp;		/* QPN 1, outside the table */
 	uint32_t eth_mtu;
@@ -418,6 +431,31 @@ uint8_t engine_ib_mtu_for_eth(uint32_t eth_mtu);
 /* cmd_qp.c */
 struct emu_qp *engine_qp_lookup(struct orca_engine *eng, uint32_t qpn);
 void engine_qp_release(void *obj, void *arg);
+
+/*
+ * An XRC target QP (1.6) has no rings, no CQs, no PD, no UAR and no
+ * doorbell record: the data path never reads a queue of its own, never
+ * rings for it, and takes its receive WQEs from the XRC SRQ each request
+ * names.  An XRC initiator has a send queue only.
+ */
+static inline bool engine_qp_has_sq(const struct emu_qp *qp)
+{
+	return qp->type != ORCA_QPT_XRC_TGT;
+}
+
+/* The QP has a receive queue of its own (not an SRQ, not XRC). */
+static inline bool engine_qp_has_rq(const struct emu_qp *qp)
+{
+	return qp->type != ORCA_QPT_XRC_INI && qp->type != ORCA_QPT_XRC_TGT &&
+	       !(qp->flags & ORCA_QP_F_USE_SRQ);
+}
+
+/* RC and both XRC types: acknowledged, retried, RC's state machine. */
+static inline bool engine_qp_is_rc(const struct emu_qp *qp)
+{
+	return qp->type == ORCA_QPT_RC || qp->type == ORCA_QPT_XRC_INI ||
+	       qp->type == ORCA_QPT_XRC_TGT;
+}
 
 /*
  * cmd_mcast.c: the multicast groups.  engine_mcg_find() returns the group

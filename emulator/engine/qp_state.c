@@ -4,7 +4,8 @@
  * MODIFY_QP accepts and, per QP type, which attributes each transition
  * requires and which it also allows.  The table follows the IB spec as the
  * kernel encodes it in ib_modify_qp_is_ok() (drivers/infiniband/core/
- * verbs.c), restricted to RC, UC, UD and GSI; attributes ORCA does not support
+ * verbs.c), restricted to RC, UC, UD, GSI and (1.6) the XRC initiator and
+ * target (T_XI, T_XT); attributes ORCA does not support
  * (alternate path, path migration) are refused before this table is
  * consulted.  A modify without ORCA_QP_ATTR_STATE is the transition from the
  * current state to itself.
@@ -15,7 +16,7 @@
 #include "engine_priv.h"
 #include "roce/roce.h"
 
-enum { T_RC, T_UC, T_UD, T_GSI, T_NUM };
+enum { T_RC, T_UC, T_UD, T_GSI, T_XI, T_XT, T_NUM };
 
 struct qp_transition {
 	bool valid;
@@ -39,6 +40,10 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(ACCESS_FLAGS),
 				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+				[T_XI] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
+				[T_XT] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
 			},
 		},
 	},
@@ -54,6 +59,10 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(ACCESS_FLAGS),
 				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+				[T_XI] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
+				[T_XT] = A(PKEY_INDEX) | A(PORT) |
+					 A(ACCESS_FLAGS),
 			},
 		},
 		[ORCA_QPS_RTR] = {
@@ -64,6 +73,11 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(MIN_RNR_TIMER),
 				[T_UC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
 					 A(RQ_PSN),
+				[T_XI] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+					 A(RQ_PSN),
+				[T_XT] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+					 A(RQ_PSN) | A(MAX_DEST_RD_ATOMIC) |
+					 A(MIN_RNR_TIMER),
 			},
 			.opt = {
 				[T_RC] = A(ALT_PATH) | A(ACCESS_FLAGS) |
@@ -72,6 +86,10 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(PKEY_INDEX),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+				[T_XI] = A(ALT_PATH) | A(ACCESS_FLAGS) |
+					 A(PKEY_INDEX),
+				[T_XT] = A(ALT_PATH) | A(ACCESS_FLAGS) |
+					 A(PKEY_INDEX),
 			},
 		},
 	},
@@ -87,6 +105,10 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 				[T_UC] = A(SQ_PSN),
 				[T_UD] = A(SQ_PSN),
 				[T_GSI] = A(SQ_PSN),
+				[T_XI] = A(TIMEOUT) | A(RETRY_CNT) |
+					 A(RNR_RETRY) | A(SQ_PSN) |
+					 A(MAX_QP_RD_ATOMIC),
+				[T_XT] = A(TIMEOUT) | A(SQ_PSN),
 			},
 			.opt = {
 				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
@@ -96,6 +118,11 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
 				[T_UD] = A(CUR_STATE) | A(QKEY),
 				[T_GSI] = A(CUR_STATE) | A(QKEY),
+				[T_XI] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
+				[T_XT] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
+					 A(PATH_MIG_STATE),
 			},
 		},
 	},
@@ -112,6 +139,11 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(ALT_PATH) | A(PATH_MIG_STATE),
 				[T_UD] = A(CUR_STATE) | A(QKEY),
 				[T_GSI] = A(CUR_STATE) | A(QKEY),
+				[T_XI] = A(CUR_STATE) | A(ACCESS_FLAGS) |
+					 A(ALT_PATH) | A(PATH_MIG_STATE),
+				[T_XT] = A(CUR_STATE) | A(ACCESS_FLAGS) |
+					 A(ALT_PATH) | A(PATH_MIG_STATE) |
+					 A(MIN_RNR_TIMER),
 			},
 		},
 		[ORCA_QPS_SQD] = {
@@ -121,6 +153,8 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 				[T_UC] = A(EN_SQD_ASYNC),
 				[T_UD] = A(EN_SQD_ASYNC),
 				[T_GSI] = A(EN_SQD_ASYNC),
+				[T_XI] = A(EN_SQD_ASYNC),
+				[T_XT] = A(EN_SQD_ASYNC),
 			},
 		},
 	},
@@ -137,6 +171,11 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
 				[T_UD] = A(CUR_STATE) | A(QKEY),
 				[T_GSI] = A(CUR_STATE) | A(QKEY),
+				[T_XI] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
+				[T_XT] = A(CUR_STATE) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
+					 A(PATH_MIG_STATE),
 			},
 		},
 		[ORCA_QPS_SQD] = {
@@ -153,6 +192,15 @@ static const struct qp_transition qp_table[NSTATES][NSTATES] = {
 					 A(PATH_MIG_STATE),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
 				[T_GSI] = A(PKEY_INDEX) | A(QKEY),
+				[T_XI] = A(PORT) | A(AV) | A(TIMEOUT) |
+					 A(RETRY_CNT) | A(RNR_RETRY) |
+					 A(MAX_QP_RD_ATOMIC) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PKEY_INDEX) |
+					 A(PATH_MIG_STATE),
+				[T_XT] = A(PORT) | A(AV) | A(TIMEOUT) |
+					 A(MAX_DEST_RD_ATOMIC) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PKEY_INDEX) |
+					 A(MIN_RNR_TIMER) | A(PATH_MIG_STATE),
 			},
 		},
 	},
@@ -187,6 +235,10 @@ static int qp_type_index(uint8_t type)
 		return T_UD;
 	case ORCA_QPT_GSI:
 		return T_GSI;
+	case ORCA_QPT_XRC_INI:
+		return T_XI;
+	case ORCA_QPT_XRC_TGT:
+		return T_XT;
 	}
 	return -1;
 }
@@ -226,9 +278,12 @@ int engine_qp_check_transition(uint8_t type, uint8_t cur, uint8_t next,
  */
 void engine_qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp)
 {
-	struct orca_qp_db_rec *rec = engine_dma(eng, qp->db_rec,
-						 sizeof(*rec));
+	struct orca_qp_db_rec *rec;
 
+	/* An XRC target has no record: its db_rec is 0, not an address. */
+	if (!engine_qp_has_sq(qp))
+		return;
+	rec = engine_dma(eng, qp->db_rec, sizeof(*rec));
 	if (!rec)
 		return;
 	atomic_store_explicit((_Atomic __le32 *)&rec->sq_event_idx, 0,

@@ -114,6 +114,12 @@ struct roce_stats {
 /* Counters, for tests and the exit log. */
 void roce_get_stats(struct orca_engine *eng, struct roce_stats *st);
 
+/*
+ * XRC SRQ @srqn is going away (DESTROY_SRQ): an XRC target QP that took
+ * one of its WQEs for a message in progress forgets it (roce_xrc.c).
+ */
+void roce_srq_forget(struct orca_engine *eng, uint32_t srqn);
+
 void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 			  uint8_t cur, uint8_t next);
 void roce_qp_free(struct emu_qp *qp);

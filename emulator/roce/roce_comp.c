@@ -5,7 +5,8 @@
  * their CQEs; sequence errors and timeouts rewind the requester (go-back-N,
  * retry_cnt), RNR NAKs pause it (rnr_retry, 7 = forever); fatal NAKs
  * complete the WQE in error and move the QP to ERR, whose remaining WQEs
- * are then flushed.
+ * are then flushed.  An XRC initiator (1.6) takes the XRC responses the
+ * same way (their opcodes are RC's | ROCE_XRC_BASE).
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -86,7 +87,7 @@ void roce_comp_swqe(struct roce_qp *rq, struct roce_swqe *w, uint8_t status)
 	}
 	if (status == ORCA_CQE_ST_SUCCESS || status == ORCA_CQE_ST_WR_FLUSH_ERR)
 		return;
-	if (qp->type == ORCA_QPT_RC)
+	if (engine_qp_is_rc(qp))
 		roce_qp_to_err(rq, 0);
 	else if (qp->state == ORCA_QPS_RTS)
 		engine_qp_enter_state(rq->dev->eng, qp, ORCA_QPS_SQE);
@@ -109,14 +110,17 @@ void roce_comp_retire(struct roce_qp *rq)
 void roce_comp_flush_sq(struct roce_qp *rq)
 {
 	struct emu_qp *qp = rq->qp;
-	struct orca_qp_db_rec *rec = engine_dma(rq->dev->eng, qp->db_rec,
-						 sizeof(*rec));
 	uint32_t depth = 1u << qp->log_sq_depth;
 	uint32_t stride = orca_send_wqe_stride(qp->max_send_sge);
+	struct orca_qp_db_rec *rec;
 	uint32_t pi, posted;
 
 	rq->retry_deadline = rq->rnr_deadline = 0;
 	rq->rd_atomic = 0;
+	/* An XRC target has no send queue and no doorbell record. */
+	if (!engine_qp_has_sq(qp))
+		return;
+	rec = engine_dma(rq->dev->eng, qp->db_rec, sizeof(*rec));
 	if (!rec)
 		return;
 	pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->sq_pi,
@@ -373,7 +377,8 @@ static void flush_or_atomic_write_response(struct roce_qp *rq,
 	ack_through(rq, pkt->psn - 1);
 	if (roce_psn_diff(rq->una_psn, pkt->psn) < 0)
 		return;	/* an earlier READ is incomplete: asked again */
-	if (pkt->opcode != ROCE_RC_READ_RESP_ONLY || pkt->paylen ||
+	if ((pkt->opcode & ROCE_OP_MASK) != ROCE_RC_READ_RESP_ONLY ||
+	    pkt->paylen ||
 	    (pkt->aeth_syndrome & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK) {
 		fail_at(rq, pkt->psn, ORCA_CQE_ST_BAD_RESP_ERR);
 		return;

@@ -221,8 +221,8 @@ static bool range_in(uint64_t base, uint64_t size, uint64_t va, uint64_t len)
 }
 
 int roce_rkey_check(struct orca_engine *eng, const struct emu_qp *qp,
-		    uint32_t rkey, uint64_t va, uint64_t len, uint32_t access,
-		    struct emu_mr **out, uint64_t *mr_va)
+		    uint32_t pdn, uint32_t rkey, uint64_t va, uint64_t len,
+		    uint32_t access, struct emu_mr **out, uint64_t *mr_va)
 {
 	struct emu_mr *mw = objtab_get(&eng->mrs,
 				       FIELD_GET(ORCA_MKEY_INDEX, rkey));
@@ -231,7 +231,7 @@ int roce_rkey_check(struct orca_engine *eng, const struct emu_qp *qp,
 
 	if (!mw || !mw->mw_type) {
 		*mr_va = va;
-		return roce_mr_check(eng, rkey, qp->pdn, va, len, access, out);
+		return roce_mr_check(eng, rkey, pdn, va, len, access, out);
 	}
 	/*
 	 * The window's state, key, PD, rights and range (IBA 10.6.7.2; a
@@ -239,7 +239,7 @@ int roce_rkey_check(struct orca_engine *eng, const struct emu_qp *qp,
 	 * MR it is bound to, which cannot go while it is.
 	 */
 	if (!mw->valid || !mw->length ||
-	    mw->key != FIELD_GET(ORCA_MKEY_KEY, rkey) || mw->pdn != qp->pdn ||
+	    mw->key != FIELD_GET(ORCA_MKEY_KEY, rkey) || mw->pdn != pdn ||
 	    (mw->mw_type == ORCA_MW_TYPE_2 &&
 	     mw->mw_qp_serial != qp->serial) ||
 	    (mw->access & access) != access ||
@@ -317,12 +317,12 @@ int roce_mw_bind(struct orca_engine *eng, const struct emu_qp *qp,
 }
 
 int roce_mr_invalidate(struct orca_engine *eng, const struct emu_qp *qp,
-		       uint32_t key, bool remote)
+		       uint32_t pdn, uint32_t key, bool remote)
 {
 	struct emu_mr *mr = objtab_get(&eng->mrs,
 				       FIELD_GET(ORCA_MKEY_INDEX, key));
 
-	if (!mr || mr->pdn != qp->pdn ||
+	if (!mr || mr->pdn != pdn ||
 	    mr->key != FIELD_GET(ORCA_MKEY_KEY, key))
 		return ORCA_CQE_ST_MW_BIND_ERR;
 	if (mr->mw_type) {

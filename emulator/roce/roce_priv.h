@@ -18,6 +18,8 @@
  *   roce_resp.c  responder: incoming requests, receive WQEs, ACK
  *                coalescing, NAKs, duplicate READ/atomic replay, UC and
  *                UD receive
+ *   roce_xrc.c   the XRC target's check of each request's XRCETH: which
+ *                SRQ, of which domain, with which PD
  *   roce_mr.c    lkey/rkey lookup and checks, data movement through MRs
  *   roce_cq.c    CQE writing, CQ arming and COMP events
  *
@@ -207,11 +209,16 @@ struct roce_swqe {
 	bool done;			/* may be completed (in order) */
 };
 
-/* A receive WQE taken from the RQ or SRQ. */
+/*
+ * A receive WQE taken from the RQ or SRQ.  One of an XRC SRQ (1.6)
+ * completes on that SRQ's CQ, reporting the SRQ's number (xrc_srqn, never
+ * 0 for an XRC SRQ's WQE) rather than on the QP's receive CQ.
+ */
 struct roce_rwqe {
 	uint64_t wr_id;
 	uint32_t idx;
 	uint8_t num_sge;
+	uint32_t xrc_srqn, xrc_cqn;
 	struct orca_sge sge[ORCA_MAX_SGE];
 };
 
@@ -225,6 +232,7 @@ struct roce_rjob {
 	uint32_t psn;			/* next response PSN */
 	uint64_t va;			/* READ: next byte */
 	uint32_t rkey;
+	uint32_t pdn;			/* READ: the PD rkey is checked in */
 	uint32_t left;			/* READ: bytes still to send */
 	bool first;			/* READ: next is the first response */
 	uint64_t orig;			/* atomic: value returned */
@@ -298,6 +306,13 @@ struct roce_qp {
 	bool sq_polling;		/* window open, event index not written */
 
 	/* responder */
+	/*
+	 * The PD of the request being executed: the QP's, or for an XRC
+	 * target that of the SRQ its XRCETH names (roce_xrc.c), which also
+	 * names the SRQ of the message in progress.
+	 */
+	uint32_t resp_pdn;
+	uint32_t xrc_srqn;
 	uint32_t epsn;
 	uint32_t msn;
 	bool nak_seq_sent;
@@ -336,6 +351,17 @@ static inline uint32_t sq_mask(const struct roce_qp *rq)
 static inline struct roce_swqe *swqe(struct roce_qp *rq, uint32_t idx)
 {
 	return &rq->sw[idx & sq_mask(rq)];
+}
+
+/*
+ * The opcode of RC packet @rc_op on @qp's transport: the same packet's
+ * XRC opcode (IBA A14) for an XRC initiator or target.
+ */
+static inline uint8_t roce_wire_op(const struct emu_qp *qp, uint8_t rc_op)
+{
+	if (qp->type == ORCA_QPT_XRC_INI || qp->type == ORCA_QPT_XRC_TGT)
+		return rc_op | ROCE_XRC_BASE;
+	return rc_op;
 }
 
 /* FLUSH and ATOMIC WRITE: answered by an empty READ Response Only. */
@@ -474,21 +500,25 @@ int roce_sgl_copy(struct orca_engine *eng, uint32_t pdn,
 		  const struct orca_sge *sge, unsigned int num_sge,
 		  uint32_t off, void *buf, uint32_t len, bool to_sgl);
 uint64_t roce_sgl_len(const struct orca_sge *sge, unsigned int num_sge);
-/* REG_MR / LOCAL_INV / remote invalidate; return 0 or a CQE status. */
+/*
+ * REG_MR / LOCAL_INV / remote invalidate (of a key in PD @pdn, the QP's
+ * or, for an XRC target, the SRQ's); return 0 or a CQE status.
+ */
 int roce_mr_fast_reg(struct orca_engine *eng, uint32_t pdn,
 		     const struct roce_swqe *w);
 int roce_mr_invalidate(struct orca_engine *eng, const struct emu_qp *qp,
-		       uint32_t key, bool remote);
+		       uint32_t pdn, uint32_t key, bool remote);
 /*
  * Memory windows (1.4).  roce_rkey_check() is roce_mr_check() for a
- * remote key on @qp: an MR's or a bound window's, checked against the
+ * remote key on @qp, in PD @pdn (the QP's, for an XRC target the SRQ's):
+ * an MR's or a bound window's, checked against the
  * window and its MR; it gives the MR and the MR address @va is (a
  * window's, zero-based or not, is not the MR's).  roce_mw_bind() executes
  * a BIND_MW work request; both return 0 or a CQE status.
  */
 int roce_rkey_check(struct orca_engine *eng, const struct emu_qp *qp,
-		    uint32_t rkey, uint64_t va, uint64_t len, uint32_t access,
-		    struct emu_mr **out, uint64_t *mr_va);
+		    uint32_t pdn, uint32_t rkey, uint64_t va, uint64_t len,
+		    uint32_t access, struct emu_mr **out, uint64_t *mr_va);
 int roce_mw_bind(struct orca_engine *eng, const struct emu_qp *qp,
 		 const struct roce_swqe *w);
 
@@ -548,5 +578,21 @@ void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 /* Sends queued responses and the coalesced ACK; true if more remain. */
 bool roce_resp_send_acks(struct roce_qp *rq);
 void roce_resp_flush_rq(struct roce_qp *rq);
+
+/* ---- roce_xrc.c ---- */
+/*
+ * The XRC SRQ request @pkt's XRCETH names, if it exists, is an XRC SRQ
+ * and is of XRC target @rq's domain; else NULL.
+ */
+struct emu_srq *roce_xrc_srq(struct roce_qp *rq, const struct roce_pkt *pkt);
+/*
+ * An in-sequence request (@flags its opcode's) on XRC target @rq: the
+ * SRQ must be roce_xrc_srq()'s and, unless @pkt starts a message, the
+ * one its message started with.  Then it is the responder's SRQ and PD
+ * for @pkt and true; false if the request must be NAKed (Invalid
+ * Request).
+ */
+bool roce_xrc_take(struct roce_qp *rq, const struct roce_pkt *pkt,
+		   uint32_t flags);
 
 #endif /* ORCA_EMU_ROCE_PRIV_H */

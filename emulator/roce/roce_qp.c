@@ -847,6 +847,17 @@ static void rx_mcast(struct roce_dev *dev, const struct roce_opinfo *op,
 	}
 }
 
+/* The QP type a connected packet of opcode flags @flags is for. */
+static uint8_t rx_qp_type(uint32_t flags)
+{
+	if (flags & ROCE_K_UC)
+		return ORCA_QPT_UC;
+	if (flags & ROCE_K_XRC)
+		return flags & ROCE_K_RESP ? ORCA_QPT_XRC_INI :
+					     ORCA_QPT_XRC_TGT;
+	return ORCA_QPT_RC;
+}
+
 static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 {
 	struct orca_engine *eng = dev->eng;
@@ -884,7 +895,7 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 		return;
 	}
 	if (op->flags & ROCE_K_UD) {
-		if (qp->type == ORCA_QPT_RC || qp->type == ORCA_QPT_UC) {
+		if (qp->type != ORCA_QPT_UD && qp->type != ORCA_QPT_GSI) {
 			dev->st.drop_bad_pkt++;
 			return;
 		}
@@ -897,8 +908,12 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 			roce_resp_ud_rx(rq, &pkt);
 		return;
 	}
-	/* RC and UC: only from the peer the QP is connected to. */
-	if (qp->type != (op->flags & ROCE_K_UC ? ORCA_QPT_UC : ORCA_QPT_RC) ||
+	/*
+	 * RC, UC and XRC: only from the peer the QP is connected to, and
+	 * only the QP's own transport: XRC requests for an XRC target, XRC
+	 * responses for an XRC initiator, RC packets for neither.
+	 */
+	if (qp->type != rx_qp_type(op->flags) ||
 	    memcmp(pkt.sgid, qp->attr.av.dgid, 16)) {
 		dev->st.drop_bad_pkt++;
 		return;
@@ -955,7 +970,9 @@ static void doorbell(struct roce_dev *dev, const struct roce_db *db)
 	case ORCA_UAR_SQ_DB:
 	case ORCA_UAR_RQ_DB:
 		qp = engine_qp_lookup(eng, db->val & ROCE_QPN_MASK);
-		if (!qp || qp->uar != db->uar || qp->state == ORCA_QPS_RESET)
+		/* An XRC target has no UAR (its uar 0 is no UAR of its). */
+		if (!qp || !engine_qp_has_sq(qp) || qp->uar != db->uar ||
+		    qp->state == ORCA_QPS_RESET)
 			return;
 		rq = roce_qp_get(eng, qp);
 		if (!rq)

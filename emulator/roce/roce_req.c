@@ -5,7 +5,9 @@
  * turns them into RoCEv2 request packets segmented by the path MTU with
  * consecutive PSNs, and executes the local work requests (REG_MR,
  * LOCAL_INV, BIND_MW).  UC sends the same SEND and WRITE packets, completed
- * as their last packet leaves: no ACKs, no retransmission.  RC's
+ * as their last packet leaves: no ACKs, no retransmission.  An XRC
+ * initiator (1.6) is an RC requester whose packets carry the XRC opcodes
+ * and the XRCETH, naming the SRQ each WQE's dest_qpn names.  RC's
  * retransmission is go-back-N: the completer moves the
  * transmit position back with roce_req_rewind() and this code sends again
  * from there, with the PSNs the WQEs were given the first time.
@@ -218,6 +220,9 @@ static bool op_allowed(const struct emu_qp *qp, uint8_t op)
 {
 	if (qp->type == ORCA_QPT_RC)
 		return op <= ORCA_WQE_BIND_MW || is_flush_or_atomic_write(op);
+	/* XRC has no FLUSH or ATOMIC WRITE opcodes (IBA A14, 1.5's A19). */
+	if (qp->type == ORCA_QPT_XRC_INI)
+		return op <= ORCA_WQE_BIND_MW;
 	/* UC: no READ, atomics or invalidation (IBA 9.2), no local work. */
 	if (qp->type == ORCA_QPT_UC)
 		return op == ORCA_WQE_SEND || op == ORCA_WQE_SEND_IMM ||
@@ -488,6 +493,8 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 	int err;
 
 	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
+	/* XRC: the SRQ at the target (ignored by the other transports). */
+	pkt.xrc_srqn = w->dest_qpn;
 	switch (w->opcode) {
 	case ORCA_WQE_RDMA_READ:
 		psn = w->rd_next;
@@ -577,6 +584,7 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 		end = psn + 1;
 		break;
 	}
+	pkt.opcode = roce_wire_op(qp, pkt.opcode);
 	err = roce_send_pkt(rq, &qp->attr.av, &pkt, fill_from_wqe, &f);
 	if (err) {
 		/* A bad lkey, or an address vector we cannot send to. */
@@ -592,8 +600,8 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 		return TX_DONE;
 	}
 	note_sent(rq, end);
-	if (pkt.opcode == ROCE_RC_READ_REQ || pkt.opcode == ROCE_RC_CMP_SWAP ||
-	    pkt.opcode == ROCE_RC_FETCH_ADD)
+	if (w->opcode == ORCA_WQE_RDMA_READ || w->opcode == ORCA_WQE_ATOMIC_CS ||
+	    w->opcode == ORCA_WQE_ATOMIC_FA)
 		return TX_DONE;
 	rq->next_off += pkt.paylen;
 	return rq->next_off >= w->len ? TX_DONE : TX_MORE;
@@ -664,7 +672,7 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 		return false;
 	switch (w->opcode) {
 	case ORCA_WQE_LOCAL_INV:
-		w->status = roce_mr_invalidate(rq->dev->eng, qp,
+		w->status = roce_mr_invalidate(rq->dev->eng, qp, qp->pdn,
 					       w->imm_or_inv, false);
 		w->done = true;
 		return true;

@@ -10,7 +10,10 @@
  * coalesced: one per QP per engine pass, for the newest PSN that asked.
  * UC takes SENDs and WRITEs through the same code, but never answers: a
  * PSN gap or a request it cannot take drops the message silently, and the
- * next FIRST or ONLY packet starts again (roce_resp_uc_rx()).
+ * next FIRST or ONLY packet starts again (roce_resp_uc_rx()).  An XRC
+ * target (1.6) is an RC responder whose receive WQEs, receive CQ and PD
+ * are those of the XRC SRQ each request's XRCETH names (roce_xrc.c), and
+ * whose answers carry the XRC opcodes.
  * Also the UD/GSI receive side, with the Q_Key check and the GRH area.
  */
 #include <errno.h>
@@ -43,9 +46,48 @@ static int rwqe_parse(const uint8_t *e, uint8_t max_sge, uint32_t idx,
 }
 
 /*
+ * The next WQE of SRQ @srq, as take_rwqe().  One of an XRC SRQ says so,
+ * for its CQE (recv_complete()), whether or not it parses.
+ */
+static int take_srq_wqe(struct orca_engine *eng, struct emu_srq *srq,
+			struct roce_rwqe *out)
+{
+	struct orca_srq_db_rec *rec;
+	const uint8_t *e;
+	uint32_t pi;
+
+	rec = engine_dma(eng, srq->db_rec, sizeof(*rec));
+	if (!rec)
+		return -EIO;
+	/* No doorbell wanted: the next request reads pi again. */
+	pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->pi,
+					  memory_order_acquire));
+	if (pi == srq->ci)
+		return -EAGAIN;
+	if (pi - srq->ci > (1u << srq->log_depth))
+		return -EIO;
+	e = roce_queue_entry(eng, &srq->buf, 0, srq->buf.npages, srq->ci,
+			     srq->log_depth,
+			     orca_recv_wqe_stride(srq->max_sge));
+	if (!e)
+		return -EIO;
+	srq->ci++;
+	if (srq->limit && pi - srq->ci < srq->limit) {
+		srq->limit = 0;
+		engine_eq_post(eng, 0, ORCA_EQE_SRQ_LIMIT, srq->srqn, 0);
+	}
+	if (srq->xrc) {
+		out->xrc_srqn = srq->srqn;
+		out->xrc_cqn = srq->cqn;
+	}
+	return rwqe_parse(e, srq->max_sge, srq->ci - 1, srq->tagged, out);
+}
+
+/*
  * Takes the next receive WQE: 0, -EAGAIN when none is posted (the RQ event
  * index is published so the driver rings), -EINVAL for a malformed one
- * (consumed), -EIO when the queue is unreachable.
+ * (consumed), -EIO when the queue is unreachable.  An XRC target takes it
+ * from the SRQ of the request being executed (roce_xrc_take()).
  */
 static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 {
@@ -54,35 +96,15 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 	const uint8_t *e;
 	uint32_t pi;
 
-	if (qp->flags & ORCA_QP_F_USE_SRQ) {
-		struct emu_srq *srq = objtab_get(&eng->srqs, qp->srqn);
-		struct orca_srq_db_rec *rec;
+	out->xrc_srqn = out->xrc_cqn = 0;
+	if (qp->type == ORCA_QPT_XRC_TGT || (qp->flags & ORCA_QP_F_USE_SRQ)) {
+		struct emu_srq *srq = objtab_get(&eng->srqs,
+						 qp->type == ORCA_QPT_XRC_TGT ?
+						 rq->xrc_srqn : qp->srqn);
 
 		if (!srq)
 			return -EIO;
-		rec = engine_dma(eng, srq->db_rec, sizeof(*rec));
-		if (!rec)
-			return -EIO;
-		/* No doorbell wanted: the next request reads pi again. */
-		pi = le32toh(atomic_load_explicit((_Atomic __le32 *)&rec->pi,
-						  memory_order_acquire));
-		if (pi == srq->ci)
-			return -EAGAIN;
-		if (pi - srq->ci > (1u << srq->log_depth))
-			return -EIO;
-		e = roce_queue_entry(eng, &srq->buf, 0, srq->buf.npages,
-				     srq->ci, srq->log_depth,
-				     orca_recv_wqe_stride(srq->max_sge));
-		if (!e)
-			return -EIO;
-		srq->ci++;
-		if (srq->limit && pi - srq->ci < srq->limit) {
-			srq->limit = 0;
-			engine_eq_post(eng, 0, ORCA_EQE_SRQ_LIMIT,
-				       srq->srqn, 0);
-		}
-		return rwqe_parse(e, srq->max_sge, srq->ci - 1, srq->tagged,
-				  out);
+		return take_srq_wqe(eng, srq, out);
 	}
 	{
 		struct orca_qp_db_rec *rec = engine_dma(eng, qp->db_rec,
@@ -114,14 +136,25 @@ static int take_rwqe(struct roce_qp *rq, struct roce_rwqe *out)
 	return rwqe_parse(e, qp->max_recv_sge, qp->rq_ci - 1, false, out);
 }
 
+/*
+ * A receive completes on the QP's receive CQ, or, from an XRC SRQ, on
+ * that SRQ's CQ with its number in src_qpn (data-path.rst, "XRC").
+ */
 static int recv_complete(struct roce_qp *rq, const struct roce_rwqe *r,
 			 struct orca_cqe *cqe, bool solicited)
 {
+	uint32_t cqn = rq->qp->recv_cqn;
+
 	cqe->wr_id_lo = htole32((uint32_t)r->wr_id);
 	cqe->wr_id_hi = htole32((uint32_t)(r->wr_id >> 32));
 	cqe->qpn = htole32(rq->qp->qpn);
 	cqe->wqe_idx = htole16((uint16_t)r->idx);
-	if (roce_cq_post(rq->dev->eng, rq->qp->recv_cqn, cqe, solicited)) {
+	if (r->xrc_srqn) {
+		cqn = r->xrc_cqn;
+		cqe->src_qpn = htole32(r->xrc_srqn);
+		cqe->flags |= ORCA_CQE_F_XRC;
+	}
+	if (roce_cq_post(rq->dev->eng, cqn, cqe, solicited)) {
 		roce_qp_to_err(rq, ORCA_EQE_QP_FATAL);
 		return -ENOSPC;
 	}
@@ -148,7 +181,7 @@ void roce_resp_flush_rq(struct roce_qp *rq)
 		recv_fail(rq, &rq->rcv, ORCA_CQE_ST_WR_FLUSH_ERR);
 	}
 	rq->wr_active = false;
-	if (rq->qp->flags & ORCA_QP_F_USE_SRQ)
+	if (!engine_qp_has_rq(rq->qp))
 		return;		/* SRQ WQEs stay for the other QPs */
 	while (n++ <= (1u << rq->qp->log_rq_depth)) {
 		int err = take_rwqe(rq, &r);
@@ -166,7 +199,7 @@ static void send_aeth(struct roce_qp *rq, uint32_t psn, uint8_t syndrome)
 	struct emu_qp *qp = rq->qp;
 	struct roce_pkt pkt = { 0 };
 
-	pkt.opcode = ROCE_RC_ACK;
+	pkt.opcode = roce_wire_op(qp, ROCE_RC_ACK);
 	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
 	pkt.psn = psn & ROCE_PSN_MASK;
 	pkt.aeth_syndrome = syndrome;
@@ -354,7 +387,7 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 		       ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
 		return;
 	}
-	err = roce_sgl_copy(eng, rq->qp->pdn, rq->rcv.sge, rq->rcv.num_sge,
+	err = roce_sgl_copy(eng, rq->resp_pdn, rq->rcv.sge, rq->rcv.num_sge,
 			    rq->rcv_off, (void *)pkt->payload, pkt->paylen,
 			    true);
 	if (err) {
@@ -367,7 +400,8 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 		goto ack;
 
 	if (flags & ROCE_H_IETH) {
-		if (roce_mr_invalidate(eng, rq->qp, pkt->ieth_rkey, true)) {
+		if (roce_mr_invalidate(eng, rq->qp, rq->resp_pdn,
+				       pkt->ieth_rkey, true)) {
 			nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
 				  ORCA_CQE_ST_REM_INV_REQ_ERR,
 				  ORCA_EQE_QP_REQ_ERR);
@@ -386,7 +420,7 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 	if (recv_complete(rq, &rq->rcv, &cqe, pkt->solicited))
 		return;
 ack:
-	if (pkt->ack_req && rq->qp->type == ORCA_QPT_RC)
+	if (pkt->ack_req && engine_qp_is_rc(rq->qp))
 		want_ack(rq, pkt->psn);
 }
 
@@ -420,7 +454,7 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 	if (flags & ROCE_K_FIRST) {
 		if (!qp_allows(rq, ORCA_ACCESS_REMOTE_WRITE) ||
 		    (pkt->reth_len &&
-		     roce_rkey_check(eng, rq->qp, pkt->reth_rkey,
+		     roce_rkey_check(eng, rq->qp, rq->resp_pdn, pkt->reth_rkey,
 				     pkt->reth_va, pkt->reth_len,
 				     ORCA_ACCESS_REMOTE_WRITE, NULL, &mva))) {
 			reject(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
@@ -441,9 +475,9 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 	}
 	if (pkt->paylen) {
 		/* Checked again per packet: the MR may be gone meanwhile. */
-		err = roce_rkey_check(eng, rq->qp, rq->wr_rkey, rq->wr_va,
-				      pkt->paylen, ORCA_ACCESS_REMOTE_WRITE,
-				      &mr, &mva);
+		err = roce_rkey_check(eng, rq->qp, rq->resp_pdn, rq->wr_rkey,
+				      rq->wr_va, pkt->paylen,
+				      ORCA_ACCESS_REMOTE_WRITE, &mr, &mva);
 		if (!err)
 			err = roce_mr_copy(eng, mr, mva,
 					   (void *)pkt->payload, pkt->paylen,
@@ -474,7 +508,7 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 				return;
 		}
 	}
-	if (pkt->ack_req && rq->qp->type == ORCA_QPT_RC)
+	if (pkt->ack_req && engine_qp_is_rc(rq->qp))
 		want_ack(rq, pkt->psn);
 }
 
@@ -483,6 +517,7 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 struct read_src {
 	uint64_t va;
 	uint32_t rkey;
+	uint32_t pdn;
 	int status;
 };
 
@@ -493,8 +528,9 @@ static int fill_from_mr(struct roce_qp *rq, void *arg, uint8_t *dst,
 	struct emu_mr *mr;
 	uint64_t mva;
 
-	s->status = roce_rkey_check(rq->dev->eng, rq->qp, s->rkey, s->va,
-				    len, ORCA_ACCESS_REMOTE_READ, &mr, &mva);
+	s->status = roce_rkey_check(rq->dev->eng, rq->qp, s->pdn, s->rkey,
+				    s->va, len, ORCA_ACCESS_REMOTE_READ, &mr,
+				    &mva);
 	if (!s->status)
 		s->status = roce_mr_copy(rq->dev->eng, mr, mva, dst, len,
 					 false);
@@ -506,13 +542,14 @@ static int send_read_response(struct roce_qp *rq, struct roce_rjob *j)
 {
 	struct emu_qp *qp = rq->qp;
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, qp);
-	struct read_src src = { .va = j->va, .rkey = j->rkey };
+	struct read_src src = { .va = j->va, .rkey = j->rkey, .pdn = j->pdn };
 	bool last = j->left <= mtu;
 	struct roce_pkt pkt = { 0 };
 
-	pkt.opcode = j->first && last ? ROCE_RC_READ_RESP_ONLY :
-		     j->first ? ROCE_RC_READ_RESP_FIRST :
-		     last ? ROCE_RC_READ_RESP_LAST : ROCE_RC_READ_RESP_MIDDLE;
+	pkt.opcode = roce_wire_op(qp, j->first && last ? ROCE_RC_READ_RESP_ONLY :
+					  j->first ? ROCE_RC_READ_RESP_FIRST :
+					  last ? ROCE_RC_READ_RESP_LAST :
+					  ROCE_RC_READ_RESP_MIDDLE);
 	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
 	pkt.psn = j->psn;
 	pkt.aeth_syndrome = ROCE_AETH_ACK | ROCE_AETH_ACK_NO_CREDIT;
@@ -539,6 +576,7 @@ static bool queue_read(struct roce_qp *rq, const struct roce_pkt *pkt)
 	j->psn = pkt->psn;
 	j->va = pkt->reth_va;
 	j->rkey = pkt->reth_rkey;
+	j->pdn = rq->resp_pdn;
 	j->left = pkt->reth_len;
 	j->first = true;
 	return true;
@@ -561,8 +599,8 @@ static void resp_read(struct roce_qp *rq, const struct roce_pkt *pkt)
 
 	if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ) ||
 	    (pkt->reth_len &&
-	     roce_rkey_check(rq->dev->eng, rq->qp, pkt->reth_rkey,
-			     pkt->reth_va, pkt->reth_len,
+	     roce_rkey_check(rq->dev->eng, rq->qp, rq->resp_pdn,
+			     pkt->reth_rkey, pkt->reth_va, pkt->reth_len,
 			     ORCA_ACCESS_REMOTE_READ, NULL, &mva))) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 			  ORCA_CQE_ST_LOC_ACCESS_ERR, ORCA_EQE_QP_ACCESS_ERR);
@@ -586,7 +624,7 @@ static void send_atomic_ack(struct roce_qp *rq, uint32_t psn, uint64_t orig)
 	struct emu_qp *qp = rq->qp;
 	struct roce_pkt pkt = { 0 };
 
-	pkt.opcode = ROCE_RC_ATOMIC_ACK;
+	pkt.opcode = roce_wire_op(qp, ROCE_RC_ATOMIC_ACK);
 	pkt.dest_qpn = le32toh(qp->attr.dest_qpn) & ROCE_QPN_MASK;
 	pkt.psn = psn;
 	pkt.aeth_syndrome = ROCE_AETH_ACK | ROCE_AETH_ACK_NO_CREDIT;
@@ -611,9 +649,9 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 	}
 	p = NULL;
 	if (qp_allows(rq, ORCA_ACCESS_REMOTE_ATOMIC) &&
-	    !roce_rkey_check(rq->dev->eng, rq->qp, pkt->atm_rkey,
-			     pkt->atm_va, 8, ORCA_ACCESS_REMOTE_ATOMIC, &mr,
-			     &mva))
+	    !roce_rkey_check(rq->dev->eng, rq->qp, rq->resp_pdn,
+			     pkt->atm_rkey, pkt->atm_va, 8,
+			     ORCA_ACCESS_REMOTE_ATOMIC, &mr, &mva))
 		p = roce_mr_u64(rq->dev->eng, mr, mva);
 	if (!p) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
@@ -621,7 +659,7 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 		return;
 	}
 	/* Atomic with respect to other adapters' and the CPU's atomics. */
-	if (pkt->opcode == ROCE_RC_CMP_SWAP) {
+	if ((pkt->opcode & ROCE_OP_MASK) == ROCE_RC_CMP_SWAP) {
 		uint64_t expect = htole64(pkt->atm_cmp);
 
 		__atomic_compare_exchange_n(p, &expect, htole64(pkt->atm_swap),
@@ -733,9 +771,9 @@ static void resp_flush(struct roce_qp *rq, const struct roce_pkt *pkt)
 	}
 	if (pkt->feth_sel == ORCA_FLUSH_LEVEL_MR)
 		err = roce_mr_check_key(rq->dev->eng, pkt->reth_rkey,
-					rq->qp->pdn, need, &mr);
+					rq->resp_pdn, need, &mr);
 	else
-		err = roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
+		err = roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->resp_pdn,
 				    pkt->reth_va, pkt->reth_len, need, NULL);
 	if (err) {
 		nak_access(rq, pkt->psn);
@@ -762,7 +800,7 @@ static void resp_atomic_write(struct roce_qp *rq, const struct roce_pkt *pkt)
 	if (jobs_full(rq))
 		return;		/* more than we granted: the retry will do */
 	if (!qp_allows(rq, ORCA_ACCESS_REMOTE_WRITE) ||
-	    roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->qp->pdn,
+	    roce_mr_check(rq->dev->eng, pkt->reth_rkey, rq->resp_pdn,
 			  pkt->reth_va, pkt->reth_len,
 			  ORCA_ACCESS_REMOTE_WRITE, &mr)) {
 		nak_access(rq, pkt->psn);
@@ -811,6 +849,7 @@ static bool restart_read(struct roce_qp *rq, const struct roce_res *res,
 		j->psn = pkt->psn;
 		j->va = pkt->reth_va;
 		j->rkey = pkt->reth_rkey;
+		j->pdn = rq->resp_pdn;
 		j->left = pkt->reth_len;
 		j->first = true;
 		return true;
@@ -856,9 +895,10 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 		/* A retried READ asks for the rest from its PSN on. */
 		if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ) ||
 		    (pkt->reth_len &&
-		     roce_rkey_check(rq->dev->eng, rq->qp, pkt->reth_rkey,
-				     pkt->reth_va, pkt->reth_len,
-				     ORCA_ACCESS_REMOTE_READ, NULL, &mva)))
+		     roce_rkey_check(rq->dev->eng, rq->qp, rq->resp_pdn,
+				     pkt->reth_rkey, pkt->reth_va,
+				     pkt->reth_len, ORCA_ACCESS_REMOTE_READ,
+				     NULL, &mva)))
 			return;
 		if (!restart_read(rq, res, pkt))
 			queue_read(rq, pkt);
@@ -876,8 +916,24 @@ void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
 	int32_t d = roce_psn_diff(pkt->psn, rq->epsn);
 	bool mid_send = rq->rcv_active && !rq->wr_active;
+	bool xrc = rq->qp->type == ORCA_QPT_XRC_TGT;
 
+	rq->resp_pdn = rq->qp->pdn;
 	if (d < 0) {
+		/*
+		 * An XRC duplicate is answered or replayed in the PD of the
+		 * SRQ it names; one naming no SRQ of ours now is dropped: a
+		 * NAK for a PSN long acknowledged would reach nothing.
+		 */
+		if (xrc) {
+			struct emu_srq *srq = roce_xrc_srq(rq, pkt);
+
+			if (!srq) {
+				rq->dev->st.drop_bad_pkt++;
+				return;
+			}
+			rq->resp_pdn = srq->pdn;
+		}
 		resp_duplicate(rq, pkt, flags);
 		return;
 	}
@@ -903,7 +959,8 @@ void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 	     !((flags & ROCE_K_WRITE) && !(flags & ROCE_K_FIRST))) ||
 	    (!mid_send && !rq->wr_active && !(flags & ROCE_K_FIRST)) ||
 	    pkt->paylen > mtu ||
-	    (!(flags & ROCE_K_LAST) && pkt->paylen != mtu)) {
+	    (!(flags & ROCE_K_LAST) && pkt->paylen != mtu) ||
+	    (xrc && !roce_xrc_take(rq, pkt, flags))) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_INVALID_REQ,
 			  ORCA_CQE_ST_REM_INV_REQ_ERR, ORCA_EQE_QP_REQ_ERR);
 		return;
@@ -936,6 +993,8 @@ void roce_resp_uc_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 	uint32_t flags = roce_opinfo(pkt->opcode)->flags;
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
 	bool mid_send, first = flags & ROCE_K_FIRST;
+
+	rq->resp_pdn = rq->qp->pdn;
 
 	if (rq->uc_drop || pkt->psn != rq->epsn) {
 		if (!first) {

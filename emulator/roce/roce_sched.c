@@ -104,7 +104,9 @@ static bool req_wants_run(const struct roce_qp *rq)
 {
 	uint8_t st = rq->qp->state;
 
-	return (st == ORCA_QPS_RTS || st == ORCA_QPS_SQD) && rq->sq_kick;
+	/* An XRC target sends answers only: no requester, no send queue. */
+	return (st == ORCA_QPS_RTS || st == ORCA_QPS_SQD) && rq->sq_kick &&
+	       engine_qp_has_sq(rq->qp);
 }
 
 /* One QP's share of a pass; true if it has more to do right away. */

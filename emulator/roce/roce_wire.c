@@ -2,7 +2,8 @@
 /*
  * RoCEv2 packet building and parsing: the opcode table, the Ethernet /
  * IPv4 or IPv6 / UDP / BTH / extension header layouts (IBA 9.2-9.3, Annex
- * A17), and the validation of every received length and checksum.
+ * A14's XRCETH, Annex A17), and the validation of every received length
+ * and checksum.
  *
  * All header fields are big endian on the wire and are read and written
  * byte by byte, so frames never need to be aligned.
@@ -23,6 +24,7 @@
 /* Extension header bytes for a set of ROCE_H_* flags (a constant). */
 #define EXT_LEN(f) \
 	(((f) & ROCE_H_DETH ? ROCE_DETH_LEN : 0) + \
+	 ((f) & ROCE_H_XRCETH ? ROCE_XRCETH_LEN : 0) + \
 	 ((f) & ROCE_H_FETH ? ROCE_FETH_LEN : 0) + \
 	 ((f) & ROCE_H_RETH ? ROCE_RETH_LEN : 0) + \
 	 ((f) & ROCE_H_ATMETH ? ROCE_ATMETH_LEN : 0) + \
@@ -36,6 +38,8 @@
 #define RS	(ROCE_K_RESP | RC)
 #define PL	(ROCE_K_PAYLOAD)
 #define UQ	(ROCE_K_REQ | ROCE_K_UC)
+#define XQ	(ROCE_K_REQ | ROCE_K_XRC | ROCE_H_XRCETH)
+#define XS	(ROCE_K_RESP | ROCE_K_XRC)
 
 static const struct roce_opinfo opinfo[256] = {
 	[ROCE_RC_SEND_FIRST] = OP("RC SEND First",
@@ -122,6 +126,58 @@ static const struct roce_opinfo opinfo[256] = {
 	[ROCE_UD_SEND_ONLY_IMM] = OP("UD SEND Only with Immediate",
 		ROCE_K_REQ | ROCE_K_UD | ROCE_K_SEND | ROCE_K_ONLY | PL |
 		ROCE_H_DETH | ROCE_H_IMMDT),
+	/*
+	 * XRC (IBA A14): RC's packets with the XRC opcodes, requests with
+	 * the XRCETH first after the BTH; no FLUSH or ATOMIC WRITE.
+	 */
+	[ROCE_XRC_SEND_FIRST] = OP("XRC SEND First",
+		XQ | ROCE_K_SEND | ROCE_K_FIRST | PL),
+	[ROCE_XRC_SEND_MIDDLE] = OP("XRC SEND Middle",
+		XQ | ROCE_K_SEND | ROCE_K_MIDDLE | PL),
+	[ROCE_XRC_SEND_LAST] = OP("XRC SEND Last",
+		XQ | ROCE_K_SEND | ROCE_K_LAST | PL),
+	[ROCE_XRC_SEND_LAST_IMM] = OP("XRC SEND Last with Immediate",
+		XQ | ROCE_K_SEND | ROCE_K_LAST | PL | ROCE_H_IMMDT),
+	[ROCE_XRC_SEND_ONLY] = OP("XRC SEND Only",
+		XQ | ROCE_K_SEND | ROCE_K_ONLY | PL),
+	[ROCE_XRC_SEND_ONLY_IMM] = OP("XRC SEND Only with Immediate",
+		XQ | ROCE_K_SEND | ROCE_K_ONLY | PL | ROCE_H_IMMDT),
+	[ROCE_XRC_WRITE_FIRST] = OP("XRC RDMA WRITE First",
+		XQ | ROCE_K_WRITE | ROCE_K_FIRST | PL | ROCE_H_RETH),
+	[ROCE_XRC_WRITE_MIDDLE] = OP("XRC RDMA WRITE Middle",
+		XQ | ROCE_K_WRITE | ROCE_K_MIDDLE | PL),
+	[ROCE_XRC_WRITE_LAST] = OP("XRC RDMA WRITE Last",
+		XQ | ROCE_K_WRITE | ROCE_K_LAST | PL),
+	[ROCE_XRC_WRITE_LAST_IMM] = OP("XRC RDMA WRITE Last with Immediate",
+		XQ | ROCE_K_WRITE | ROCE_K_LAST | PL | ROCE_H_IMMDT),
+	[ROCE_XRC_WRITE_ONLY] = OP("XRC RDMA WRITE Only",
+		XQ | ROCE_K_WRITE | ROCE_K_ONLY | PL | ROCE_H_RETH),
+	[ROCE_XRC_WRITE_ONLY_IMM] = OP("XRC RDMA WRITE Only with Immediate",
+		XQ | ROCE_K_WRITE | ROCE_K_ONLY | PL | ROCE_H_RETH |
+		ROCE_H_IMMDT),
+	[ROCE_XRC_READ_REQ] = OP("XRC RDMA READ Request",
+		XQ | ROCE_K_READ | ROCE_K_ONLY | ROCE_H_RETH),
+	[ROCE_XRC_READ_RESP_FIRST] = OP("XRC RDMA READ Response First",
+		XS | ROCE_K_READ | ROCE_K_FIRST | PL | ROCE_H_AETH),
+	[ROCE_XRC_READ_RESP_MIDDLE] = OP("XRC RDMA READ Response Middle",
+		XS | ROCE_K_READ | ROCE_K_MIDDLE | PL),
+	[ROCE_XRC_READ_RESP_LAST] = OP("XRC RDMA READ Response Last",
+		XS | ROCE_K_READ | ROCE_K_LAST | PL | ROCE_H_AETH),
+	[ROCE_XRC_READ_RESP_ONLY] = OP("XRC RDMA READ Response Only",
+		XS | ROCE_K_READ | ROCE_K_ONLY | PL | ROCE_H_AETH),
+	[ROCE_XRC_ACK] = OP("XRC Acknowledge",
+		XS | ROCE_K_ACK | ROCE_K_ONLY | ROCE_H_AETH),
+	[ROCE_XRC_ATOMIC_ACK] = OP("XRC ATOMIC Acknowledge",
+		XS | ROCE_K_ATOMIC | ROCE_K_ONLY | ROCE_H_AETH |
+		ROCE_H_ATMACK),
+	[ROCE_XRC_CMP_SWAP] = OP("XRC CmpSwap",
+		XQ | ROCE_K_ATOMIC | ROCE_K_ONLY | ROCE_H_ATMETH),
+	[ROCE_XRC_FETCH_ADD] = OP("XRC FetchAdd",
+		XQ | ROCE_K_ATOMIC | ROCE_K_ONLY | ROCE_H_ATMETH),
+	[ROCE_XRC_SEND_LAST_INV] = OP("XRC SEND Last with Invalidate",
+		XQ | ROCE_K_SEND | ROCE_K_LAST | PL | ROCE_H_IETH),
+	[ROCE_XRC_SEND_ONLY_INV] = OP("XRC SEND Only with Invalidate",
+		XQ | ROCE_K_SEND | ROCE_K_ONLY | PL | ROCE_H_IETH),
 };
 
 #undef RC
@@ -129,6 +185,8 @@ static const struct roce_opinfo opinfo[256] = {
 #undef RS
 #undef PL
 #undef UQ
+#undef XQ
+#undef XS
 #undef OP
 #undef EXT_LEN
 
@@ -345,8 +403,8 @@ static uint8_t *build_bth(uint8_t *p, const struct roce_pkt *pkt)
 }
 
 /*
- * Extension headers in IBA order: DETH FETH RETH AtomicETH AETH AtomicAck
- * ... (no opcode has both a DETH and a FETH).
+ * Extension headers in IBA order: DETH XRCETH FETH RETH AtomicETH AETH
+ * AtomicAck ... (no opcode has more than one of DETH, XRCETH and FETH).
  */
 static uint8_t *build_ext(uint8_t *p, const struct roce_pkt *pkt,
 			  uint32_t flags)
@@ -356,6 +414,11 @@ static uint8_t *build_ext(uint8_t *p, const struct roce_pkt *pkt,
 		p[4] = 0;
 		put24(p + 5, pkt->deth_sqpn);
 		p += ROCE_DETH_LEN;
+	}
+	if (flags & ROCE_H_XRCETH) {
+		p[0] = 0;
+		put24(p + 1, pkt->xrc_srqn);
+		p += ROCE_XRCETH_LEN;
 	}
 	if (flags & ROCE_H_FETH) {
 		put32(p, ((uint32_t)pkt->feth_sel << ROCE_FETH_SEL_SHIFT &
@@ -615,6 +678,10 @@ static void parse_ext(const uint8_t *p, struct roce_pkt *pkt, uint32_t flags)
 		pkt->deth_qkey = get32(p);
 		pkt->deth_sqpn = get24(p + 5);
 		p += ROCE_DETH_LEN;
+	}
+	if (flags & ROCE_H_XRCETH) {
+		pkt->xrc_srqn = get24(p + 1);
+		p += ROCE_XRCETH_LEN;
 	}
 	if (flags & ROCE_H_FETH) {
 		/* Reserved bits are ignored, as rxe does. */

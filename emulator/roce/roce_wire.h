@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * RoCEv2 packets on the wire: the transport opcode table (which extension
- * headers each RC, UC and UD opcode carries) and the builder and parser for
- * Ethernet [802.1Q] / IPv4 or IPv6 / UDP 4791 / BTH / extension headers /
- * payload / pad / ICRC.
+ * headers each RC, UC, UD and XRC opcode carries) and the builder and
+ * parser for Ethernet [802.1Q] / IPv4 or IPv6 / UDP 4791 / BTH / extension
+ * headers / payload / pad / ICRC.
  *
  * The parser is the adapter's first line of defence against the wire: it
  * checks every length and checksum against the frame and reports why it
@@ -33,6 +33,7 @@
 #define ROCE_IETH_LEN		4
 #define ROCE_DETH_LEN		8
 #define ROCE_FETH_LEN		4
+#define ROCE_XRCETH_LEN		4
 #define ROCE_ICRC_LEN		4
 #define ROCE_ETH_MIN_FRAME	60	/* without FCS */
 #define ROCE_NO_VLAN		0xffff
@@ -88,6 +89,33 @@ enum roce_opcode {
 	ROCE_UC_WRITE_ONLY_IMM		= 0x2b,
 	ROCE_UD_SEND_ONLY		= 0x64,
 	ROCE_UD_SEND_ONLY_IMM		= 0x65,
+	/*
+	 * XRC (IBA 1.2 Annex A14): the RC opcodes | ROCE_XRC_BASE, every
+	 * one but FLUSH and ATOMIC WRITE; requests carry the XRCETH.
+	 */
+	ROCE_XRC_SEND_FIRST		= 0xa0,
+	ROCE_XRC_SEND_MIDDLE		= 0xa1,
+	ROCE_XRC_SEND_LAST		= 0xa2,
+	ROCE_XRC_SEND_LAST_IMM		= 0xa3,
+	ROCE_XRC_SEND_ONLY		= 0xa4,
+	ROCE_XRC_SEND_ONLY_IMM		= 0xa5,
+	ROCE_XRC_WRITE_FIRST		= 0xa6,
+	ROCE_XRC_WRITE_MIDDLE		= 0xa7,
+	ROCE_XRC_WRITE_LAST		= 0xa8,
+	ROCE_XRC_WRITE_LAST_IMM		= 0xa9,
+	ROCE_XRC_WRITE_ONLY		= 0xaa,
+	ROCE_XRC_WRITE_ONLY_IMM		= 0xab,
+	ROCE_XRC_READ_REQ		= 0xac,
+	ROCE_XRC_READ_RESP_FIRST	= 0xad,
+	ROCE_XRC_READ_RESP_MIDDLE	= 0xae,
+	ROCE_XRC_READ_RESP_LAST		= 0xaf,
+	ROCE_XRC_READ_RESP_ONLY		= 0xb0,
+	ROCE_XRC_ACK			= 0xb1,
+	ROCE_XRC_ATOMIC_ACK		= 0xb2,
+	ROCE_XRC_CMP_SWAP		= 0xb3,
+	ROCE_XRC_FETCH_ADD		= 0xb4,
+	ROCE_XRC_SEND_LAST_INV		= 0xb6,
+	ROCE_XRC_SEND_ONLY_INV		= 0xb7,
 };
 
 /* Which headers an opcode carries, and what kind of packet it is. */
@@ -116,6 +144,8 @@ enum roce_opcode {
 #define ROCE_K_FLUSH		(1u << 21)
 #define ROCE_K_ATOMIC_WRITE	(1u << 22)
 #define ROCE_K_UC		(1u << 23)
+#define ROCE_H_XRCETH		(1u << 24)
+#define ROCE_K_XRC		(1u << 25)
 
 /* FETH (IBA 1.5 A19.4): placement type and selectivity level. */
 #define ROCE_FETH_PLT_MASK	0x0fu
@@ -124,6 +154,14 @@ enum roce_opcode {
 
 /* A UC opcode is the RC opcode of the same packet, this bit set. */
 #define ROCE_UC_BASE		0x20
+/*
+ * An XRC opcode is the RC opcode of the same packet | ROCE_XRC_BASE: its
+ * low ROCE_OP_MASK bits say which packet of RC, UC or XRC it is.
+ */
+#define ROCE_XRC_BASE		0xa0
+#define ROCE_OP_MASK		0x1f
+/* XRCETH (IBA A14.3.1): bits 31:24 reserved, 23:0 the XRC SRQ number. */
+#define ROCE_XRCETH_SRQ_MASK	0xffffffu
 
 /**
  * struct roce_opinfo - one row of the opcode table
@@ -176,6 +214,8 @@ const struct roce_opinfo *roce_opinfo(uint8_t opcode);
  * @ieth_rkey: IETH
  * @feth_plt, @feth_sel: FETH placement type and selectivity level
  * @deth_qkey, @deth_sqpn: DETH
+ * @xrc_srqn: XRCETH, the XRC SRQ number (24 bits; the reserved bits are
+ *	written 0 and ignored on receipt, IBA's rule for reserved fields)
  * @payload, @paylen: payload (parser: points into the frame)
  * @l3, @l3_hdr_len: parser: the IP header in the frame (UD receive copies
  *	it into the GRH area)
@@ -219,6 +259,7 @@ struct roce_pkt {
 	uint8_t feth_sel;
 	uint32_t deth_qkey;
 	uint32_t deth_sqpn;
+	uint32_t xrc_srqn;
 
 	const uint8_t *payload;
 	uint32_t paylen;

@@ -65,6 +65,15 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.resize_cq = orca_resize_cq,
 };
 
+/* ORCA_UCTX_CAP_XRC: XRC domains, SRQs and QPs (dummy ops otherwise). */
+static const struct verbs_context_ops orca_xrc_ops = {
+	.close_xrcd = orca_close_xrcd,
+	.create_srq_ex = orca_create_srq_ex,
+	.get_srq_num = orca_get_srq_num,
+	.open_qp = orca_open_qp,
+	.open_xrcd = orca_open_xrcd,
+};
+
 /* The response must describe the layouts this library was built for. */
 static int orca_check_ucontext(struct orca_context *ctx,
 			       const struct orca_alloc_ucontext_resp *resp)
@@ -106,6 +115,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	ctx->page_size = page_size > ORCA_UQUEUE_ALIGN ? page_size :
 							 ORCA_UQUEUE_ALIGN;
 	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	pthread_mutex_init(&ctx->srq_table_mutex, NULL);
 	pthread_mutex_init(&ctx->db_mutex, NULL);
 	list_head_init(&ctx->db_pages);
 
@@ -139,10 +149,13 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	}
 
 	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
+	if (ctx->caps & ORCA_UCTX_CAP_XRC)
+		verbs_set_ops(&ctx->ibv_ctx, &orca_xrc_ops);
 	return &ctx->ibv_ctx;
 
 err_free:
 	pthread_mutex_destroy(&ctx->db_mutex);
+	pthread_mutex_destroy(&ctx->srq_table_mutex);
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
@@ -161,10 +174,13 @@ static void orca_free_context(struct ibv_context *ibctx)
 			  "orca: %" PRIu64 " CQEs dropped: they named no outstanding WQE or no QP\n",
 			  ctx->bad_cqes);
 	munmap(ctx->uar, ORCA_UAR_PAGE_SIZE);
-	for (i = 0; i < ORCA_QP_TABLE_L1; i++)
+	for (i = 0; i < ORCA_QP_TABLE_L1; i++) {
 		free(ctx->qp_table[i]);
+		free(ctx->srq_table[i]);
+	}
 	/* Every object, and so every record slot, is gone by now. */
 	pthread_mutex_destroy(&ctx->db_mutex);
+	pthread_mutex_destroy(&ctx->srq_table_mutex);
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);

@@ -29,7 +29,10 @@
 #include "orca_barrier.h"
 #include "orca_hw.h"
 
-/* qpn -> QP: 24-bit qpns, second-level chunks allocated on first use. */
+/*
+ * qpn -> QP, and srqn -> XRC SRQ: 24-bit numbers, second-level chunks
+ * allocated on first use.
+ */
 #define ORCA_QP_TABLE_SHIFT	12
 #define ORCA_QP_TABLE_L2	BIT(ORCA_QP_TABLE_SHIFT)
 #define ORCA_QP_TABLE_L1	BIT(24 - ORCA_QP_TABLE_SHIFT)
@@ -54,6 +57,10 @@ struct orca_device {
  * @qp_table_mutex: held from CREATE_QP to the insertion in @qp_table and
  *	from DESTROY_QP to the removal, so QPNs the kernel reuses are free
  * @qp_table: qpn -> QP for the pollers; chunks live as long as the context
+ * @srq_table_mutex: as @qp_table_mutex, for @srq_table
+ * @srq_table: srqn -> XRC SRQ for the pollers, which find an XRC SRQ by
+ *	the number its receive CQEs carry (the target QP may be another
+ *	process's); chunks live as long as the context
  * @db_mutex: protects @db_pages
  * @db_pages: pages of doorbell record slots
  * @bad_cqes: CQEs polled and dropped because they named no outstanding
@@ -74,7 +81,9 @@ struct orca_context {
 	uint32_t max_srq_sge;
 	uint32_t max_cqe;
 	pthread_mutex_t qp_table_mutex;
-	struct orca_qp **qp_table[ORCA_QP_TABLE_L1];
+	void **qp_table[ORCA_QP_TABLE_L1];
+	pthread_mutex_t srq_table_mutex;
+	void **srq_table[ORCA_QP_TABLE_L1];
 	pthread_mutex_t db_mutex;
 	struct list_head db_pages;
 	uint64_t bad_cqes;
@@ -257,8 +266,8 @@ struct orca_qp {
 };
 
 /**
- * struct orca_srq - a shared receive queue
- * @ibv_srq: the verbs SRQ
+ * struct orca_srq - a shared receive queue, plain or XRC
+ * @vsrq: the verbs SRQ; an XRC SRQ's type, domain, CQ and number too
  * @lock: the ring slots (posters); held across a resize, which posters
  *	wait for
  * @wr_lock: @pi, @log_depth and @recs: posters and a resize, under
@@ -277,7 +286,7 @@ struct orca_qp {
  *	SRQ keeps its lock, posters of many QPs share it)
  */
 struct orca_srq {
-	struct ibv_srq ibv_srq;
+	struct verbs_srq vsrq;
 	pthread_spinlock_t lock;
 	pthread_spinlock_t wr_lock;
 	struct orca_ring ring;
@@ -342,7 +351,12 @@ static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
 
 static inline struct orca_srq *to_osrq(struct ibv_srq *ibsrq)
 {
-	return container_of(ibsrq, struct orca_srq, ibv_srq);
+	return container_of(ibsrq, struct orca_srq, vsrq.srq);
+}
+
+static inline bool orca_srq_is_xrc(const struct orca_srq *srq)
+{
+	return srq->vsrq.srq_type == IBV_SRQT_XRC;
 }
 
 static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
@@ -369,7 +383,7 @@ void orca_ring_free(struct orca_ring *ring);
 void *orca_db_alloc(struct orca_context *ctx);
 void orca_db_free(struct orca_context *ctx, void *db);
 
-/* orca_verbs.c: device, port, PD, MR, AH */
+/* orca_verbs.c: device, port, PD, XRC domain, MR, AH */
 int orca_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);
@@ -377,6 +391,9 @@ int orca_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *orca_alloc_pd(struct ibv_context *context);
 int orca_dealloc_pd(struct ibv_pd *pd);
+struct ibv_xrcd *orca_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int orca_close_xrcd(struct ibv_xrcd *xrcd);
 struct ibv_td *orca_alloc_td(struct ibv_context *context,
 			     struct ibv_td_init_attr *attr);
 int orca_dealloc_td(struct ibv_td *ibtd);
@@ -427,8 +444,13 @@ int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int orca_destroy_qp(struct ibv_qp *ibqp);
 int orca_query_qp_data_in_order(struct ibv_qp *ibqp, enum ibv_wr_opcode op,
 				uint32_t flags);
+struct ibv_qp *orca_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
 struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn);
 void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp);
+int orca_table_insert(void **table[], uint32_t n, void *obj);
+void orca_table_remove(void **table[], uint32_t n, void *obj);
+void *orca_table_lookup(void **table[], uint32_t n);
 
 /* orca_srq.c */
 struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
@@ -437,6 +459,9 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask);
 int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int orca_destroy_srq(struct ibv_srq *ibsrq);
+struct ibv_srq *orca_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int orca_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 
 /* orca_post.c */
 int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
@@ -457,5 +482,6 @@ int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void orca_cq_set_ex_ops(struct orca_cq *cq, uint64_t wc_flags);
 void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink);
+void orca_srq_clean_cq(struct orca_srq *srq);
 
 #endif /* ORCA_PROVIDER_H */

@@ -28,6 +28,8 @@ DECLARE_DRV_CMD(orca_ucmd_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		orca_create_qp, orca_create_qp_resp);
 DECLARE_DRV_CMD(orca_ucmd_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		orca_create_srq, orca_create_srq_resp);
+DECLARE_DRV_CMD(orca_ucmd_create_xsrq, IB_USER_VERBS_CMD_CREATE_XSRQ,
+		orca_create_srq, orca_create_srq_resp);
 DECLARE_DRV_CMD(orca_ucmd_modify_srq, IB_USER_VERBS_CMD_MODIFY_SRQ,
 		orca_modify_srq, empty);
 DECLARE_DRV_CMD(orca_ucmd_create_ah, IB_USER_VERBS_CMD_CREATE_AH,

@@ -145,15 +145,17 @@ bad:
 	return false;
 }
 
-static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
-			   uint64_t wr_id, struct ibv_wc *wc)
+/* @qpt, @qpn: the QP's, an XRC target's for a CQE of an XRC SRQ. */
+static void orca_cqe_to_wc(enum ibv_qp_type qpt, uint32_t qpn,
+			   const struct orca_cqe *cqe, uint64_t wr_id,
+			   struct ibv_wc *wc)
 {
 	uint8_t status = cqe->status;
 	uint8_t flags = cqe->flags;
 
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = wr_id;
-	wc->qp_num = qp->qpn;
+	wc->qp_num = qpn;
 	wc->opcode = orca_wc_opcode(cqe->opcode);
 	/* Statuses are numbered as ibv_wc_status; unknown ones are errors. */
 	wc->status = status <= IBV_WC_GENERAL_ERR ? status : IBV_WC_GENERAL_ERR;
@@ -174,11 +176,47 @@ static void orca_cqe_to_wc(struct orca_qp *qp, const struct orca_cqe *cqe,
 		wc->invalidated_rkey = le32toh(cqe->imm_or_inv);
 		wc->wc_flags |= IBV_WC_WITH_INV;
 	}
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+	if (qpt == IBV_QPT_UD) {
 		wc->src_qp = le32toh(cqe->src_qpn) & GENMASK(23, 0);
 		if (flags & ORCA_CQE_F_GRH)
 			wc->wc_flags |= IBV_WC_GRH;
 	}
+}
+
+/*
+ * A receive of an XRC SRQ (spec, data-path.rst "XRC"): the CQE names the
+ * SRQ in src_qpn and the target QP, which another process may own, in
+ * qpn.  The SRQ must be an XRC SRQ of this context on this CQ; its
+ * destroy takes it out of the table under this CQ's lock after dropping
+ * its CQEs (orca_srq_clean_cq()), so it stays valid until we unlock.  The
+ * WQE is retired by the SRQ's rules.  Return: false for a CQE dropped.
+ */
+static bool orca_cq_next_xrc(struct orca_context *ctx, struct orca_cq *cq,
+			     const struct orca_cqe *cqe, struct ibv_wc *wc)
+{
+	uint32_t srqn = le32toh(cqe->src_qpn) & GENMASK(23, 0);
+	uint16_t idx = le16toh(cqe->wqe_idx);
+	struct orca_srq *srq;
+	uint64_t wr_id;
+
+	srq = orca_table_lookup(ctx->srq_table, srqn);
+	if (!srq || srq->vsrq.cq != &cq->vcq.cq ||
+	    !(cqe->opcode & ORCA_CQE_RECV)) {
+		orca_bad_cqe(ctx);
+		verbs_err_datapath(&ctx->ibv_ctx,
+				   "orca: CQ %u: XRC CQE for SRQ %u, not an XRC SRQ of this CQ; dropped\n",
+				   cq->cqn, srqn);
+		return false;
+	}
+	if (!orca_srq_complete(srq, idx, &wr_id)) {
+		orca_bad_cqe(ctx);
+		verbs_err_datapath(&ctx->ibv_ctx,
+				   "orca: XRC SRQ %u: CQE for WQE %u, not outstanding; dropped\n",
+				   srqn, idx);
+		return false;
+	}
+	orca_cqe_to_wc(IBV_QPT_XRC_RECV, le32toh(cqe->qpn), cqe, wr_id, wc);
+	return true;
 }
 
 /*
@@ -195,6 +233,13 @@ static bool orca_cq_next(struct orca_context *ctx, struct orca_cq *cq,
 
 	while ((cqe = orca_cqe_at(cq, cq->ci))) {
 		cq->ci++;
+		if (le32toh(cqe->qpn) == ORCA_CQE_QPN_NONE)
+			continue;
+		if (cqe->flags & ORCA_CQE_F_XRC) {
+			if (orca_cq_next_xrc(ctx, cq, cqe, wc))
+				return true;
+			continue;
+		}
 		/*
 		 * A destroyed or reset QP's CQEs were scrubbed under this
 		 * lock, and it left the table under it too, so @qp stays
@@ -202,19 +247,17 @@ static bool orca_cq_next(struct orca_context *ctx, struct orca_cq *cq,
 		 */
 		qp = orca_qp_lookup(ctx, le32toh(cqe->qpn));
 		if (!qp) {
-			if (le32toh(cqe->qpn) != ORCA_CQE_QPN_NONE) {
-				orca_bad_cqe(ctx);
-				verbs_err_datapath(&ctx->ibv_ctx,
-						   "orca: CQ %u: CQE for unknown QP %u; dropped\n",
-						   cq->cqn, le32toh(cqe->qpn));
-			}
+			orca_bad_cqe(ctx);
+			verbs_err_datapath(&ctx->ibv_ctx,
+					   "orca: CQ %u: CQE for unknown QP %u; dropped\n",
+					   cq->cqn, le32toh(cqe->qpn));
 			continue;
 		}
 		/* Bit 7 of the opcode tells receive from send, even on error. */
 		if (!orca_retire(ctx, qp, cqe, cqe->opcode & ORCA_CQE_RECV,
 				 &wr_id))
 			continue;
-		orca_cqe_to_wc(qp, cqe, wr_id, wc);
+		orca_cqe_to_wc(qp->vqp.qp.qp_type, qp->qpn, cqe, wr_id, wc);
 		return true;
 	}
 	return false;
@@ -458,7 +501,9 @@ static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)
 void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 {
 	struct orca_cq *first = to_ocq(qp->vqp.qp.send_cq);
-	struct orca_cq *second = to_ocq(qp->vqp.qp.recv_cq);
+	/* An XRC initiator needs no receive CQ. */
+	struct orca_cq *second = qp->vqp.qp.recv_cq ?
+				 to_ocq(qp->vqp.qp.recv_cq) : first;
 
 	/* A fixed order (by cqn) between the two CQ locks. */
 	if (first->cqn > second->cqn) {
@@ -485,4 +530,35 @@ void orca_qp_clean_cqs(struct orca_qp *qp, bool unlink)
 	if (second != first)
 		pthread_mutex_unlock(&second->resize_mutex);
 	pthread_mutex_unlock(&first->resize_mutex);
+}
+
+/**
+ * orca_srq_clean_cq() - drop a destroyed XRC SRQ's CQEs and forget it
+ * @srq: the XRC SRQ, which the adapter no longer completes WQEs of
+ *
+ * Its CQEs name it by number (orca_cq_next_xrc()), which the next XRC SRQ
+ * may get; they name no QP of this context, so no QP's clean drops them.
+ * It leaves the SRQ table under its CQ's lock, so a poller that found it
+ * is done with it.  Called with srq_table_mutex held since DESTROY_SRQ.
+ */
+void orca_srq_clean_cq(struct orca_srq *srq)
+{
+	struct orca_context *ctx = to_octx(srq->vsrq.srq.context);
+	struct orca_cq *cq = to_ocq(srq->vsrq.cq);
+	struct orca_cqe *cqe;
+	uint32_t i;
+
+	pthread_mutex_lock(&cq->resize_mutex);
+	orca_lock(&cq->lock);
+	for (i = cq->ci; i - cq->ci < (1U << cq->log_depth); i++) {
+		cqe = orca_cqe_at(cq, i);
+		if (!cqe)
+			break;
+		if ((cqe->flags & ORCA_CQE_F_XRC) &&
+		    (le32toh(cqe->src_qpn) & GENMASK(23, 0)) == srq->srqn)
+			cqe->qpn = htole32(ORCA_CQE_QPN_NONE);
+	}
+	orca_table_remove(ctx->srq_table, srq->srqn, srq);
+	orca_unlock(&cq->lock);
+	pthread_mutex_unlock(&cq->resize_mutex);
 }

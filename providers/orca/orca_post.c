@@ -65,6 +65,14 @@ static void orca_set_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 /* The adapter's opcode for @op on a QP of @qpt, or -1. */
 static int orca_wqe_opcode(enum ibv_qp_type qpt, enum ibv_wr_opcode op)
 {
+	/*
+	 * An XRC target has no send queue; an initiator sends as RC, but
+	 * XRC has no FLUSH or ATOMIC WRITE opcode (data-path.rst, "XRC").
+	 */
+	if (qpt == IBV_QPT_XRC_RECV ||
+	    (qpt == IBV_QPT_XRC_SEND &&
+	     (op == IBV_WR_FLUSH || op == IBV_WR_ATOMIC_WRITE)))
+		return -1;
 	/* UD QPs only send, to the address handle of each request. */
 	if (qpt == IBV_QPT_UD && op != IBV_WR_SEND &&
 	    op != IBV_WR_SEND_WITH_IMM)
@@ -256,6 +264,18 @@ static int orca_wqe_set_ud(struct orca_send_wqe_hdr *hdr, struct ibv_ah *ah,
 	return 0;
 }
 
+/*
+ * An XRC initiator's WQE names the XRC SRQ at the target (the XRCETH);
+ * every WQE of it, local ones too, as mlx5 fills its XRC segment.
+ */
+static int orca_wqe_set_xrc(struct orca_send_wqe_hdr *hdr, uint32_t srqn)
+{
+	if (srqn & ~GENMASK(23, 0))
+		return EINVAL;
+	hdr->dest_qpn = htole32(srqn);
+	return 0;
+}
+
 /* The WQE's gather list; replaces inline data set before. */
 static int orca_wqe_set_sgl(struct orca_qp *qp, struct orca_send_wqe_hdr *hdr,
 			    const struct ibv_sge *sg, size_t num_sge)
@@ -356,6 +376,10 @@ static int orca_build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 				      wr->wr.ud.remote_qkey);
 		if (err)
 			return err;
+	} else if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND) {
+		err = orca_wqe_set_xrc(hdr, wr->qp_type.xrc.remote_srqn);
+		if (err)
+			return err;
 	}
 
 	if (!(wr->send_flags & IBV_SEND_INLINE) ||
@@ -411,7 +435,8 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t old, pi;
 	int err = 0;
 
-	if (!orca_qp_can_send(qp)) {
+	/* A target QP has no send queue. */
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV || !orca_qp_can_send(qp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -630,6 +655,19 @@ static void orca_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 		orca_wr_fail(qp, err);
 }
 
+/* ibv_wr_set_xrc_srqn(): the XRC SRQ the current WQE goes to. */
+static void orca_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	int err;
+
+	if (!qp->wr_cur)
+		return;
+	err = orca_wqe_set_xrc(qp->wr_cur, remote_srqn);
+	if (err)
+		orca_wr_fail(qp, err);
+}
+
 static void orca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 				 const struct ibv_sge *sg_list)
 {
@@ -735,11 +773,16 @@ uint64_t orca_send_ops_supported(struct orca_context *ctx,
 	for (i = 0; i < ARRAY_SIZE(orca_send_ops); i++) {
 		const struct orca_send_op *o = &orca_send_ops[i];
 
-		if ((qpt == IBV_QPT_RC || (qpt == IBV_QPT_UD && o->ud) ||
+		if ((qpt == IBV_QPT_RC || qpt == IBV_QPT_XRC_SEND ||
+		     (qpt == IBV_QPT_UD && o->ud) ||
 		     (qpt == IBV_QPT_UC && o->uc)) &&
 		    (ctx->caps & o->cap) == o->cap)
 			ops |= o->flag;
 	}
+	/* XRC has no FLUSH or ATOMIC WRITE opcode. */
+	if (qpt == IBV_QPT_XRC_SEND)
+		ops &= ~(uint64_t)(IBV_QP_EX_WITH_FLUSH |
+				   IBV_QP_EX_WITH_ATOMIC_WRITE);
 	return ops;
 }
 
@@ -775,6 +818,8 @@ void orca_qp_init_send_ops(struct orca_qp *qp, uint64_t ops)
 
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = orca_wr_set_ud_addr;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		qpx->wr_set_xrc_srqn = orca_wr_set_xrc_srqn;
 	qpx->wr_set_sge = orca_wr_set_sge;
 	qpx->wr_set_sge_list = orca_wr_set_sge_list;
 	qpx->wr_set_inline_data = orca_wr_set_inline_data;

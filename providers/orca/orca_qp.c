@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ORCA provider QPs (RC, UC and UD): the rings and the doorbell record are
+ * ORCA provider QPs (RC, UC, UD and XRC): the rings and the doorbell record are
  * allocated here, with the fewest WQEs and the smallest strides the
  * capabilities need, and that geometry goes to the kernel in the request
  * (orca-abi.h), which programs the adapter with it and reports the
@@ -24,6 +24,15 @@ struct orca_qp_geometry {
 	size_t rq_bytes;
 };
 
+/*
+ * A receive queue of its own: not with an SRQ, nor on an XRC initiator,
+ * whose receives are its targets' XRC SRQs.
+ */
+static bool orca_qp_has_rq(const struct ibv_qp_init_attr *attr)
+{
+	return !attr->srq && attr->qp_type != IBV_QPT_XRC_SEND;
+}
+
 static int orca_qp_geometry(struct orca_context *ctx,
 			    const struct ibv_qp_init_attr *attr,
 			    struct orca_qp_geometry *g)
@@ -35,7 +44,7 @@ static int orca_qp_geometry(struct orca_context *ctx,
 	if (cap->max_send_wr > ctx->max_sq_depth ||
 	    cap->max_send_sge > min_t(uint32_t, ctx->max_send_sge, ORCA_MAX_SGE) ||
 	    cap->max_inline_data > ctx->max_inline_data ||
-	    (!attr->srq && (cap->max_recv_wr > ctx->max_sq_depth ||
+	    (orca_qp_has_rq(attr) && (cap->max_recv_wr > ctx->max_sq_depth ||
 			    cap->max_recv_sge > min_t(uint32_t, ctx->max_recv_sge,
 						    ORCA_MAX_SGE))))
 		return EINVAL;
@@ -51,7 +60,7 @@ static int orca_qp_geometry(struct orca_context *ctx,
 	g->sq_bytes = align((size_t)g->sq_stride << g->log_sq_depth,
 			    ORCA_UQUEUE_ALIGN);
 
-	if (attr->srq) {
+	if (!orca_qp_has_rq(attr)) {
 		g->log_rq_depth = 0;
 		g->rq_stride = 0;
 		g->rq_bytes = 0;
@@ -81,7 +90,7 @@ static bool orca_qp_caps_fit(const struct orca_qp_geometry *g,
 	    cap->max_send_sge > room / sizeof(struct orca_sge) ||
 	    cap->max_inline_data > room)
 		return false;
-	if (attr->srq)
+	if (!orca_qp_has_rq(attr))
 		return !cap->max_recv_wr && !cap->max_recv_sge;
 	room = g->rq_stride - sizeof(struct orca_recv_wqe_hdr);
 	return cap->max_recv_wr == 1U << g->log_rq_depth && cap->max_recv_sge &&
@@ -89,59 +98,73 @@ static bool orca_qp_caps_fit(const struct orca_qp_geometry *g,
 }
 
 /*
- * Called with qp_table_mutex held since before CREATE_QP: a QPN the kernel
- * hands out is then never still listed for a QP being destroyed.
+ * A table of 24-bit numbers (QPs, XRC SRQs), second-level chunks allocated
+ * on first use and freed with the context.  Inserted and removed under the
+ * table's mutex, held from the CREATE that gave the number to the
+ * insertion and from the DESTROY to the removal: a number the kernel hands
+ * out is then never still listed for an object being destroyed.
  */
-static int orca_qp_table_insert(struct orca_context *ctx, struct orca_qp *qp)
+int orca_table_insert(void **table[], uint32_t n, void *obj)
 {
-	uint32_t hi = qp->qpn >> ORCA_QP_TABLE_SHIFT;
-	uint32_t lo = qp->qpn & (ORCA_QP_TABLE_L2 - 1);
+	uint32_t hi = n >> ORCA_QP_TABLE_SHIFT;
+	uint32_t lo = n & (ORCA_QP_TABLE_L2 - 1);
 
 	if (hi >= ORCA_QP_TABLE_L1)
 		return EPROTO;
-	if (!ctx->qp_table[hi]) {
-		struct orca_qp **chunk;
+	if (!table[hi]) {
+		void **chunk;
 
 		chunk = calloc(ORCA_QP_TABLE_L2, sizeof(*chunk));
 		if (!chunk)
 			return ENOMEM;
-		__atomic_store_n(&ctx->qp_table[hi], chunk, __ATOMIC_RELEASE);
+		__atomic_store_n(&table[hi], chunk, __ATOMIC_RELEASE);
 	}
-	if (ctx->qp_table[hi][lo])
+	if (table[hi][lo])
 		return EEXIST;
-	__atomic_store_n(&ctx->qp_table[hi][lo], qp, __ATOMIC_RELEASE);
+	__atomic_store_n(&table[hi][lo], obj, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /*
- * Called with qp_table_mutex held since before DESTROY_QP, and the QP's CQ
- * locks (orca_qp_clean_cqs()), so that a poller that found the QP is done
- * with it.
+ * Also under the lock of the CQs whose pollers may find @obj, so that a
+ * poller that found it is done with it.
  */
-void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp)
+void orca_table_remove(void **table[], uint32_t n, void *obj)
 {
-	uint32_t hi = qp->qpn >> ORCA_QP_TABLE_SHIFT;
-	uint32_t lo = qp->qpn & (ORCA_QP_TABLE_L2 - 1);
+	uint32_t hi = n >> ORCA_QP_TABLE_SHIFT;
+	uint32_t lo = n & (ORCA_QP_TABLE_L2 - 1);
 
-	if (hi < ORCA_QP_TABLE_L1 && ctx->qp_table[hi] &&
-	    ctx->qp_table[hi][lo] == qp)
-		__atomic_store_n(&ctx->qp_table[hi][lo], NULL,
-				 __ATOMIC_RELAXED);
+	if (hi < ORCA_QP_TABLE_L1 && table[hi] && table[hi][lo] == obj)
+		__atomic_store_n(&table[hi][lo], NULL, __ATOMIC_RELAXED);
 }
 
 /* Pollers, under a CQ lock; chunks are freed only with the context. */
-struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn)
+void *orca_table_lookup(void **table[], uint32_t n)
 {
-	uint32_t hi = qpn >> ORCA_QP_TABLE_SHIFT;
-	struct orca_qp **chunk;
+	uint32_t hi = n >> ORCA_QP_TABLE_SHIFT;
+	void **chunk;
 
 	if (hi >= ORCA_QP_TABLE_L1)
 		return NULL;
-	chunk = __atomic_load_n(&ctx->qp_table[hi], __ATOMIC_ACQUIRE);
+	chunk = __atomic_load_n(&table[hi], __ATOMIC_ACQUIRE);
 	if (!chunk)
 		return NULL;
-	return __atomic_load_n(&chunk[qpn & (ORCA_QP_TABLE_L2 - 1)],
+	return __atomic_load_n(&chunk[n & (ORCA_QP_TABLE_L2 - 1)],
 			       __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Called with qp_table_mutex held since before DESTROY_QP, and the QP's CQ
+ * locks (orca_qp_clean_cqs()).
+ */
+void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp)
+{
+	orca_table_remove(ctx->qp_table, qp->qpn, qp);
+}
+
+struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn)
+{
+	return orca_table_lookup(ctx->qp_table, qpn);
 }
 
 /* The SGEs per WQE are the kernel's answer, set once it came. */
@@ -157,6 +180,7 @@ static void orca_qp_init_wq(struct orca_wq *wq, uint8_t *buf,
 
 enum {
 	ORCA_QP_COMP_MASK_SUP = IBV_QP_INIT_ATTR_PD |
+				IBV_QP_INIT_ATTR_XRCD |
 				IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 	/* No IBV_QP_CREATE_* flag: the driver refuses them all, as rxe. */
@@ -167,12 +191,30 @@ enum {
 static int orca_check_qp_init_attr(struct orca_context *ctx,
 				   const struct ibv_qp_init_attr_ex *attr)
 {
+	bool xrc = attr->qp_type == IBV_QPT_XRC_SEND ||
+		   attr->qp_type == IBV_QPT_XRC_RECV;
+
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD && !xrc)
+		return EOPNOTSUPP;
+	if (xrc && !(ctx->caps & ORCA_UCTX_CAP_XRC))
 		return EOPNOTSUPP;
 	if (attr->comp_mask & ~ORCA_QP_COMP_MASK_SUP)
 		return EOPNOTSUPP;
+	/* A target QP is in a domain, with no PD, queues or CQs. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)
+			return EINVAL;
+		if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+		    attr->send_ops_flags)
+			return EOPNOTSUPP;
+		return 0;
+	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	/* XRC SRQs serve target QPs only. */
+	if (attr->srq && (attr->qp_type == IBV_QPT_XRC_SEND ||
+			  to_osrq(attr->srq)->vsrq.srq_type != IBV_SRQT_BASIC))
 		return EINVAL;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    (attr->create_flags & ~ORCA_QP_CREATE_FLAGS_SUP))
@@ -182,6 +224,84 @@ static int orca_check_qp_init_attr(struct orca_context *ctx,
 	     ~orca_send_ops_supported(ctx, attr->qp_type)))
 		return EOPNOTSUPP;
 	return 0;
+}
+
+/* A QP with no queues: an XRC target, created or opened. */
+static struct orca_qp *orca_qp_alloc_tgt(void)
+{
+	struct orca_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return NULL;
+	orca_lock_init(&qp->sq.lock, false);
+	orca_lock_init(&qp->rq.lock, false);
+	return qp;
+}
+
+/*
+ * IBV_QPT_XRC_RECV: the kernel creates a target QP with no rings, CQs or
+ * doorbell record, in the domain; the core does it without driver data in
+ * 7.3 (ib_create_qp_user()), so its number is the core response's.  It
+ * takes no CQE of its own and is in no table: the CQEs of its messages
+ * name their XRC SRQs, whose owners find them (orca_poll.c).
+ */
+static struct ibv_qp *orca_create_xrc_tgt(struct ibv_context *context,
+					  struct ibv_qp_init_attr_ex *attr)
+{
+	struct orca_ucmd_create_qp_ex_resp resp = {};
+	struct orca_ucmd_create_qp_ex cmd = {};
+	struct orca_qp *qp;
+	int err;
+
+	qp = orca_qp_alloc_tgt();
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		orca_lock_destroy(&qp->sq.lock);
+		orca_lock_destroy(&qp->rq.lock);
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpn = qp->vqp.qp.qp_num;
+	qp->state = IBV_QPS_RESET;
+	return &qp->vqp.qp;
+}
+
+/*
+ * ibv_open_qp(): another process's (or this one's) XRC target QP, by its
+ * number in a domain both have opened; the kernel shares the QP (the
+ * core's ib_open_qp()), the adapter knows nothing of it.
+ */
+struct ibv_qp *orca_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct orca_qp *qp;
+	int err;
+
+	qp = orca_qp_alloc_tgt();
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		orca_lock_destroy(&qp->sq.lock);
+		orca_lock_destroy(&qp->rq.lock);
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpn = qp->vqp.qp.qp_num;
+	qp->state = IBV_QPS_UNKNOWN;
+	return &qp->vqp.qp;
 }
 
 /*
@@ -204,6 +324,8 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	int err;
 
 	err = orca_check_qp_init_attr(ctx, attr);
+	if (!err && attr->qp_type == IBV_QPT_XRC_RECV)
+		return orca_create_xrc_tgt(context, attr);
 	if (!err)
 		err = orca_qp_geometry(ctx, base, &g);
 	if (err) {
@@ -282,7 +404,7 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 		orca_qp_init_send_ops(qp, attr->send_ops_flags);
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
-	err = orca_qp_table_insert(ctx, qp);
+	err = orca_table_insert(ctx->qp_table, qp->qpn, qp);
 	if (err)
 		goto err_destroy;
 	pthread_mutex_unlock(&ctx->qp_table_mutex);
@@ -341,7 +463,8 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	 * zeroed the event indices: CQEs from before are stale (they would
 	 * retire WQEs by old indices), and our indices follow the adapter's.
 	 */
-	if (attr->qp_state == IBV_QPS_RESET) {
+	if (attr->qp_state == IBV_QPS_RESET &&
+	    ibqp->qp_type != IBV_QPT_XRC_RECV) {
 		orca_qp_clean_cqs(qp, false);
 		orca_qp_reset_indices(qp);
 	}
@@ -371,6 +494,16 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	struct orca_qp *qp = to_oqp(ibqp);
 	int err;
 
+	/* A target QP, created or opened: no table, rings or CQs. */
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV) {
+		err = ibv_cmd_destroy_qp(ibqp);
+		if (err)
+			return err;
+		orca_lock_destroy(&qp->sq.lock);
+		orca_lock_destroy(&qp->rq.lock);
+		free(qp);
+		return 0;
+	}
 	/* Until the QPN leaves the table: see orca_create_qp(). */
 	pthread_mutex_lock(&ctx->qp_table_mutex);
 	err = ibv_cmd_destroy_qp(ibqp);

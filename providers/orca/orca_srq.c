@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ORCA provider SRQs: a ring of receive WQEs and a doorbell record in this
+ * ORCA provider SRQs, plain and XRC: a ring of receive WQEs and a doorbell record in this
  * process, created on the adapter by the kernel (tagged when it can be:
  * the CQEs then name the records themselves), and the records of the WQEs
  * outstanding (orca_wqe_track.h).  Posting is in orca_post.c, completion
@@ -79,11 +79,21 @@ static void orca_srq_swap_records(struct orca_srq *srq, uint32_t log_depth,
 	*recs = old;
 }
 
-struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
-				struct ibv_srq_init_attr *attr)
+/*
+ * A plain SRQ (@attr of type IBV_SRQT_BASIC) or an XRC SRQ, whose receive
+ * CQEs name it by number on its CQ (@attr->cq) for the target QPs of its
+ * domain (@attr->xrcd): those are found in the context's SRQ table, where
+ * it goes under srq_table_mutex held from CREATE_SRQ on, as QPs go in
+ * theirs.
+ */
+static struct ibv_srq *orca_srq_create(struct orca_context *ctx,
+				       struct ibv_pd *pd,
+				       struct ibv_srq_init_attr_ex *attr)
 {
-	struct orca_context *ctx = to_octx(pd->context);
-	struct orca_ucmd_create_srq_resp resp = {};
+	bool xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+		   attr->srq_type == IBV_SRQT_XRC;
+	struct orca_ucmd_create_xsrq_resp resp = {};
+	struct orca_ucmd_create_xsrq xcmd = {};
 	struct orca_ucmd_create_srq cmd = {};
 	struct orca_srq *srq;
 	int err;
@@ -128,28 +138,52 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
 	cmd.buf_va = (uintptr_t)srq->ring.buf;
 	cmd.buf_len = srq->ring.len;
 	cmd.db_rec_va = (uintptr_t)srq->db;
-	err = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd.ibv_cmd,
-				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (xrc) {
+		/* The same driver data after another core command. */
+		xcmd.drv_payload = cmd.drv_payload;
+		pthread_mutex_lock(&ctx->srq_table_mutex);
+		err = ibv_cmd_create_srq_ex(&ctx->ibv_ctx.context, &srq->vsrq,
+					    attr, &xcmd.ibv_cmd, sizeof(xcmd),
+					    &resp.ibv_resp, sizeof(resp));
+	} else {
+		err = ibv_cmd_create_srq(pd, &srq->vsrq.srq,
+					 (struct ibv_srq_init_attr *)attr,
+					 &cmd.ibv_cmd, sizeof(cmd),
+					 &resp.ibv_resp, sizeof(resp));
+		srq->vsrq.srq_type = IBV_SRQT_BASIC;
+	}
 	if (err)
-		goto err_db;
+		goto err_unlock;
 	/* What the kernel reports must fit the ring (orca-abi.h). */
 	if (attr->attr.max_wr != 1U << srq->log_depth || !attr->attr.max_sge ||
 	    attr->attr.max_sge > (srq->stride - sizeof(struct orca_recv_wqe_hdr)) /
-				 sizeof(struct orca_sge)) {
+				 sizeof(struct orca_sge) ||
+	    (xrc && srq->vsrq.srq_num != resp.srqn)) {
 		verbs_err(&ctx->ibv_ctx,
-			  "orca: SRQ %u: the kernel's %u WQEs of %u SGEs do not fit the ring\n",
-			  resp.srqn, attr->attr.max_wr, attr->attr.max_sge);
-		ibv_cmd_destroy_srq(&srq->ibv_srq);
+			  "orca: SRQ %u (%u): the kernel's %u WQEs of %u SGEs do not fit the ring\n",
+			  resp.srqn, srq->vsrq.srq_num, attr->attr.max_wr,
+			  attr->attr.max_sge);
 		err = EPROTO;
-		goto err_db;
+		goto err_destroy;
 	}
 	srq->max_sge = attr->attr.max_sge;
 	srq->srqn = resp.srqn;
+	if (xrc) {
+		err = orca_table_insert(ctx->srq_table, srq->srqn, srq);
+		if (err)
+			goto err_destroy;
+		pthread_mutex_unlock(&ctx->srq_table_mutex);
+	}
 	srq->parent = orca_parent_domain(pd);
 	if (srq->parent)
 		orca_parent_get(srq->parent);
-	return &srq->ibv_srq;
+	return &srq->vsrq.srq;
 
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
+err_unlock:
+	if (xrc)
+		pthread_mutex_unlock(&ctx->srq_table_mutex);
 err_db:
 	orca_srq_free_records(&srq->recs);
 	pthread_spin_destroy(&srq->wr_lock);
@@ -161,6 +195,61 @@ err_free:
 	free(srq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex ax = {};
+	struct ibv_srq *srq;
+
+	memcpy(&ax, attr, sizeof(*attr));
+	ax.comp_mask = IBV_SRQ_INIT_ATTR_PD;
+	ax.pd = pd;
+	srq = orca_srq_create(to_octx(pd->context), pd, &ax);
+	if (srq)
+		attr->attr = ax.attr;
+	return srq;
+}
+
+enum {
+	ORCA_SRQ_COMP_MASK_SUP = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+				 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+};
+
+/*
+ * ibv_create_srq_ex(): a plain SRQ, or (ORCA_UCTX_CAP_XRC) an XRC SRQ with
+ * its PD, domain and CQ; no tag matching.
+ */
+struct ibv_srq *orca_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr)
+{
+	struct orca_context *ctx = to_octx(context);
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	if ((attr->comp_mask & ~ORCA_SRQ_COMP_MASK_SUP) ||
+	    (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) ||
+	    (type == IBV_SRQT_XRC && !(ctx->caps & ORCA_UCTX_CAP_XRC))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    (type == IBV_SRQT_XRC &&
+	     (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+	      !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return orca_srq_create(ctx, attr->pd, attr);
+}
+
+/* The number initiators name in their WQEs (ibv_get_srq_num(3)). */
+int orca_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = to_osrq(ibsrq)->srqn;
+	return 0;
 }
 
 /*
@@ -243,9 +332,20 @@ int orca_destroy_srq(struct ibv_srq *ibsrq)
 	struct orca_srq *srq = to_osrq(ibsrq);
 	int err;
 
+	/* Until its number leaves the table: see orca_srq_create(). */
+	if (orca_srq_is_xrc(srq))
+		pthread_mutex_lock(&ctx->srq_table_mutex);
 	err = ibv_cmd_destroy_srq(ibsrq);
-	if (err)
+	if (err) {
+		if (orca_srq_is_xrc(srq))
+			pthread_mutex_unlock(&ctx->srq_table_mutex);
 		return err;
+	}
+	/* No QP's clean drops an XRC SRQ's CQEs: they name the SRQ. */
+	if (orca_srq_is_xrc(srq)) {
+		orca_srq_clean_cq(srq);
+		pthread_mutex_unlock(&ctx->srq_table_mutex);
+	}
 	pthread_spin_destroy(&srq->wr_lock);
 	pthread_spin_destroy(&srq->lock);
 	orca_db_free(ctx, srq->db);

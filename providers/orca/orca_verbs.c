@@ -149,6 +149,45 @@ int orca_dealloc_pd(struct ibv_pd *ibpd)
  * per-thread resource (one doorbell page per context), so there is nothing
  * else to it.
  */
+/*
+ * XRC domains (ORCA_UCTX_CAP_XRC): plain uverbs commands; sharing one
+ * between processes through a file (ibv_open_xrcd(3)) is the kernel's.
+ */
+struct ibv_xrcd *orca_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int err;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_open_xrcd(context, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(xrcd);
+		errno = err;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int orca_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd, xrcd);
+	int err;
+
+	err = ibv_cmd_close_xrcd(xrcd);
+	if (err)
+		return err;
+	free(xrcd);
+	return 0;
+}
+
 struct ibv_td *orca_alloc_td(struct ibv_context *context,
 			     struct ibv_td_init_attr *attr)
 {

@@ -60,7 +60,9 @@ static void test_query_device(void)
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_MCAST);
 	CHECK(le32toh(caps->max_mcast_grp) == 256);
 	CHECK(le32toh(caps->max_mcast_qp_attach) == 56);
-	CHECK(caps->rsvd1 == 0);
+	/* 1.6: XRC, and how many domains at a time. */
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_XRC);
+	CHECK(le32toh(caps->max_xrcd) == 64);
 
 	/*
 	 * The structure grew in 1.2: a 1.0/1.1 driver's out_len of 136 bytes

@@ -613,7 +613,7 @@ static void test_srq(void)
 	CHECK(th_cmd(&t, ORCA_CMD_CREATE_SRQ, &in, sizeof(in)) ==
 	      ORCA_CMD_ST_DMA_ERROR);
 	in = good;
-	in.flags = ORCA_CREATE_SRQ_F_TAG << 1;	/* no such flag */
+	in.flags = ORCA_CREATE_SRQ_F_XRC << 1;	/* no such flag */
 	CHECK(th_cmd(&t, ORCA_CMD_CREATE_SRQ, &in, sizeof(in)) ==
 	      ORCA_CMD_ST_BAD_PARAM);
 

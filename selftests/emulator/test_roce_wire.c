@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for the RoCEv2 wire format (emulator/roce/roce_wire.c) and the
- * ICRC (emulator/roce/roce_icrc.c): build/parse round trips for every RC and UD
- * opcode over IPv4 and IPv6, tagged and untagged; every truncation and
- * every covered bit flip rejected; malformed headers dropped with the right
- * reason; random garbage never read out of bounds (this test runs under
- * ASan/UBSan); and golden frames whose ICRC an independent implementation
- * verified.
+ * ICRC (emulator/roce/roce_icrc.c): build/parse round trips for every RC,
+ * UC, UD and XRC opcode over IPv4 and IPv6, tagged and untagged; every
+ * truncation and every covered bit flip rejected; malformed headers dropped
+ * with the right reason; random garbage never read out of bounds (this test
+ * runs under ASan/UBSan); and golden frames whose ICRC an independent
+ * implementation verified.
  *
  * With ORCA_ROCE_PCAP=FILE set, every frame the round-trip case builds is
  * also written to FILE (pcap, Ethernet) for checking with external tools;
@@ -65,6 +65,14 @@ static const uint8_t all_opcodes[] = {
 	ROCE_UC_SEND_LAST_IMM, ROCE_UC_SEND_ONLY, ROCE_UC_SEND_ONLY_IMM,
 	ROCE_UC_WRITE_FIRST, ROCE_UC_WRITE_MIDDLE, ROCE_UC_WRITE_LAST,
 	ROCE_UC_WRITE_LAST_IMM, ROCE_UC_WRITE_ONLY, ROCE_UC_WRITE_ONLY_IMM,
+	ROCE_XRC_SEND_FIRST, ROCE_XRC_SEND_MIDDLE, ROCE_XRC_SEND_LAST,
+	ROCE_XRC_SEND_LAST_IMM, ROCE_XRC_SEND_ONLY, ROCE_XRC_SEND_ONLY_IMM,
+	ROCE_XRC_WRITE_FIRST, ROCE_XRC_WRITE_MIDDLE, ROCE_XRC_WRITE_LAST,
+	ROCE_XRC_WRITE_LAST_IMM, ROCE_XRC_WRITE_ONLY, ROCE_XRC_WRITE_ONLY_IMM,
+	ROCE_XRC_READ_REQ, ROCE_XRC_READ_RESP_FIRST, ROCE_XRC_READ_RESP_MIDDLE,
+	ROCE_XRC_READ_RESP_LAST, ROCE_XRC_READ_RESP_ONLY, ROCE_XRC_ACK,
+	ROCE_XRC_ATOMIC_ACK, ROCE_XRC_CMP_SWAP, ROCE_XRC_FETCH_ADD,
+	ROCE_XRC_SEND_LAST_INV, ROCE_XRC_SEND_ONLY_INV,
 };
 
 static uint8_t payload_src[8192];
@@ -117,6 +125,7 @@ static void fill_pkt(struct roce_pkt *p, uint8_t opcode, bool v6,
 	p->atm_orig = 0x99990000aaaabbbbull ^ seed;
 	p->imm = 0xdeadbeef ^ seed;
 	p->ieth_rkey = 0xc0de0000 + seed;
+	p->xrc_srqn = (0xabcdef + seed) & ROCE_XRCETH_SRQ_MASK;
 	p->deth_qkey = ROCE_GSI_QKEY + seed;
 	p->deth_sqpn = (0x654321 + seed) & ROCE_QPN_MASK;
 	p->feth_plt = (uint8_t)(seed & ROCE_FETH_PLT_MASK);
@@ -163,6 +172,8 @@ static bool same_pkt(const struct roce_pkt *a, const struct roce_pkt *b)
 	if (f & ROCE_H_FETH) {
 		SAME(feth_plt); SAME(feth_sel);
 	}
+	if (f & ROCE_H_XRCETH)
+		SAME(xrc_srqn);
 #undef SAME
 	if (a->paylen == b->paylen && a->paylen &&
 	    memcmp(a->payload, b->payload, a->paylen))
@@ -227,11 +238,28 @@ static void test_opcode_table(void)
 		if (!oi)
 			continue;
 		known++;
-		/* exactly one direction, and one of RC, UC and UD */
+		/* exactly one direction, and one of RC, UC, UD and XRC */
 		CHECK(!!(oi->flags & ROCE_K_REQ) + !!(oi->flags & ROCE_K_RESP)
 		      == 1);
 		CHECK(!!(oi->flags & ROCE_K_RC) + !!(oi->flags & ROCE_K_UD) +
-		      !!(oi->flags & ROCE_K_UC) == 1);
+		      !!(oi->flags & ROCE_K_UC) + !!(oi->flags & ROCE_K_XRC)
+		      == 1);
+		/*
+		 * XRC (IBA A14): RC's packet with RC's opcode | 0xA0,
+		 * requests with the 4-byte XRCETH, responses without.
+		 */
+		if (oi->flags & ROCE_K_XRC) {
+			const struct roce_opinfo *rc =
+				roce_opinfo((uint8_t)(op & ROCE_OP_MASK));
+			bool req = oi->flags & ROCE_K_REQ;
+
+			CHECK((op & ~ROCE_OP_MASK) == ROCE_XRC_BASE);
+			CHECK(rc && rc->ext_len + (req ? 4 : 0) ==
+			      oi->ext_len &&
+			      (rc->flags & ~ROCE_K_RC) ==
+			      (oi->flags & ~(ROCE_K_XRC | ROCE_H_XRCETH)) &&
+			      !!(oi->flags & ROCE_H_XRCETH) == req);
+		}
 		/* UC: RC's SEND and WRITE packets, requests only */
 		if (oi->flags & ROCE_K_UC) {
 			const struct roce_opinfo *rc =
@@ -265,6 +293,16 @@ static void test_opcode_table(void)
 	CHECK(roce_opinfo(ROCE_RC_ATOMIC_WRITE)->ext_len == 16);
 	CHECK(roce_opinfo(ROCE_RC_ATOMIC_WRITE)->flags & ROCE_K_PAYLOAD);
 	CHECK(!(roce_opinfo(ROCE_RC_READ_REQ)->flags & ROCE_K_PAYLOAD));
+	/* XRC: every RC opcode but FLUSH and ATOMIC WRITE (0xb5 reserved). */
+	for (int op = 0; op <= ROCE_OP_MASK; op++)
+		CHECK(!roce_opinfo((uint8_t)(ROCE_XRC_BASE | op)) ==
+		      (!roce_opinfo((uint8_t)op) || op == ROCE_RC_FLUSH ||
+		       op == ROCE_RC_ATOMIC_WRITE));
+	CHECK(roce_opinfo(ROCE_XRC_SEND_ONLY)->ext_len == 4);
+	CHECK(roce_opinfo(ROCE_XRC_WRITE_ONLY_IMM)->ext_len == 24);
+	CHECK(roce_opinfo(ROCE_XRC_CMP_SWAP)->ext_len == 32);
+	CHECK(roce_opinfo(ROCE_XRC_ATOMIC_ACK)->ext_len == 12);
+	CHECK(roce_opinfo(ROCE_XRC_ACK)->ext_len == 4);
 	ktap_case_end("opcode_table");
 }
 
@@ -314,6 +352,8 @@ static void test_round_trip(void)
 	ktap_case_end("round_trip_all_opcodes_ipv4_ipv6_vlan");
 }
 
+static void reseal(uint8_t *frame, bool v6);
+
 /* Header fields at fixed offsets, checked against the standards directly. */
 static void test_layout(void)
 {
@@ -357,6 +397,25 @@ static void test_layout(void)
 	CHECK(frame[16] == 0x23 && frame[17] == 0x45);
 	CHECK(frame[18] == 0 && frame[19] == 24);	/* payload length */
 	CHECK(frame[20] == 17);				/* next header UDP */
+
+	/*
+	 * XRC (IBA A14.3.1): the XRCETH right after the BTH, reserved byte
+	 * then the 24-bit SRQ number, before the RETH and the ImmDt.
+	 */
+	fill_pkt(&p, ROCE_XRC_WRITE_ONLY_IMM, false, ROCE_NO_VLAN, 4, 3);
+	p.xrc_srqn = 0x123456;
+	len = roce_build(frame, sizeof(frame), &p);
+	CHECK(len == 14 + 20 + 8 + 12 + 4 + 16 + 4 + 4 + 4);
+	CHECK(frame[42] == 0xab);
+	CHECK(frame[54] == 0 && frame[55] == 0x12 && frame[56] == 0x34 &&
+	      frame[57] == 0x56);
+	CHECK(frame[58] == 0x01 && frame[65] == 0xef + 3);	/* RETH VA */
+	CHECK(frame[74] == 0xde);			/* ImmDt after RETH */
+	/* The reserved byte is not part of the number when it is set. */
+	frame[54] = 0xff;
+	reseal(frame, false);
+	CHECK(roce_parse(frame, len, &p) == ROCE_RX_OK &&
+	      p.xrc_srqn == 0x123456);
 
 	/* Zero-length SEND over IPv4 is a runt: padded to 60 bytes. */
 	fill_pkt(&p, ROCE_RC_SEND_ONLY, false, ROCE_NO_VLAN, 0, 1);
@@ -410,7 +469,8 @@ static void test_truncation(void)
 	for (int v6 = 0; v6 < 2; v6++) {
 		const uint8_t ops[] = { ROCE_RC_SEND_ONLY, ROCE_RC_CMP_SWAP,
 					ROCE_UD_SEND_ONLY_IMM,
-					ROCE_RC_ATOMIC_ACK };
+					ROCE_RC_ATOMIC_ACK, ROCE_XRC_SEND_ONLY,
+					ROCE_XRC_CMP_SWAP };
 
 		for (size_t o = 0; o < sizeof(ops); o++) {
 			size_t len = build_one(frame, sizeof(frame), ops[o],

@@ -448,6 +448,102 @@ static void kv_srq_qp(struct kv_test *t)
 		  init.cap.max_recv_wr);
 }
 
+static void kv_xrcd_dealloc(struct kv_test *t)
+{
+	int err = ib_dealloc_xrcd_user(t->priv, NULL);
+
+	KV_EXPECT(t, !err, "ib_dealloc_xrcd_user: %d", err);
+}
+
+/*
+ * XRC objects of a kernel consumer (no kernel ULP uses XRC): a domain, an
+ * XRC SRQ in it with its number, a target QP (no rings) taken through
+ * INIT and queried, an initiator QP whose posts are refused (struct
+ * ib_send_wr has no remote SRQ number), and an RC QP refused on the XRC
+ * SRQ.  The kernel's XRC CQE path has no kernel traffic to test it.
+ */
+static void kv_xrc_objects(struct kv_test *t)
+{
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.srq_type = IB_SRQT_XRC,
+	};
+	struct ib_qp_init_attr init = {}, qinit;
+	struct ib_qp_attr q = {};
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ib_cq *cq = kv_cq(t, 32, 0);
+	struct ib_pd *pd = kv_pd(t);
+	struct ib_xrcd *xrcd;
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+	int err;
+
+	if (!cq || !pd ||
+	    !KV_EXPECT(t, t->ibdev->attrs.device_cap_flags & IB_DEVICE_XRC,
+		       "IB_DEVICE_XRC"))
+		return;
+	xrcd = ib_alloc_xrcd_user(t->ibdev, NULL, NULL);
+	if (!KV_EXPECT(t, !IS_ERR(xrcd), "ib_alloc_xrcd_user: %pe", xrcd))
+		return;
+	t->priv = xrcd;
+	t->cleanup = kv_xrcd_dealloc;
+
+	sa.ext.cq = cq;
+	sa.ext.xrc.xrcd = xrcd;
+	srq = ib_create_srq(pd, &sa);
+	if (!KV_EXPECT(t, !IS_ERR(srq), "XRC SRQ: %pe", srq))
+		return;
+	t->srqs[t->nsrqs++] = srq;
+	KV_EXPECT(t, srq->ext.xrc.srq_num, "srq_num %u", srq->ext.xrc.srq_num);
+
+	init.qp_type = IB_QPT_XRC_TGT;
+	init.xrcd = xrcd;
+	qp = kv_qp(t, &init);
+	if (!qp)
+		return;
+	q.qp_state = IB_QPS_INIT;
+	q.port_num = 1;
+	err = ib_modify_qp(qp, &q, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	KV_EXPECT(t, !err, "target to INIT: %d", err);
+	err = ib_query_qp(qp, &q, IB_QP_STATE | IB_QP_CAP, &qinit);
+	KV_EXPECT(t, !err && q.qp_state == IB_QPS_INIT &&
+		  !qinit.cap.max_send_wr && !qinit.cap.max_recv_wr &&
+		  qinit.xrcd == xrcd,
+		  "target query %d: state %d, WQEs %u/%u", err, q.qp_state,
+		  qinit.cap.max_send_wr, qinit.cap.max_recv_wr);
+
+	memset(&init, 0, sizeof(init));
+	init.qp_type = IB_QPT_XRC_INI;
+	init.send_cq = cq;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = 8;
+	init.cap.max_send_sge = 1;
+	qp = kv_qp(t, &init);
+	if (!qp)
+		return;
+	KV_EXPECT(t, !init.cap.max_recv_wr && init.cap.max_send_wr >= 8,
+		  "initiator WQEs %u/%u", init.cap.max_send_wr,
+		  init.cap.max_recv_wr);
+	err = ib_post_send(qp, &wr, &bad);
+	KV_EXPECT(t, err == -EOPNOTSUPP && bad == &wr,
+		  "post on an initiator: %d", err);
+
+	memset(&init, 0, sizeof(init));
+	init.qp_type = IB_QPT_RC;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.srq = srq;
+	init.cap.max_send_wr = 8;
+	init.cap.max_send_sge = 1;
+	qp = ib_create_qp(pd, &init);
+	KV_EXPECT(t, PTR_ERR_OR_ZERO(qp) == -EINVAL, "RC QP on an XRC SRQ: %pe",
+		  qp);
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+}
+
 static void kv_frmr_map(struct kv_test *t)
 {
 	struct ib_mr *mr = kv_fast_mr(t, 16);
@@ -765,6 +861,7 @@ static const struct kv_case kv_objects_cases[] = {
 	{ "gsi_qp", kv_gsi_qp },
 	{ "srq_limit", kv_srq_limit },
 	{ "srq_qp", kv_srq_qp },
+	{ "xrc_objects", kv_xrc_objects },
 	{ "frmr_map", kv_frmr_map },
 	{ "frmr_over_limit", kv_frmr_over_limit },
 	{ "ah_create_destroy", kv_ah_create_destroy },

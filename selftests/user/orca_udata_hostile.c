@@ -1140,6 +1140,182 @@ static const struct {
 	{ "DESTROY_CQ: again", ENOENT, IB_USER_VERBS_CMD_DESTROY_CQ, S_CQ2 },
 };
 
+/* OPEN_XRCD without a file (fd -1): a domain of this context alone. */
+static int open_xrcd(int fd, const void *drv, size_t drv_len,
+		     uint32_t *handle)
+{
+	struct ib_uverbs_open_xrcd cmd = {
+		.response = (uintptr_t)&out,
+		.fd = ~0u,
+	};
+	struct ib_uverbs_open_xrcd_resp core;
+	int err;
+
+	memset(&out, 0, sizeof(out));
+	err = uwrite(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, sizeof(cmd), drv,
+		     drv_len, sizeof(core));
+	if (!err && handle) {
+		memcpy(&core, out.b, sizeof(core));
+		*handle = core.xrcd_handle;
+	}
+	return err;
+}
+
+static int close_xrcd(int fd, uint32_t handle)
+{
+	struct ib_uverbs_close_xrcd cmd = { .xrcd_handle = handle };
+
+	return uwrite(fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cmd, sizeof(cmd),
+		      NULL, 0, 0);
+}
+
+/* CREATE_XSRQ of an XRC SRQ (srq_type 1, IB_SRQT_XRC). */
+static int create_xsrq(int fd, uint32_t pd, uint32_t xrcd, uint32_t cq,
+		       const struct orca_create_srq *drv, uint32_t *handle,
+		       struct ib_uverbs_create_srq_resp *core,
+		       struct orca_create_srq_resp *resp)
+{
+	struct ib_uverbs_create_xsrq cmd = {
+		.response = (uintptr_t)&out,
+		.srq_type = 1,
+		.pd_handle = pd,
+		.max_wr = 16,
+		.max_sge = 1,
+		.xrcd_handle = xrcd,
+		.cq_handle = cq,
+	};
+	int err;
+
+	memset(&out, 0, sizeof(out));
+	err = uwrite(fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &cmd, sizeof(cmd), drv,
+		     sizeof(*drv), sizeof(*core) + sizeof(*resp));
+	if (!err) {
+		memcpy(core, out.b, sizeof(*core));
+		memcpy(resp, out.b + sizeof(*core), sizeof(*resp));
+		*handle = core->srq_handle;
+	}
+	return err;
+}
+
+/*
+ * XRC (ORCA_UCTX_CAP_XRC): a domain, an XRC SRQ in it on the first CQ, an
+ * initiator QP (send ring only) and a target QP (no rings; the core
+ * creates it without driver data), and the domain's close refused while
+ * they exist.
+ */
+static void xrc_cases(struct hostile *h)
+{
+	struct ib_uverbs_create_srq_resp srq_core;
+	struct ib_uverbs_create_qp_resp qp_core;
+	struct orca_create_srq_resp srq_resp;
+	struct orca_create_qp_resp qp_resp;
+	uint32_t *hd = h->handle, xrcd = 0, srq = 0, ini = 0, tgt = 0;
+	struct orca_create_srq sr = {};
+	struct orca_create_qp qr = {};
+	struct qp_args a;
+	uint64_t posted0 = 0, bad0 = 0;
+	int have, fd = h->fd[0];
+
+	/* The emulator has XRC from interface 1.6 on. */
+	if (!(h->uresp.caps & ORCA_UCTX_CAP_XRC)) {
+		if (FIELD_GET(ORCA_IF_VERSION_MINOR, h->uresp.if_version) >= 6)
+			result(0, "XRC: an adapter of interface 1.%u, no ORCA_UCTX_CAP_XRC",
+			       (unsigned int)FIELD_GET(ORCA_IF_VERSION_MINOR,
+						       h->uresp.if_version));
+		else
+			result(1, "XRC # SKIP the adapter has no XRC");
+		return;
+	}
+	expect(open_xrcd(fd, bad_tail, 8, NULL), EOPNOTSUPP,
+	       "OPEN_XRCD: non-zero driver data");
+	if (!expect(open_xrcd(fd, NULL, 0, &xrcd), NO_ERR, "OPEN_XRCD"))
+		return;
+
+	sr.wqe_count = 16;
+	sr.stride = orca_recv_wqe_stride(1);
+	sr.buf_va = va(h->srqbuf, 3 * PG);
+	sr.buf_len = PG;
+	sr.db_rec_va = va(h->db, 128);
+	sr.reserved = 1;
+	expect(create_xsrq(fd, hd[S_PD], xrcd, hd[S_CQ], &sr, &srq, &srq_core,
+			   &srq_resp), EINVAL,
+	       "CREATE_XSRQ: XRC SRQ with a non-zero reserved");
+	sr.reserved = 0;
+	sr.wqe_count = 8;
+	have = !bad_user_queues(&bad0) && !cmdq_posted(&posted0);
+	expect(create_xsrq(fd, hd[S_PD], xrcd, hd[S_CQ], &sr, &srq, &srq_core,
+			   &srq_resp), EINVAL,
+	       "CREATE_XSRQ: XRC SRQ, a ring of 8 WQEs for 16");
+	expect_refused(&(struct hcase){ .name = "CREATE_XSRQ: ring of 8 for 16" },
+		       have, posted0, bad0);
+	sr.wqe_count = 16;
+	if (expect(create_xsrq(fd, hd[S_PD], xrcd, hd[S_CQ], &sr, &srq,
+			       &srq_core, &srq_resp), NO_ERR,
+		   "CREATE_XSRQ: XRC SRQ in the domain on the first CQ"))
+		result(srq_resp.srqn && srq_core.srqn == srq_resp.srqn &&
+		       srq_core.max_wr == 16,
+		       "CREATE_XSRQ: the XRC SRQ's number %u is the driver's %u, %u WQEs",
+		       srq_core.srqn, srq_resp.srqn, srq_core.max_wr);
+
+	/* An initiator: RC's send side, no receive ring (orca-abi.h). */
+	a = (struct qp_args){ hd[S_PD], hd[S_CQ], hd[S_CQ], ~0u, 9, 16, 0,
+			      1, 0, 0 };
+	qr.sq_wqe_count = 16;
+	qr.sq_stride = orca_send_wqe_stride(1);
+	qr.sq_buf_va = va(h->sqbuf, 2 * PG);
+	qr.sq_buf_len = PG;
+	qr.rq_buf_va = va(h->rqbuf, PG);
+	qr.rq_buf_len = PG;
+	qr.rq_wqe_count = 16;
+	qr.rq_stride = orca_recv_wqe_stride(1);
+	qr.db_rec_va = va(h->db, 160);
+	have = !bad_user_queues(&bad0) && !cmdq_posted(&posted0);
+	expect(create_qp(fd, &a, &qr, sizeof(qr), NULL), EINVAL,
+	       "CREATE_QP: XRC initiator with a receive ring");
+	expect_refused(&(struct hcase){ .name = "CREATE_QP: XRC initiator with a receive ring" },
+		       have, posted0, bad0);
+	qr.rq_buf_va = 0;
+	qr.rq_buf_len = 0;
+	qr.rq_wqe_count = 0;
+	qr.rq_stride = 0;
+	if (expect(create_qp(fd, &a, &qr, sizeof(qr), &ini), NO_ERR,
+		   "CREATE_QP: XRC initiator")) {
+		memcpy(&qp_core, out.b, sizeof(qp_core));
+		memcpy(&qp_resp, out.b + sizeof(qp_core), sizeof(qp_resp));
+		result(qp_core.max_send_wr == 16 && !qp_core.max_recv_wr &&
+		       !qp_core.max_recv_sge && qp_resp.qpn == qp_core.qpn,
+		       "CREATE_QP: XRC initiator %u: %u send WQEs, no receive queue (%u, %u)",
+		       qp_resp.qpn, qp_core.max_send_wr, qp_core.max_recv_wr,
+		       qp_core.max_recv_sge);
+	}
+
+	/* A target: the domain in pd_handle, no rings, nothing else. */
+	a = (struct qp_args){ xrcd, 0, 0, ~0u, 10, 0, 0, 0, 0, 0 };
+	memset(&qr, 0, sizeof(qr));
+	if (expect(create_qp(fd, &a, &qr, sizeof(qr), &tgt), NO_ERR,
+		   "CREATE_QP: XRC target in the domain")) {
+		memcpy(&qp_core, out.b, sizeof(qp_core));
+		memcpy(&qp_resp, out.b + sizeof(qp_core), sizeof(qp_resp));
+		/* 7.3's core creates it without driver data (ib_create_qp_user). */
+		result(qp_core.qpn > 1 && !qp_core.max_send_wr &&
+		       !qp_core.max_recv_wr &&
+		       (!qp_resp.qpn || qp_resp.qpn == qp_core.qpn),
+		       "CREATE_QP: XRC target %u: no queues (%u, %u)",
+		       qp_core.qpn, qp_core.max_send_wr, qp_core.max_recv_wr);
+	}
+	expect(modify_qp(fd, tgt, 1, NULL, 0), NO_ERR,
+	       "MODIFY_QP: XRC target to INIT");
+	expect(close_xrcd(fd, xrcd), EBUSY,
+	       "CLOSE_XRCD: its SRQ and target QP exist");
+	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_QP, tgt), NO_ERR,
+	       "DESTROY_QP: XRC target");
+	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_QP, ini), NO_ERR,
+	       "DESTROY_QP: XRC initiator");
+	expect(destroy_obj(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, srq), NO_ERR,
+	       "DESTROY_SRQ: XRC SRQ");
+	expect(close_xrcd(fd, xrcd), NO_ERR, "CLOSE_XRCD");
+}
+
 /*
  * Legacy data-path commands on user queues.  The core leaves them out of
  * uverbs_cmd_mask; the driver would refuse them too (the rings are the
@@ -1262,7 +1438,7 @@ static int run_all(struct hostile *h, int sgid, void **uar)
 	result(u->comp_mask == 0 && u->cqe_size == sizeof(struct orca_cqe) &&
 	       u->max_cqe && u->max_sq_depth && u->max_send_sge &&
 	       u->max_recv_sge && u->max_srq_wr && u->max_srq_sge &&
-	       !(u->caps & ~(ORCA_UCTX_CAP_SRQ_TAG * 2 - 1)) &&
+	       !(u->caps & ~(ORCA_UCTX_CAP_XRC * 2 - 1)) &&
 	       !u->reserved,
 	       "GET_CONTEXT: response (cqe_size %u max_cqe %u max_sq_depth %u sge %u/%u inline %u srq %u/%u caps 0x%x)",
 	       u->cqe_size, u->max_cqe, u->max_sq_depth, u->max_send_sge,
@@ -1360,6 +1536,7 @@ static int run_all(struct hostile *h, int sgid, void **uar)
 	RUN(h, C_MQ, &mq_init, mq_again_cases);
 	ah_cases(h, sgid);
 	datapath_cases(h);
+	xrc_cases(h);
 	for (i = 0; i < sizeof(destroy_cases) / sizeof(destroy_cases[0]); i++)
 		expect(destroy_obj(h->fd[0], destroy_cases[i].command,
 				   hd[destroy_cases[i].slot]),

@@ -53,6 +53,7 @@ enum orca_uctx_caps {
 	ORCA_UCTX_CAP_ATOMIC_WRITE	= 1 << 5,	/* ATOMIC WRITE */
 	ORCA_UCTX_CAP_SRQ_RESIZE	= 1 << 6,	/* MODIFY_SRQ's max_wr */
 	ORCA_UCTX_CAP_SRQ_TAG		= 1 << 7,	/* ORCA_CREATE_SRQ_MASK_TAG */
+	ORCA_UCTX_CAP_XRC		= 1 << 8,	/* XRCDs, XRC SRQs and QPs */
 };
 
 /*
@@ -128,7 +129,12 @@ struct orca_resize_cq {
 /*
  * CREATE_QP: the send ring and (unless the QP uses an SRQ) the receive
  * ring, and a struct orca_qp_db_rec.  With an SRQ the receive ring's four
- * fields are 0.
+ * fields are 0; so are they for an XRC initiator (IBV_QPT_XRC_SEND), which
+ * has no receive queue.  An XRC target (IBV_QPT_XRC_RECV) has no rings
+ * and no doorbell record: every field but comp_mask is 0.  The core
+ * creates a target QP without driver data (Linux 7.3's ib_create_qp_user()
+ * passes no udata), so its orca_create_qp_resp may be left unwritten: its
+ * qpn is the core response's.
  */
 struct orca_create_qp {
 	__u32 comp_mask;

@@ -5,6 +5,7 @@
 # SERVER_KIND, guest 1 the client on CLIENT_KIND (orca or rxe).
 #   ibv_rc_pingpong (polling and with completion events), ibv_ud_pingpong,
 #   ibv_srq_pingpong, ibv_uc_pingpong, each with -c and a RoCE v2 GID;
+#   ibv_xsrq_pingpong (XRC) between two ORCA guests;
 #   RDMA FLUSH and ATOMIC WRITE to guest 0 (flush_atomic_write);
 #   dma-buf MRs (dmabuf_mr): udmabuf on ORCA, an ordinary MR on rxe;
 #   rping -V (every byte of every ping compared) over IPv4 and IPv6;
@@ -41,6 +42,12 @@ pp "ibv_rc_pingpong -c -e (completion events)" 18516 ibv_rc_pingpong -c -e -n 20
 pp "ibv_ud_pingpong -c" 18517 ibv_ud_pingpong -c -n 200 -s 512
 pp "ibv_srq_pingpong -c" 18518 ibv_srq_pingpong -c -q 4 -n 200 -s 1024
 pp "ibv_uc_pingpong -c" 18519 ibv_uc_pingpong -c -n 100 -s 4096
+# XRC (IBA 1.2 Annex A14) between two ORCA guests (rxe has none): each
+# side's initiator QP sends to the other's XRC SRQ by number through its
+# target QP; the tool checks statuses and that each receive names a
+# target QP of its own, not the bytes (xrc_shared in 70 does).
+[ "$1" = orca ] && [ "$2" = orca ] &&
+	pp "ibv_xsrq_pingpong" 18521 ibv_xsrq_pingpong -n 100 -s 1024
 
 # IBA 1.5's RDMA FLUSH and ATOMIC WRITE, requests from guest 1 to guest
 # 0's MRs, bytes checked there (selftests/user/flush_atomic_write.c).  To

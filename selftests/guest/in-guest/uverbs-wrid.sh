@@ -5,6 +5,10 @@
 #  - srq_two_cqs: one SRQ, two receiving QPs with different CQs, CQ B
 #    polled before CQ A with receives posted in between, the ring nearly
 #    full, every wr_id and byte checked;
+#  - xrc_shared: an XRC domain opened by file in two processes, the
+#    target QP of one opened by the other, sends to the other's XRC SRQ
+#    checked byte by byte, and a target QP of another domain, an SRQ
+#    number of none, an SRQ destroyed in mid-traffic;
 #  - "wrid-lie on" (the adapter writes the complement of each WQE's wr_id
 #    into its CQE) while cqe_faults posts every way the provider takes a
 #    wr_id (ibv_post_send, ibv_wr_*, ibv_bind_mw, ibv_post_recv; both poll
@@ -39,6 +43,8 @@ gidx=$(wait_gid orca_0 v4)
 
 run_prog "srq_two_cqs: one SRQ, two CQs polled out of order, receives posted between" \
 	"$bin/srq_two_cqs" orca_0 "$gidx"
+run_prog "xrc_shared: one XRC domain shared by two processes, traffic checked, hostile peers" \
+	"$bin/xrc_shared" orca_0 "$gidx"
 
 mark=$(wc -l <"$emu_log")
 echo "wrid-lie on" >>"${ORCA_CTL:?}"

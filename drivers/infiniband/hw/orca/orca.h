@@ -128,6 +128,8 @@ struct orca_caps {
 	/* ORCA_DEV_CAP_MCAST, else 0: ATTACH_MCAST's limits */
 	u32 max_mcast_grp;
 	u32 max_mcast_qp_attach;
+	/* ORCA_DEV_CAP_XRC, else 0: XRC domains */
+	u32 max_xrcd;
 	/* ORCA_DEV_CAP_IDENTITY, else empty; printable ASCII */
 	char hca_type[ORCA_DEV_HCA_TYPE_LEN + 1];
 	char board_id[ORCA_DEV_BOARD_ID_LEN + 1];

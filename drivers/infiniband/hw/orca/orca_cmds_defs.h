@@ -64,7 +64,9 @@ enum orca_cmd_opcode {
 	ORCA_CMD_DEALLOC_MW		= 0x51,	/* 1.4 */
 	ORCA_CMD_ATTACH_MCAST		= 0x58,	/* 1.4 */
 	ORCA_CMD_DETACH_MCAST		= 0x59,	/* 1.4 */
-	ORCA_CMD_MAX			= 0x5a,
+	ORCA_CMD_ALLOC_XRCD		= 0x5c,	/* 1.6 */
+	ORCA_CMD_DEALLOC_XRCD		= 0x5d,	/* 1.6 */
+	ORCA_CMD_MAX			= 0x5e,
 };
 
 /* Completion status, struct orca_cmd_comp.status. */
@@ -193,6 +195,13 @@ struct orca_cmd_comp {
  * WQE reports the WQE's tag (struct orca_recv_wqe_hdr) in wqe_idx.
  */
 #define ORCA_DEV_CAP_SRQ_TAG		BIT(16)
+/*
+ * 1.6: XRC (IBA 1.2 Annex A14): ALLOC_XRCD and DEALLOC_XRCD, XRC SRQs
+ * (ORCA_CREATE_SRQ_F_XRC), XRC initiator and target QPs (ORCA_QPT_XRC_INI,
+ * ORCA_QPT_XRC_TGT), the XRC transport on the wire, and orca_dev_caps'
+ * max_xrcd.
+ */
+#define ORCA_DEV_CAP_XRC		BIT(17)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -236,7 +245,7 @@ struct orca_dev_caps {
 	/* 1.4, valid with ORCA_DEV_CAP_MCAST: ATTACH_MCAST's limits. */
 	__le32 max_mcast_grp;		/* groups with a QP attached */
 	__le32 max_mcast_qp_attach;	/* QPs attached to one group */
-	__le32 rsvd1;
+	__le32 max_xrcd;		/* 1.6, valid with ORCA_DEV_CAP_XRC */
 	/* 1.2, valid with ORCA_DEV_CAP_IDENTITY: NUL-padded ASCII. */
 	u8 hca_type[ORCA_DEV_HCA_TYPE_LEN];	/* adapter model */
 	u8 board_id[ORCA_DEV_BOARD_ID_LEN];	/* board (PSID-like) */
@@ -467,11 +476,32 @@ struct orca_cmd_alloc_mw_out {
 	__le32 rsvd;
 };
 
-/* QP types. */
+/*
+ * ALLOC_XRCD (1.6, ORCA_DEV_CAP_XRC): an XRC domain, no input, output its
+ * handle xrcdn (from 1).  XRC SRQs and XRC target QPs are created in a
+ * domain; an XRC target QP takes a message only for an XRC SRQ of its own
+ * domain.  DEALLOC_XRCD takes struct orca_cmd_destroy_obj with the xrcdn:
+ * BUSY while an SRQ or QP of the domain exists.
+ */
+
+/*
+ * QP types.  XRC (1.6, ORCA_DEV_CAP_XRC), numbered as enum ib_qp_type:
+ *   ORCA_QPT_XRC_INI  an initiator: an RC send queue whose requests carry
+ *                     the XRCETH, naming the XRC SRQ of the target side
+ *                     (the send WQE's dest_qpn); no receive queue, no SRQ,
+ *                     recv_cqn 0;
+ *   ORCA_QPT_XRC_TGT  a target in the domain xrcdn: no rings, no CQs, no
+ *                     PD, no doorbell record (all 0); the messages it
+ *                     takes consume WQEs of the XRC SRQ their XRCETH names
+ *                     and complete on that SRQ's CQ, and their memory
+ *                     accesses are checked against that SRQ's PD.
+ */
 #define ORCA_QPT_RC			2
 #define ORCA_QPT_UC			3	/* 1.4, ORCA_DEV_CAP_UC */
 #define ORCA_QPT_UD			4
 #define ORCA_QPT_GSI			5	/* QP1; qpn is always 1 */
+#define ORCA_QPT_XRC_INI		9	/* 1.6 */
+#define ORCA_QPT_XRC_TGT		10	/* 1.6 */
 
 #define ORCA_QP_F_SQ_SIG_ALL		BIT(0)
 #define ORCA_QP_F_USE_SRQ		BIT(1)
@@ -497,6 +527,8 @@ struct orca_cmd_create_qp {
 	__le32 rq_npages;
 	__le32 uar;
 	__le64 db_rec_addr;		/* struct orca_qp_db_rec */
+	__le32 xrcdn;			/* 1.6, ORCA_QPT_XRC_TGT; else 0 */
+	__le32 rsvd;
 };
 
 /* QP states, numbered as enum ib_qp_state. */
@@ -594,10 +626,16 @@ struct orca_cmd_create_ah {
  * were polled in any order.
  */
 #define ORCA_CREATE_SRQ_F_TAG		BIT(0)
+/*
+ * ORCA_CREATE_SRQ_F_XRC (1.6, ORCA_DEV_CAP_XRC): an XRC SRQ of the domain
+ * xrcdn, whose receive CQEs go to the CQ cqn (ORCA_CQE_F_XRC), for the
+ * XRC target QPs of that domain; its pdn checks their memory accesses.
+ */
+#define ORCA_CREATE_SRQ_F_XRC		BIT(1)
 
 struct orca_cmd_create_srq {
 	__le32 pdn;
-	__le32 cqn;			/* reserved, 0 (no XRC) */
+	__le32 cqn;			/* ORCA_CREATE_SRQ_F_XRC; else 0 */
 	u8 log_depth;
 	u8 page_shift;
 	u8 max_sge;
@@ -607,6 +645,8 @@ struct orca_cmd_create_srq {
 	__le32 uar;
 	__le64 page_addr;		/* single page when in_len == 0 */
 	__le64 db_rec_addr;		/* struct orca_srq_db_rec */
+	__le32 xrcdn;			/* 1.6, ORCA_CREATE_SRQ_F_XRC; else 0 */
+	__le32 rsvd1;
 };
 
 /*

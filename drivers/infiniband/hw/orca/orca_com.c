@@ -140,6 +140,9 @@ int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 		caps->max_mcast_grp = le32_to_cpu(hw.max_mcast_grp);
 		caps->max_mcast_qp_attach = le32_to_cpu(hw.max_mcast_qp_attach);
 	}
+	/* Reserved (zero) in a device before 1.6. */
+	if (caps->dev_caps & ORCA_DEV_CAP_XRC)
+		caps->max_xrcd = le32_to_cpu(hw.max_xrcd);
 	/* Beyond the 1.0 size the buffer holds what an older device left. */
 	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {
 		orca_com_copy_ident(caps->hca_type, hw.hca_type,
@@ -353,6 +356,14 @@ int orca_com_create_pd(struct orca_dev *odev, u32 *pdn)
 	return orca_com_exec_handle(odev, &cmd, true, pdn);
 }
 
+int orca_com_alloc_xrcd(struct orca_dev *odev, u32 *xrcdn)
+{
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, ORCA_CMD_ALLOC_XRCD);
+	return orca_com_exec_handle(odev, &cmd, true, xrcdn);
+}
+
 int orca_com_create_cq(struct orca_dev *odev,
 		       const struct orca_com_cq_params *p, u32 *cqn)
 {
@@ -491,7 +502,10 @@ int orca_com_create_qp(struct orca_dev *odev,
 	in->rq_npages = cpu_to_le32(p->rq_npages);
 	in->uar = cpu_to_le32(p->uar);
 	in->db_rec_addr = cpu_to_le64(p->db_rec);
-	orca_com_set_in_pgl(&cmd, p->pgl);
+	in->xrcdn = cpu_to_le32(p->xrcdn);
+	/* An XRC target QP has no rings, so no page list. */
+	if (p->pgl)
+		orca_com_set_in_pgl(&cmd, p->pgl);
 	return orca_com_exec_handle(odev, &cmd, true, qpn);
 }
 
@@ -678,7 +692,10 @@ int orca_com_create_srq(struct orca_dev *odev,
 	in->log_depth = p->log_depth;
 	in->page_shift = p->ring.page_shift;
 	in->max_sge = p->max_sge;
-	in->flags = p->tagged ? ORCA_CREATE_SRQ_F_TAG : 0;
+	in->flags = (p->tagged ? ORCA_CREATE_SRQ_F_TAG : 0) |
+		    (p->xrc ? ORCA_CREATE_SRQ_F_XRC : 0);
+	in->cqn = cpu_to_le32(p->cqn);
+	in->xrcdn = cpu_to_le32(p->xrcdn);
 	in->npages = cpu_to_le32(p->ring.npages);
 	in->limit = cpu_to_le32(p->limit);
 	in->uar = cpu_to_le32(p->uar);

@@ -52,6 +52,9 @@ struct orca_com_srq_params {
 	u8 log_depth;
 	u8 max_sge;
 	bool tagged;			/* ORCA_CREATE_SRQ_F_TAG (1.5) */
+	bool xrc;			/* ORCA_CREATE_SRQ_F_XRC (1.6) */
+	u32 cqn;			/* XRC: the CQ of its receives */
+	u32 xrcdn;			/* XRC: its domain */
 	u32 limit;
 	u32 uar;
 	dma_addr_t db_rec;
@@ -83,6 +86,7 @@ struct orca_com_qp_params {
 	u8 page_shift;
 	u32 uar;
 	dma_addr_t db_rec;
+	u32 xrcdn;			/* ORCA_QPT_XRC_TGT (1.6) */
 };
 
 /*
@@ -202,6 +206,7 @@ bool orca_com_undo_create(struct orca_dev *odev, u16 opcode, u32 handle,
 			  const char *what);
 int orca_com_alloc_uar(struct orca_dev *odev, u32 *uar);
 int orca_com_create_pd(struct orca_dev *odev, u32 *pdn);
+int orca_com_alloc_xrcd(struct orca_dev *odev, u32 *xrcdn);
 int orca_com_create_cq(struct orca_dev *odev,
 		       const struct orca_com_cq_params *p, u32 *cqn);
 int orca_com_resize_cq(struct orca_dev *odev, u32 cqn, u8 log_depth,

@@ -111,6 +111,11 @@ static void orca_dbg_qp_driver(struct seq_file *m, const struct orca_qp *qp)
 		seq_printf(m, "recv_cqn %u\n", to_ocq(ibqp->recv_cq)->cqn);
 	if (ibqp->srq)
 		seq_printf(m, "srqn %u\n", to_osrq(ibqp->srq)->srqn);
+	/* A target QP has no rings and no doorbell record. */
+	if (orca_qp_is_xrc_tgt(qp)) {
+		seq_printf(m, "xrcdn %u\n", to_oxrcd(qp->xrcd)->xrcdn);
+		return;
+	}
 	if (qp->user) {
 		orca_udb_read(qp->udb, qp->db_dma, &rec, sizeof(rec));
 	} else {

@@ -120,6 +120,13 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	}
+	/*
+	 * 1.6: XRC domains, SRQs and QPs.  struct ib_device_attr has no
+	 * count of domains (nor has ibv_device_attr): max_xrcd only limits
+	 * ALLOC_XRCD, which fails with -ENOMEM beyond it.
+	 */
+	if (caps->dev_caps & ORCA_DEV_CAP_XRC)
+		attr->device_cap_flags |= IB_DEVICE_XRC;
 	attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN |
 				   IB_DEVICE_CURR_QP_STATE_MOD |
 				   IB_DEVICE_SYS_IMAGE_GUID |

@@ -190,7 +190,9 @@ struct orca_send_wqe_hdr {
 	};
 	__le64 swap;			/* atomic; REG_MR: access | npages << 32 */
 	__le32 ahn;			/* UD: address handle */
-	__le32 dest_qpn;		/* UD */
+	__le32 dest_qpn;		/* UD; XRC initiator (1.6): the
+					 * remote XRC SRQ's number (XRCETH)
+					 */
 	__le32 qkey;			/* UD */
 	__le32 rsvd1;
 };
@@ -291,6 +293,12 @@ enum orca_cqe_opcode {
 #define ORCA_CQE_F_INV			BIT(2)
 #define ORCA_CQE_F_GRH			BIT(3)
 #define ORCA_CQE_F_IPV6			BIT(4)	/* GRH area holds IPv6 */
+/*
+ * 1.6: a receive of an XRC SRQ: src_qpn holds the SRQ's number, qpn the
+ * XRC target QP's, which the CQ's owner need not know (another process
+ * may own it): the consumer finds its SRQ by srqn.
+ */
+#define ORCA_CQE_F_XRC			BIT(5)
 
 struct orca_cqe {
 	__le32 wr_id_lo;
@@ -298,7 +306,7 @@ struct orca_cqe {
 	__le32 qpn;
 	__le32 byte_len;
 	__le32 imm_or_inv;
-	__le32 src_qpn;			/* UD */
+	__le32 src_qpn;			/* UD; XRC SRQ receive: srqn */
 	u8 opcode;			/* enum orca_cqe_opcode */
 	u8 status;			/* ORCA_CQE_ST_* */
 	__le16 wqe_idx;

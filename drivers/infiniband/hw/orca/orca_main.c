@@ -230,6 +230,14 @@ static const struct ib_device_ops orca_mcast_ops = {
 	.detach_mcast = orca_detach_mcast,
 };
 
+/* 1.6, ORCA_DEV_CAP_XRC: XRC domains (SRQs and QPs check the bit). */
+static const struct ib_device_ops orca_xrc_ops = {
+	.alloc_xrcd = orca_alloc_xrcd,
+	.dealloc_xrcd = orca_dealloc_xrcd,
+
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, orca_xrcd, ibxrcd),
+};
+
 /* What the netdev pairing (ib_device_set_netdev) already needs. */
 static int orca_ib_setup(struct orca_dev *odev)
 {
@@ -243,6 +251,8 @@ static int orca_ib_setup(struct orca_dev *odev)
 	ib_set_device_ops(ibdev, &orca_dev_ops);
 	if (odev->caps.dev_caps & ORCA_DEV_CAP_MCAST)
 		ib_set_device_ops(ibdev, &orca_mcast_ops);
+	if (odev->caps.dev_caps & ORCA_DEV_CAP_XRC)
+		ib_set_device_ops(ibdev, &orca_xrc_ops);
 	return 0;
 }
 

@@ -120,7 +120,9 @@ static void orca_cqe_qp_state(struct orca_qp *qp, const struct ib_wc *wc,
 {
 	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
 		return;
-	if (qp->ibqp.qp_type == IB_QPT_RC)
+	if (qp->ibqp.qp_type == IB_QPT_RC ||
+	    qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	    qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		orca_qp_set_err_state(qp, IB_QPS_ERR);
 	else if (!recv)
 		orca_qp_set_err_state(qp, IB_QPS_SQE);
@@ -246,6 +248,98 @@ static bool orca_cq_has_sw_flush(struct orca_dev *odev, struct orca_cq *cq)
 	return pending;
 }
 
+/*
+ * The QP a CQE names.  A destroyed or reset QP's CQEs were scrubbed under
+ * the CQ's lock, and it left the table under it too, so the QP stays valid
+ * until the poller unlocks; not an XRC target QP, which has no CQ to lock
+ * and takes no CQE of its own but those of XRC SRQs (orca_poll_xrc()):
+ * one named without ORCA_CQE_F_XRC is not looked at.
+ */
+static struct orca_qp *orca_poll_qp(struct orca_dev *odev, u32 qpn)
+{
+	XA_STATE(xas, &odev->qp_xa, qpn);
+	struct orca_qp *qp;
+
+	rcu_read_lock();
+	do {
+		qp = xas_load(&xas);
+	} while (xas_retry(&xas, qp));
+	if (qp && xas_get_mark(&xas, ORCA_QP_XA_XRC_TGT))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/**
+ * orca_poll_xrc() - a receive CQE of an XRC SRQ
+ * @odev: device
+ * @cq: the CQ, its lock held
+ * @cqe: the CQE, with ORCA_CQE_F_XRC
+ * @wc: the work completion to fill
+ *
+ * The CQE names the XRC SRQ in src_qpn and the target QP that took the
+ * message in qpn (spec, data-path.rst "XRC"); no QP of the CQ holds the
+ * SRQ.  The SRQ must be an XRC SRQ of this CQ and the QP, if it still
+ * exists, a target QP of the SRQ's domain; the WQE is retired by the
+ * SRQ's rules (orca_srq_complete()).  Both are found with a reference,
+ * as they do not leave their tables under this CQ's lock: the SRQ's
+ * destroy cleans this CQ (orca_srq_clean_cq()) before it goes, a target
+ * QP's cleans nothing.  A target QP destroyed since is not reported (the
+ * core's wc->qp must be a QP) and its WQE is retired, as the clean of
+ * a QP on an SRQ does (orca_cq_scrub()).
+ *
+ * Return: true if @wc was filled; false for a CQE dropped, counted in
+ * ORCA_DRV_STAT_BAD_CQES unless its target QP is gone.
+ */
+static bool orca_poll_xrc(struct orca_dev *odev, struct orca_cq *cq,
+			  const struct orca_cqe *cqe, struct ib_wc *wc)
+{
+	u32 srqn = le32_to_cpu(cqe->src_qpn) & GENMASK(23, 0);
+	u32 qpn = le32_to_cpu(cqe->qpn);
+	u16 idx = le16_to_cpu(cqe->wqe_idx);
+	struct orca_qp *qp = NULL;
+	struct orca_srq *srq;
+	const char *why;
+	bool ok = false;
+	u64 wr_id;
+
+	lockdep_assert_held(&cq->lock);
+	srq = orca_srq_get(odev, srqn);
+	if (!srq || !orca_srq_is_xrc(srq) || srq->ibsrq.ext.cq != &cq->ibcq ||
+	    !(cqe->opcode & ORCA_CQE_RECV)) {
+		why = "not a receive of an XRC SRQ of this CQ";
+		goto bad;
+	}
+	qp = orca_qp_get(odev, qpn);
+	if (qp && (!orca_qp_is_xrc_tgt(qp) ||
+		   qp->xrcd != srq->ibsrq.ext.xrc.xrcd)) {
+		why = "QP not a target QP of the SRQ's domain";
+		goto bad;
+	}
+	if (!orca_srq_complete(srq, idx, &wr_id)) {
+		why = "WQE not outstanding";
+		goto bad;
+	}
+	if (qp) {
+		orca_cqe_to_wc(qp, cqe, wr_id, wc);
+		orca_cqe_qp_state(qp, wc, true);
+		ok = true;
+	}
+	goto out;
+
+bad:
+	orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_CQES);
+	dev_err_ratelimited(&odev->pdev->dev,
+			    "CQ %u: XRC CQE for SRQ %u, QP %u, WQE %u: %s; dropped\n",
+			    cq->cqn, srqn, qpn, idx, why);
+out:
+	if (qp)
+		orca_qp_put(qp);
+	if (srq)
+		orca_srq_put(srq);
+	return ok;
+}
+
 int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct orca_dev *odev = to_odev(ibcq->device);
@@ -265,21 +359,19 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	start = cq->ci;
 	while (n < num_entries && (cqe = orca_cqe_at(cq, cq->ci))) {
 		cq->ci++;
-		/*
-		 * A destroyed or reset QP's CQEs were scrubbed under this
-		 * lock, and it left the xarray under it too, so @qp stays
-		 * valid until we unlock.
-		 */
-		qp = xa_load(&odev->qp_xa, le32_to_cpu(cqe->qpn));
+		if (le32_to_cpu(cqe->qpn) == ORCA_CQE_QPN_NONE)
+			continue;
+		if (cqe->flags & ORCA_CQE_F_XRC) {
+			if (orca_poll_xrc(odev, cq, cqe, &wc[n]))
+				n++;
+			continue;
+		}
+		qp = orca_poll_qp(odev, le32_to_cpu(cqe->qpn));
 		if (!qp) {
-			if (le32_to_cpu(cqe->qpn) != ORCA_CQE_QPN_NONE) {
-				orca_drv_stat_inc(odev,
-						  ORCA_DRV_STAT_BAD_CQES);
-				dev_err_ratelimited(&odev->pdev->dev,
-						    "CQ %u: CQE for unknown QP %u; dropped\n",
-						    cq->cqn,
-						    le32_to_cpu(cqe->qpn));
-			}
+			orca_drv_stat_inc(odev, ORCA_DRV_STAT_BAD_CQES);
+			dev_err_ratelimited(&odev->pdev->dev,
+					    "CQ %u: CQE for unknown QP %u; dropped\n",
+					    cq->cqn, le32_to_cpu(cqe->qpn));
 			continue;
 		}
 		/* Bit 7 of the opcode tells receive from send, even on error. */
@@ -389,7 +481,8 @@ static void orca_cq_scrub(struct orca_cq *cq, struct orca_qp *qp)
 void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
 {
 	struct orca_cq *scq = to_ocq(qp->ibqp.send_cq);
-	struct orca_cq *rcq = to_ocq(qp->ibqp.recv_cq);
+	/* An XRC initiator has no receive CQ. */
+	struct orca_cq *rcq = qp->ibqp.recv_cq ? to_ocq(qp->ibqp.recv_cq) : scq;
 	struct orca_cq *first = scq, *second = rcq;
 	unsigned long flags;
 
@@ -414,4 +507,29 @@ void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp, bool unlink)
 	if (second != first)
 		spin_unlock(&second->lock);
 	spin_unlock_irqrestore(&first->lock, flags);
+}
+
+/**
+ * orca_srq_clean_cq() - drop a destroyed kernel XRC SRQ's CQEs from its CQ
+ * @srq: the SRQ, which the adapter no longer completes WQEs of
+ *
+ * The CQEs name the SRQ by number (orca_poll_xrc()), which the next SRQ
+ * may get; they name no QP the CQ knows, so no QP's clean drops them.
+ */
+void orca_srq_clean_cq(struct orca_srq *srq)
+{
+	struct orca_cq *cq = to_ocq(srq->ibsrq.ext.cq);
+	struct orca_cqe *cqe;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (i = cq->ci; (cqe = orca_cqe_at(cq, i)); i++) {
+		if ((cqe->flags & ORCA_CQE_F_XRC) &&
+		    (le32_to_cpu(cqe->src_qpn) & GENMASK(23, 0)) == srq->srqn)
+			cqe->qpn = cpu_to_le32(ORCA_CQE_QPN_NONE);
+		if (i - cq->ci >= (1U << cq->log_depth))
+			break;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
 }

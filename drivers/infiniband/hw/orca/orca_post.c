@@ -283,6 +283,15 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
+	/*
+	 * struct ib_send_wr carries no remote SRQ number for an XRC
+	 * initiator's WQE (no kernel ULP uses XRC); a target QP has no send
+	 * queue.
+	 */
+	if (ibqp->qp_type == IB_QPT_XRC_INI || orca_qp_is_xrc_tgt(qp)) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	if (!orca_qp_can_send(qp)) {
 		*bad_wr = wr;
 		return -EINVAL;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA queue pairs (RC, UC, UD and GSI): what kernel and user QPs share (checks,
+ * ORCA queue pairs (RC, UC, UD, GSI and the XRC initiator and target):
+ * what kernel and user QPs share (checks,
  * geometry, CREATE_QP, destruction), creation of kernel QPs with their
  * rings, state transitions through MODIFY_QP, QUERY_QP, and the delivery
  * of QP async events.
  */
 #include <linux/etherdevice.h>
 #include <rdma/ib_addr.h>
+#include <rdma/orca-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca_eq.h"
@@ -157,9 +159,22 @@ static int orca_qp_type(struct orca_dev *odev, enum ib_qp_type type)
 		return caps & ORCA_DEV_CAP_UD ? ORCA_QPT_UD : -EOPNOTSUPP;
 	case IB_QPT_GSI:
 		return caps & ORCA_DEV_CAP_UD ? ORCA_QPT_GSI : -EOPNOTSUPP;
+	case IB_QPT_XRC_INI:
+		return caps & ORCA_DEV_CAP_XRC ? ORCA_QPT_XRC_INI : -EOPNOTSUPP;
+	case IB_QPT_XRC_TGT:
+		return caps & ORCA_DEV_CAP_XRC ? ORCA_QPT_XRC_TGT : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
+}
+
+/*
+ * A receive queue of its own: not with an SRQ, nor on an XRC initiator,
+ * whose receives are the target side's (its XRC SRQs).
+ */
+static bool orca_qp_has_rq(const struct ib_qp_init_attr *init)
+{
+	return !init->srq && init->qp_type != IB_QPT_XRC_INI;
 }
 
 /*
@@ -188,8 +203,11 @@ static int orca_qp_user_geometry(struct orca_dev *odev, struct orca_qp *qp,
 		return err;
 	qp->max_send_sge = sge;
 	qp->sq_stride = ug->stride;
-	/* With an SRQ, orca_create_user_qp() refuses any receive ring. */
-	if (init->srq)
+	/*
+	 * With an SRQ, or on an XRC initiator, orca_create_user_qp() refuses
+	 * any receive ring.
+	 */
+	if (!orca_qp_has_rq(init))
 		return 0;
 
 	err = orca_uqueue_depth(odev, "receive queue", ug->rq_entries,
@@ -226,6 +244,10 @@ static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
 	    cap->max_recv_sge > min_t(u32, caps->max_recv_sge, ORCA_MAX_SGE) ||
 	    cap->max_inline_data > caps->max_inline_data)
 		return -EINVAL;
+	/* The core zeroes an initiator's receive caps for user space. */
+	if (init->qp_type == IB_QPT_XRC_INI &&
+	    (cap->max_recv_wr || cap->max_recv_sge))
+		return -EINVAL;
 
 	/* Inline data takes the place of SGEs in the send WQE. */
 	inline_sge = DIV_ROUND_UP(cap->max_inline_data,
@@ -233,7 +255,7 @@ static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
 	send_sge = max3(cap->max_send_sge, inline_sge, 1U);
 	if (send_sge > max_sge)
 		return -EINVAL;
-	recv_sge = init->srq ? 0 : max(cap->max_recv_sge, 1U);
+	recv_sge = orca_qp_has_rq(init) ? max(cap->max_recv_sge, 1U) : 0;
 
 	qp->log_rq_depth = 0;
 	qp->max_recv_sge = 0;
@@ -246,7 +268,7 @@ static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
 	} else {
 		err = orca_queue_log_depth(cap->max_send_wr, caps->max_qp_wr,
 					   &qp->log_sq_depth);
-		if (!err && !init->srq)
+		if (!err && orca_qp_has_rq(init))
 			err = orca_queue_log_depth(cap->max_recv_wr,
 						   caps->max_qp_wr,
 						   &qp->log_rq_depth);
@@ -254,7 +276,7 @@ static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
 			return err;
 		qp->max_send_sge = send_sge;
 		qp->sq_stride = orca_send_wqe_stride(send_sge);
-		if (!init->srq) {
+		if (orca_qp_has_rq(init)) {
 			qp->max_recv_sge = recv_sge;
 			qp->rq_stride = orca_recv_wqe_stride(recv_sge);
 		}
@@ -266,7 +288,7 @@ static int orca_qp_set_caps(struct orca_dev *odev, struct orca_qp *qp,
 	cap->max_send_wr = 1U << qp->log_sq_depth;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_inline_data = qp->max_inline_data;
-	cap->max_recv_wr = init->srq ? 0 : 1U << qp->log_rq_depth;
+	cap->max_recv_wr = orca_qp_has_rq(init) ? 1U << qp->log_rq_depth : 0;
 	cap->max_recv_sge = qp->max_recv_sge;
 	return 0;
 }
@@ -334,6 +356,18 @@ static void orca_qp_free_mem(struct orca_dev *odev, void *mem)
 	orca_db_free(odev, qp->db, qp->db_dma);
 }
 
+static void orca_qp_init_common(struct orca_qp *qp,
+				const struct ib_qp_init_attr *init)
+{
+	mutex_init(&qp->lock);
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	refcount_set(&qp->refcnt, 1);
+	init_completion(&qp->free);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+}
+
 /**
  * orca_qp_setup() - check a QP's attributes and set up what kernel and user
  * QPs have in common
@@ -360,18 +394,17 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 		return type;
 	if (init->srq && !(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ))
 		return -EOPNOTSUPP;
+	/* XRC SRQs serve XRC target QPs only, found by the XRCETH. */
+	if (init->srq && (init->srq->srq_type != IB_SRQT_BASIC ||
+			  init->qp_type == IB_QPT_XRC_INI))
+		return -EINVAL;
+	if (init->qp_type == IB_QPT_XRC_INI && !init->send_cq)
+		return -EINVAL;
 	err = orca_qp_set_caps(odev, qp, init, ug);
 	if (err)
 		return err;
 
-	mutex_init(&qp->lock);
-	qp->state = IB_QPS_RESET;
-	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	refcount_set(&qp->refcnt, 1);
-	init_completion(&qp->free);
-	spin_lock_init(&qp->sq_lock);
-	spin_lock_init(&qp->rq_lock);
-
+	orca_qp_init_common(qp, init);
 	p->qp_type = type;
 	p->log_sq_depth = qp->log_sq_depth;
 	p->log_rq_depth = qp->log_rq_depth;
@@ -382,7 +415,9 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 		   (init->srq ? ORCA_QP_F_USE_SRQ : 0);
 	p->pdn = to_opd(qp->ibqp.pd)->pdn;
 	p->send_cqn = to_ocq(init->send_cq)->cqn;
-	p->recv_cqn = to_ocq(init->recv_cq)->cqn;
+	/* An initiator has no receives: no CQ for them (spec, "XRC QPs"). */
+	p->recv_cqn = orca_qp_has_rq(init) || init->srq ?
+		      to_ocq(init->recv_cq)->cqn : 0;
 	p->srqn = init->srq ? to_osrq(init->srq)->srqn : 0;
 	return 0;
 }
@@ -416,12 +451,79 @@ int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 	err = xa_insert_irq(&odev->qp_xa, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
+	if (orca_qp_is_xrc_tgt(qp)) {
+		xa_lock_irq(&odev->qp_xa);
+		__xa_set_mark(&odev->qp_xa, qp->qpn, ORCA_QP_XA_XRC_TGT);
+		xa_unlock_irq(&odev->qp_xa);
+	}
 	qp->ibqp.qp_num = qp->qpn;
 	return 0;
 
 err_destroy:
 	*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_QP, qp->qpn,
 					 "QP");
+	return err;
+}
+
+/**
+ * orca_create_xrc_tgt() - create an XRC target QP
+ * @odev: device
+ * @qp: the new QP
+ * @init: the consumer's attributes: the domain, nothing else of use
+ * @udata: NULL from the core of 7.3, which creates a user's target QP as
+ *	a kernel object (ib_create_qp_user() shares it through the domain);
+ *	else struct orca_create_qp, all 0 but comp_mask, in and
+ *	struct orca_create_qp_resp out
+ *
+ * A target QP has no rings, CQs, PD, UAR or doorbell record: the messages
+ * it takes consume WQEs of the XRC SRQs of its domain, which complete on
+ * their CQs (spec, commands.rst "XRC QPs").  It is neither a user QP nor a
+ * kernel QP the data path knows; only its state is kept.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int orca_create_xrc_tgt(struct orca_dev *odev, struct orca_qp *qp,
+			       struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
+{
+	struct orca_com_qp_params p = {};
+	struct orca_create_qp_resp resp = {};
+	struct orca_create_qp req;
+	bool may_free;
+	int type, err;
+
+	if (udata) {
+		err = ib_copy_validate_udata_in_cm(udata, req, rq_stride, 0);
+		if (err)
+			return err;
+		if (memchr_inv(&req.reserved, 0,
+			       sizeof(req) - offsetof(typeof(req), reserved)))
+			return -EINVAL;
+	}
+	type = orca_qp_type(odev, init->qp_type);
+	if (type < 0)
+		return type;
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (!init->xrcd || init->srq || init->send_cq || init->recv_cq)
+		return -EINVAL;
+	/* Capabilities asked for are ignored, as mlx5 does: it has no queue. */
+	memset(&init->cap, 0, sizeof(init->cap));
+
+	orca_qp_init_common(qp, init);
+	p.qp_type = type;
+	qp->xrcd = init->xrcd;
+	p.xrcdn = to_oxrcd(init->xrcd)->xrcdn;
+	err = orca_qp_finish(odev, qp, &p, &may_free);
+	/* Nothing of the host's to keep if the adapter kept the QP. */
+	if (err)
+		return err;
+	if (!udata)
+		return 0;
+	resp.qpn = qp->qpn;
+	err = ib_respond_udata(udata, resp);
+	if (err)
+		orca_qp_remove(odev, qp);
 	return err;
 }
 
@@ -439,6 +541,9 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* QP1 belongs to the kernel's MAD layer. */
 	if (udata && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
+	/* The core creates a user's target QP as its own, without udata. */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return orca_create_xrc_tgt(odev, qp, init, udata);
 	if (udata)
 		return orca_create_user_qp(qp, init, udata);
 	err = orca_qp_setup(odev, qp, init, NULL, &p);
@@ -448,7 +553,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->db = orca_db_alloc(odev, &qp->db_dma);
 	if (!qp->db)
 		return -ENOMEM;
-	err = orca_qp_alloc_rings(odev, qp, !init->srq);
+	err = orca_qp_alloc_rings(odev, qp, orca_qp_has_rq(init));
 	if (err)
 		goto err_db;
 	err = orca_pgl_alloc(odev, &pgl, qp->sq.npages + qp->rq.npages);
@@ -500,10 +605,16 @@ static bool orca_qp_flush_srq_wqe(struct orca_dev *odev, struct orca_qp *qp)
 		.qp_state = IB_QPS_ERR,
 	};
 
-	/* RC and UC messages span packets; UD holds no WQE between them. */
-	if (!qp->ibqp.srq ||
-	    (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) ||
-	    state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	/*
+	 * RC and UC messages span packets; UD holds no WQE between them.  An
+	 * XRC target holds one of an XRC SRQ's, which its ERR completes with
+	 * a flush on the SRQ's CQ (spec, data-path.rst "XRC").
+	 */
+	if ((!qp->ibqp.srq || (qp->ibqp.qp_type != IB_QPT_RC &&
+			       qp->ibqp.qp_type != IB_QPT_UC)) &&
+	    !orca_qp_is_xrc_tgt(qp))
+		return false;
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_ERR || orca_dev_is_dead(odev))
 		return false;
 	if (orca_com_modify_qp(odev, &hw))
@@ -631,7 +742,8 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 * The device restarted the queues at 0: so do we.  The provider does
 	 * this for a user QP (its CQs and indices are in user memory).
 	 */
-	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && !qp->user) {
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && !qp->user &&
+	    !orca_qp_is_xrc_tgt(qp)) {
 		orca_qp_clean_cqs(odev, qp, false);
 		orca_qp_reset_indices(qp);
 	}
@@ -696,12 +808,17 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = hw.timeout;
 	attr->retry_cnt = hw.retry_cnt;
 	attr->rnr_retry = hw.rnr_retry;
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
+	    ibqp->qp_type == IB_QPT_XRC_INI || orca_qp_is_xrc_tgt(qp))
 		orca_ah_attr_from_av(&attr->ah_attr, &hw.av);
-	attr->cap.max_send_wr = 1U << qp->log_sq_depth;
-	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_inline_data = qp->max_inline_data;
-	attr->cap.max_recv_wr = ibqp->srq ? 0 : 1U << qp->log_rq_depth;
+	/* A target QP has no queues; an initiator has no receive queue. */
+	if (!orca_qp_is_xrc_tgt(qp)) {
+		attr->cap.max_send_wr = 1U << qp->log_sq_depth;
+		attr->cap.max_send_sge = qp->max_send_sge;
+		attr->cap.max_inline_data = qp->max_inline_data;
+	}
+	if (qp->rq_stride)
+		attr->cap.max_recv_wr = 1U << qp->log_rq_depth;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 
 	memset(init, 0, sizeof(*init));
@@ -709,6 +826,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = qp->xrcd;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	return 0;
@@ -724,7 +842,11 @@ bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp)
 
 	orca_qp_flush_srq_wqe(odev, qp);
 	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_QP, qp->qpn);
-	if (qp->user)
+	/*
+	 * A target QP's CQEs are in the CQs of XRC SRQs: pollers of kernel
+	 * ones take a reference on it (orca_poll.c), the provider needs none.
+	 */
+	if (qp->user || orca_qp_is_xrc_tgt(qp))
 		xa_erase_irq(&odev->qp_xa, qp->qpn);
 	else
 		orca_qp_clean_cqs(odev, qp, true);
@@ -775,6 +897,11 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
+	/* No memory of a target QP's is the adapter's. */
+	if (orca_qp_is_xrc_tgt(qp)) {
+		orca_qp_remove(odev, qp);
+		return 0;
+	}
 	if (!orca_qp_remove(odev, qp)) {
 		if (qp->user)
 			orca_user_keep(odev, qp->udb, qp->sq_umem,

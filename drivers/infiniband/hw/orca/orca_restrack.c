@@ -57,9 +57,10 @@ static int orca_res_fill_qp(struct sk_buff *msg, const void *obj)
 		"qp_state", "sq_depth", "rq_depth", "sq_max_sge", "rq_max_sge",
 		"max_inline", "sq_stride", "rq_stride", "send_cqn", "recv_cqn",
 	};
+	bool tgt = orca_qp_is_xrc_tgt(qp);
 	u32 vals[] = {
-		READ_ONCE(qp->state), 1U << qp->log_sq_depth,
-		ibqp->srq ? 0 : 1U << qp->log_rq_depth, qp->max_send_sge,
+		READ_ONCE(qp->state), tgt ? 0 : 1U << qp->log_sq_depth,
+		qp->rq_stride ? 1U << qp->log_rq_depth : 0, qp->max_send_sge,
 		qp->max_recv_sge, qp->max_inline_data, qp->sq_stride,
 		qp->rq_stride,
 		ibqp->send_cq ? to_ocq(ibqp->send_cq)->cqn : 0,
@@ -73,6 +74,10 @@ static int orca_res_fill_qp(struct sk_buff *msg, const void *obj)
 	if (ibqp->srq &&
 	    rdma_nl_put_driver_u32(msg, "srqn", to_osrq(ibqp->srq)->srqn))
 		return -EMSGSIZE;
+	/* A target QP has no rings or record: its domain is all there is. */
+	if (tgt)
+		return rdma_nl_put_driver_u32(msg, "xrcdn",
+					      to_oxrcd(qp->xrcd)->xrcdn);
 	if (qp->user) {
 		/* What the provider published; it alone knows its ci. */
 		orca_udb_read(qp->udb, qp->db_dma, &rec, sizeof(rec));
@@ -184,6 +189,12 @@ static int orca_res_fill_srq(struct sk_buff *msg, const void *obj)
 	    rdma_nl_put_driver_u32(msg, "max_sge", srq->max_sge) ||
 	    rdma_nl_put_driver_u32(msg, "stride", srq->stride) ||
 	    rdma_nl_put_driver_u32(msg, "limit", READ_ONCE(srq->limit)))
+		return -EMSGSIZE;
+	if (orca_srq_is_xrc(srq) &&
+	    (rdma_nl_put_driver_u32(msg, "xrcdn",
+				    to_oxrcd(srq->ibsrq.ext.xrc.xrcd)->xrcdn) ||
+	     rdma_nl_put_driver_u32(msg, "cqn",
+				    to_ocq(srq->ibsrq.ext.cq)->cqn)))
 		return -EMSGSIZE;
 	if (srq->user) {
 		orca_udb_read(srq->udb, srq->db_dma, &rec, sizeof(rec));

@@ -13,10 +13,28 @@
 #include "orca_verbs.h"
 #include "orca_wqe_track.h"
 
-static void orca_srq_put(struct orca_srq *srq)
+void orca_srq_put(struct orca_srq *srq)
 {
 	if (refcount_dec_and_test(&srq->refcnt))
 		complete(&srq->free);
+}
+
+/*
+ * Look up an SRQ and take a reference (orca_srq_put()); may run in hard
+ * IRQ context.  Events, and the CQEs of XRC SRQs, which name an SRQ no QP
+ * of the CQ holds, find it so; its destroy waits for the reference.
+ */
+struct orca_srq *orca_srq_get(struct orca_dev *odev, u32 srqn)
+{
+	struct orca_srq *srq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&odev->srq_xa, flags);
+	srq = xa_load(&odev->srq_xa, srqn);
+	if (srq && !refcount_inc_not_zero(&srq->refcnt))
+		srq = NULL;
+	xa_unlock_irqrestore(&odev->srq_xa, flags);
+	return srq;
 }
 
 /**
@@ -50,15 +68,9 @@ bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id)
 void orca_srq_async_event(struct orca_dev *odev, u32 srqn,
 			  enum ib_event_type type)
 {
+	struct orca_srq *srq = orca_srq_get(odev, srqn);
 	struct ib_event ev = {};
-	struct orca_srq *srq;
-	unsigned long flags;
 
-	xa_lock_irqsave(&odev->srq_xa, flags);
-	srq = xa_load(&odev->srq_xa, srqn);
-	if (srq && !refcount_inc_not_zero(&srq->refcnt))
-		srq = NULL;
-	xa_unlock_irqrestore(&odev->srq_xa, flags);
 	if (!srq) {
 		orca_unknown_object_event(odev, "SRQ", srqn);
 		return;
@@ -95,9 +107,27 @@ int orca_srq_setup(struct orca_dev *odev, struct orca_srq *srq,
 	u32 sge;
 	int err;
 
-	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ) ||
-	    init_attr->srq_type != IB_SRQT_BASIC)
+	if (!(odev->caps.dev_caps & ORCA_DEV_CAP_SRQ))
 		return -EOPNOTSUPP;
+	switch (init_attr->srq_type) {
+	case IB_SRQT_BASIC:
+		break;
+	case IB_SRQT_XRC:
+		/*
+		 * The adapter completes an XRC SRQ's receives on its CQ, which
+		 * is polled where the SRQ's WQEs are tracked: a kernel SRQ's
+		 * in the kernel, a user SRQ's by its provider.  The core lets
+		 * a kernel consumer leave the domain out; ORCA needs one.
+		 */
+		if (!(odev->caps.dev_caps & ORCA_DEV_CAP_XRC))
+			return -EOPNOTSUPP;
+		if (!init_attr->ext.cq || !init_attr->ext.xrc.xrcd ||
+		    to_ocq(init_attr->ext.cq)->user != !!ug)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
 	if (attr->max_sge > max_sge)
 		return -EINVAL;
 	sge = max(attr->max_sge, 1U);
@@ -159,23 +189,40 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 	int err;
 
 	*may_free = true;
+	if (orca_srq_is_xrc(srq)) {
+		p.xrc = true;
+		p.cqn = to_ocq(srq->ibsrq.ext.cq)->cqn;
+		p.xrcdn = to_oxrcd(srq->ibsrq.ext.xrc.xrcd)->xrcdn;
+	}
 	orca_qbuf_ring(&srq->buf, pgl, &p.ring);
 	err = orca_com_create_srq(odev, &p, &srq->srqn);
 	if (err)
 		return err;
 	err = xa_insert_irq(&odev->srq_xa, srq->srqn, srq, GFP_KERNEL);
-	if (err)
+	if (err) {
 		*may_free = orca_com_undo_create(odev, ORCA_CMD_DESTROY_SRQ,
 						 srq->srqn, "SRQ");
-	return err;
+		return err;
+	}
+	/* The XRCETH names it: initiators send to this number. */
+	if (orca_srq_is_xrc(srq))
+		srq->ibsrq.ext.xrc.srq_num = srq->srqn;
+	return 0;
 }
 
-/* As for CQs: no new events after DESTROY_SRQ, then wait for old ones. */
+/*
+ * As for CQs: no new events after DESTROY_SRQ, then wait for old ones.  A
+ * kernel XRC SRQ's CQEs still in its CQ are dropped (orca_srq_clean_cq())
+ * before its number can name another SRQ; the provider cleans a user
+ * one's.
+ */
 bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq)
 {
 	int err;
 
 	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_SRQ, srq->srqn);
+	if (orca_srq_is_xrc(srq) && !srq->user)
+		orca_srq_clean_cq(srq);
 	xa_erase_irq(&odev->srq_xa, srq->srqn);
 	orca_srq_put(srq);
 	wait_for_completion(&srq->free);

@@ -35,6 +35,7 @@ static const struct {
 	{ ORCA_DEV_CAP_ATOMIC_WRITE, ORCA_UCTX_CAP_ATOMIC_WRITE },
 	{ ORCA_DEV_CAP_SRQ_RESIZE, ORCA_UCTX_CAP_SRQ_RESIZE },
 	{ ORCA_DEV_CAP_SRQ_TAG, ORCA_UCTX_CAP_SRQ_TAG },
+	{ ORCA_DEV_CAP_XRC, ORCA_UCTX_CAP_XRC },
 };
 
 static void orca_ucontext_resp(struct orca_dev *odev,

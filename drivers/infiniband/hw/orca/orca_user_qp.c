@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORCA user QPs (RC, UC and UD): the provider allocates the send and receive
+ * ORCA user QPs (RC, UC, UD and XRC initiators): the provider allocates the send and receive
  * rings and the doorbell record and names the rings' geometry; the kernel
  * checks that geometry against the QP's capabilities and the device,
  * checks and pins the rings, and creates the QP on the context's UAR with
@@ -37,7 +37,7 @@ static int orca_uqp_check(struct orca_qp *qp, const struct orca_create_qp *req,
 		*rq_needed = 0;
 		return req->rq_buf_va || req->rq_buf_len ||
 		       req->rq_wqe_count || req->rq_stride ?
-			orca_uqueue_refuse(odev, "receive queue: a ring with an SRQ") : 0;
+			orca_uqueue_refuse(odev, "receive queue: a ring on a QP without one") : 0;
 	}
 	err = orca_uqp_ring_bytes(qp->rq_stride, qp->log_rq_depth, &bytes);
 	if (err)
@@ -123,7 +123,8 @@ int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 	err = orca_qp_setup(odev, qp, init, &ug, &p);
 	if (err)
 		return err;
-	err = orca_uqp_check(qp, &req, !init->srq, &sq_needed, &rq_needed);
+	/* orca_qp_setup() gave a receive stride to a receive queue only. */
+	err = orca_uqp_check(qp, &req, qp->rq_stride, &sq_needed, &rq_needed);
 	if (err)
 		return err;
 

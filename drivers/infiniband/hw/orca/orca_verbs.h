@@ -34,6 +34,12 @@ struct orca_pd {
 	u32 pdn;
 };
 
+/* An XRC domain (1.6, ORCA_DEV_CAP_XRC): ALLOC_XRCD's handle. */
+struct orca_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
 /*
  * CQs, QPs and SRQs can be the target of a device event that races their
  * destruction: the EQ handler takes a reference under the xarray lock and
@@ -129,6 +135,8 @@ struct orca_srq {
  * @rq_lock: serialises posting to the receive queue
  * @rq_pi: receive WQEs ever posted
  * @rq_ci: receive WQEs retired; written by the receive CQ's poller
+ * @xrcd: an XRC target QP's domain (the core sets ibqp.xrcd only after
+ *	create_qp, and restrack may show the QP before)
  */
 struct orca_qp {
 	struct ib_qp ibqp;
@@ -162,6 +170,7 @@ struct orca_qp {
 	spinlock_t rq_lock;		/* rq_pi, receive ring */
 	u32 rq_pi;
 	u32 rq_ci;
+	struct ib_xrcd *xrcd;
 };
 
 /**
@@ -198,6 +207,29 @@ static inline struct orca_pd *to_opd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct orca_pd, ibpd);
 }
 
+static inline struct orca_xrcd *to_oxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct orca_xrcd, ibxrcd);
+}
+
+/*
+ * The mark of an XRC target QP in orca_dev.qp_xa: it leaves the table
+ * without any CQ lock held (it has no CQs), so a poller that finds its
+ * number in a CQE must not touch it unreferenced (orca_poll.c).
+ */
+#define ORCA_QP_XA_XRC_TGT	XA_MARK_1
+
+/* An XRC target QP has no rings, CQs, PD or doorbell record. */
+static inline bool orca_qp_is_xrc_tgt(const struct orca_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+static inline bool orca_srq_is_xrc(const struct orca_srq *srq)
+{
+	return srq->ibsrq.srq_type == IB_SRQT_XRC;
+}
+
 static inline struct orca_cq *to_ocq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct orca_cq, ibcq);
@@ -223,9 +255,11 @@ static inline struct orca_ah *to_oah(struct ib_ah *ibah)
 	return container_of(ibah, struct orca_ah, ibah);
 }
 
-/* orca_pd.c */
+/* orca_pd.c: PDs and XRC domains */
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int orca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int orca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /* orca_mr.c */
 u32 orca_access_to_hw(struct orca_dev *odev, int access);
@@ -283,6 +317,8 @@ int orca_srq_finish(struct orca_dev *odev, struct orca_srq *srq,
 		    const struct orca_pgl *pgl, bool *may_free);
 bool orca_srq_remove(struct orca_dev *odev, struct orca_srq *srq);
 bool orca_srq_complete(struct orca_srq *srq, u16 wqe_idx, u64 *wr_id);
+struct orca_srq *orca_srq_get(struct orca_dev *odev, u32 srqn);
+void orca_srq_put(struct orca_srq *srq);
 int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
@@ -317,6 +353,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void orca_qp_clean_cqs(struct orca_dev *odev, struct orca_qp *qp,
 		       bool unlink);
+void orca_srq_clean_cq(struct orca_srq *srq);
 
 /*
  * User objects, where the paths they share with kernel objects differ
