@@ -8,7 +8,6 @@
  */
 #include <linux/etherdevice.h>
 #include <rdma/ib_addr.h>
-#include <rdma/orca-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca_eq.h"
@@ -470,10 +469,10 @@ err_destroy:
  * @odev: device
  * @qp: the new QP
  * @init: the consumer's attributes: the domain, nothing else of use
- * @udata: NULL from the core of 7.3, which creates a user's target QP as
- *	a kernel object (ib_create_qp_user() shares it through the domain);
- *	else struct orca_create_qp, all 0 but comp_mask, in and
- *	struct orca_create_qp_resp out
+ *
+ * The core of 7.3 creates a user's target QP as a kernel object too
+ * (ib_create_qp_user() shares it through the domain), without udata; with
+ * udata, orca_create_user_xrc_tgt() checks it and calls this.
  *
  * A target QP has no rings, CQs, PD, UAR or doorbell record: the messages
  * it takes consume WQEs of the XRC SRQs of its domain, which complete on
@@ -482,24 +481,13 @@ err_destroy:
  *
  * Return: 0 or a negative errno.
  */
-static int orca_create_xrc_tgt(struct orca_dev *odev, struct orca_qp *qp,
-			       struct ib_qp_init_attr *init,
-			       struct ib_udata *udata)
+int orca_create_xrc_tgt(struct orca_dev *odev, struct orca_qp *qp,
+			struct ib_qp_init_attr *init)
 {
 	struct orca_com_qp_params p = {};
-	struct orca_create_qp_resp resp = {};
-	struct orca_create_qp req;
 	bool may_free;
-	int type, err;
+	int type;
 
-	if (udata) {
-		err = ib_copy_validate_udata_in_cm(udata, req, rq_stride, 0);
-		if (err)
-			return err;
-		if (memchr_inv(&req.reserved, 0,
-			       sizeof(req) - offsetof(typeof(req), reserved)))
-			return -EINVAL;
-	}
 	type = orca_qp_type(odev, init->qp_type);
 	if (type < 0)
 		return type;
@@ -514,17 +502,8 @@ static int orca_create_xrc_tgt(struct orca_dev *odev, struct orca_qp *qp,
 	p.qp_type = type;
 	qp->xrcd = init->xrcd;
 	p.xrcdn = to_oxrcd(init->xrcd)->xrcdn;
-	err = orca_qp_finish(odev, qp, &p, &may_free);
 	/* Nothing of the host's to keep if the adapter kept the QP. */
-	if (err)
-		return err;
-	if (!udata)
-		return 0;
-	resp.qpn = qp->qpn;
-	err = ib_respond_udata(udata, resp);
-	if (err)
-		orca_qp_remove(odev, qp);
-	return err;
+	return orca_qp_finish(odev, qp, &p, &may_free);
 }
 
 /* Kernel QPs here; user QPs are in orca_user_qp.c. */
@@ -543,7 +522,8 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	/* The core creates a user's target QP as its own, without udata. */
 	if (init->qp_type == IB_QPT_XRC_TGT)
-		return orca_create_xrc_tgt(odev, qp, init, udata);
+		return udata ? orca_create_user_xrc_tgt(qp, init, udata) :
+			       orca_create_xrc_tgt(odev, qp, init);
 	if (udata)
 		return orca_create_user_qp(qp, init, udata);
 	err = orca_qp_setup(odev, qp, init, NULL, &p);

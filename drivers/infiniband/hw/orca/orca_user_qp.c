@@ -87,6 +87,43 @@ void orca_user_qp_free(struct orca_qp *qp)
 }
 
 /**
+ * orca_create_user_xrc_tgt() - an XRC target QP created with udata
+ * @qp: the new QP
+ * @init: the consumer's attributes
+ * @udata: struct orca_create_qp, all 0 but comp_mask, in and
+ *	struct orca_create_qp_resp out
+ *
+ * The core of 7.3 passes no udata for a target QP (it creates the QP as
+ * its own, orca_create_xrc_tgt()); a core that does gets its request
+ * checked and the qpn in the response.
+ *
+ * Return: 0 or a negative errno; on error nothing is left to undo.
+ */
+int orca_create_user_xrc_tgt(struct orca_qp *qp, struct ib_qp_init_attr *init,
+			     struct ib_udata *udata)
+{
+	struct orca_dev *odev = to_odev(qp->ibqp.device);
+	struct orca_create_qp_resp resp = {};
+	struct orca_create_qp req;
+	int err;
+
+	err = ib_copy_validate_udata_in_cm(udata, req, rq_stride, 0);
+	if (err)
+		return err;
+	if (memchr_inv(&req.reserved, 0,
+		       sizeof(req) - offsetof(typeof(req), reserved)))
+		return -EINVAL;
+	err = orca_create_xrc_tgt(odev, qp, init);
+	if (err)
+		return err;
+	resp.qpn = qp->qpn;
+	err = ib_respond_udata(udata, resp);
+	if (err)
+		orca_qp_remove(odev, qp);
+	return err;
+}
+
+/**
  * orca_create_user_qp() - create a user QP
  * @qp: the new QP
  * @init: the consumer's attributes; the capabilities are updated

@@ -295,6 +295,8 @@ int orca_qp_setup(struct orca_dev *odev, struct orca_qp *qp,
 int orca_qp_finish(struct orca_dev *odev, struct orca_qp *qp,
 		   const struct orca_com_qp_params *p, bool *may_free);
 bool orca_qp_remove(struct orca_dev *odev, struct orca_qp *qp);
+int orca_create_xrc_tgt(struct orca_dev *odev, struct orca_qp *qp,
+			struct ib_qp_init_attr *init);
 struct orca_qp *orca_qp_get(struct orca_dev *odev, u32 qpn);
 void orca_qp_put(struct orca_qp *qp);
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -374,6 +376,8 @@ void orca_udb_read(const struct orca_udb_page *page, dma_addr_t dma,
 		   void *buf, size_t len);
 int orca_create_user_qp(struct orca_qp *qp, struct ib_qp_init_attr *init,
 			struct ib_udata *udata);
+int orca_create_user_xrc_tgt(struct orca_qp *qp, struct ib_qp_init_attr *init,
+			     struct ib_udata *udata);
 void orca_user_qp_free(struct orca_qp *qp);
 int orca_create_user_srq(struct orca_srq *srq,
 			 struct ib_srq_init_attr *init_attr,
