@@ -238,6 +238,14 @@ static struct orca_qp *orca_qp_alloc_tgt(void)
 	return qp;
 }
 
+/* Undo orca_qp_alloc_tgt() for a target QP the kernel did not give. */
+static void orca_qp_free_tgt(struct orca_qp *qp)
+{
+	orca_lock_destroy(&qp->sq.lock);
+	orca_lock_destroy(&qp->rq.lock);
+	free(qp);
+}
+
 /*
  * IBV_QPT_XRC_RECV: the kernel creates a target QP with no rings, CQs or
  * doorbell record, in the domain; the core does it without driver data in
@@ -261,9 +269,7 @@ static struct ibv_qp *orca_create_xrc_tgt(struct ibv_context *context,
 	err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
-		orca_lock_destroy(&qp->sq.lock);
-		orca_lock_destroy(&qp->rq.lock);
-		free(qp);
+		orca_qp_free_tgt(qp);
 		errno = err;
 		return NULL;
 	}
@@ -293,9 +299,7 @@ struct ibv_qp *orca_open_qp(struct ibv_context *context,
 	err = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
 			      sizeof(cmd), &resp, sizeof(resp));
 	if (err) {
-		orca_lock_destroy(&qp->sq.lock);
-		orca_lock_destroy(&qp->rq.lock);
-		free(qp);
+		orca_qp_free_tgt(qp);
 		errno = err;
 		return NULL;
 	}

@@ -93,6 +93,26 @@ static int orca_umr_length(struct orca_dev *odev, u64 length)
 }
 
 /*
+ * What every user MR registration checks before it pins anything: no
+ * driver data, no DMA handle, the access rights and the length.
+ */
+static int orca_umr_check(struct orca_dev *odev, struct ib_udata *udata,
+			  struct ib_dmah *dmah, int access, u64 length)
+{
+	int err;
+
+	err = ib_no_udata_io(udata);
+	if (err)
+		return err;
+	if (dmah)
+		return -EOPNOTSUPP;
+	err = orca_umr_access(odev, access);
+	if (err)
+		return err;
+	return orca_umr_length(odev, length);
+}
+
+/*
  * What every user MR does once its memory is pinned in @mr->umem, pages
  * of the process (ib_umem_get_va()) or a dma-buf (ib_umem_dmabuf_get_pinned()):
  * either is a list of DMA blocks, which is all the adapter sees.  Choose
@@ -159,14 +179,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct orca_mr *mr;
 	int err;
 
-	err = ib_no_udata_io(udata);
-	if (err)
-		return ERR_PTR(err);
-	if (dmah)
-		return ERR_PTR(-EOPNOTSUPP);
-	err = orca_umr_access(odev, access);
-	if (!err)
-		err = orca_umr_length(odev, length);
+	err = orca_umr_check(odev, udata, dmah, access, length);
 	if (err)
 		return ERR_PTR(err);
 
@@ -221,14 +234,8 @@ struct ib_mr *orca_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	struct orca_mr *mr;
 	int err;
 
-	err = ib_no_udata_io(&attrs->driver_udata);
-	if (err)
-		return ERR_PTR(err);
-	if (dmah)
-		return ERR_PTR(-EOPNOTSUPP);
-	err = orca_umr_access(odev, access);
-	if (!err)
-		err = orca_umr_length(odev, length);
+	err = orca_umr_check(odev, &attrs->driver_udata, dmah, access,
+			     length);
 	if (err)
 		return ERR_PTR(err);
 
