@@ -4,7 +4,8 @@
 # runs them, between two guests: guest 0 the servers on SERVER_KIND, guest
 # 1 the clients on CLIENT_KIND (orca or rxe):
 #   libfabric: fi_info lists the device under the verbs provider, as
-#     FI_EP_MSG and, through verbs;ofi_rxm, FI_EP_RDM; fi_pingpong over
+#     FI_EP_MSG and, through verbs;ofi_rxm, FI_EP_RDM (an ORCA device also
+#     as its XRC domain, DEV-xrc, when asked to prefer XRC); fi_pingpong over
 #     verbs (FI_EP_MSG) and verbs;ofi_rxm (FI_EP_RDM: eager, segmented and
 #     rendezvous messages) with -c, every byte checked;
 #   qperf over rdma_cm (-cm1): rc_bw, rc_lat, rc_rdma_write_bw and
@@ -35,8 +36,8 @@ mpi_prewarm &
 # libfabric: fi_info lists what fi_getinfo() offers, the verbs provider's
 # own endpoints and, layered over its MSG endpoints, ofi_rxm's RDM ones
 # (one run of fi_info: each costs seconds of provider probing under TCG).
-fi_lists() {	# fi_lists FI_INFO-OUTPUT PROVIDER EP_TYPE
-	printf '%s\n' "$1" | awk -v p="$2" -v d="$dev" -v t="$3" '
+fi_lists() {	# fi_lists FI_INFO-OUTPUT PROVIDER EP_TYPE [DOMAIN]
+	printf '%s\n' "$1" | awk -v p="$2" -v d="${4:-$dev}" -v t="$3" '
 		/^provider:/ { prov = $2 }
 		/^ *domain:/ { dom = $2 }
 		/^ *type:/ && prov == p && dom == d && $2 == t { found = 1 }
@@ -49,6 +50,18 @@ fi_out=$(fi_info -p verbs 2>&1)
 ok_if "fi_info: $dev under verbs, FI_EP_MSG" fi_lists "$fi_out" verbs FI_EP_MSG
 ok_if "fi_info: $dev under verbs;ofi_rxm, FI_EP_RDM" \
 	fi_lists "$fi_out" "verbs;ofi_rxm" FI_EP_RDM
+# XRC (ORCA_UCTX_CAP_XRC; rxe has none): asked to prefer XRC, with the
+# shared receive context it needs (FI_OFI_RXM_USE_SRX=1), the verbs
+# provider layers ofi_rxm's RDM endpoints over the device's XRC domain,
+# DEV-xrc, which it offers only when ibv_query_device() reports
+# IBV_DEVICE_XRC.  No traffic runs over it: libfabric since 1.21 creates
+# its XRC initiator QP on an rdma_cm ID that is not yet bound to a device,
+# which rdma_create_qp_ex() refuses with EINVAL on every device.
+if [ "$kind" = orca ]; then
+	fi_xrc=$(FI_VERBS_PREFER_XRC=1 FI_OFI_RXM_USE_SRX=1 fi_info -p verbs 2>&1)
+	ok_if "fi_info: $dev-xrc under verbs;ofi_rxm, FI_EP_RDM (XRC)" \
+		fi_lists "$fi_xrc" "verbs;ofi_rxm" FI_EP_RDM "$dev-xrc"
+fi
 
 # fi_pingpong's default sizes, 64 B to 1 MiB: on RDM that is ofi_rxm's
 # eager (up to 16 KiB), segmented (up to 128 KiB) and rendezvous (RDMA

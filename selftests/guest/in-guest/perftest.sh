@@ -3,8 +3,8 @@
 # perftest between two guests through the userspace verbs: guest 0 the
 # server on SERVER_KIND, guest 1 the client on CLIENT_KIND (orca or rxe).
 # RC send, write, read and atomic, each as bandwidth and latency; UD send;
-# UC send and write bandwidth; XRC send and write bandwidth and send
-# latency (ORCA to ORCA); and the same tools over rdma_cm (-R).  A case passes when both sides
+# UC send and write bandwidth; XRC send and write bandwidth and latency
+# (ORCA to ORCA); and the same tools over rdma_cm (-R).  A case passes when both sides
 # exit 0 and the client printed its result row (a completion with an error
 # status makes perftest fail).  Each client result becomes a line
 #   # perftest-result pair=S-C tool=T size=N bw_avg=MiB/s msg_rate=Mpps
@@ -107,6 +107,7 @@ else
 		pt "ib_send_bw -c XRC 16KiB" ib_send_bw -c XRC -s 16384 -n 100
 		pt "ib_write_bw -c XRC 16KiB" ib_write_bw -c XRC -s 16384 -n 100
 		pt "ib_send_lat -c XRC 64B" ib_send_lat -c XRC -s 64 -n 100
+		pt "ib_write_lat -c XRC 64B" ib_write_lat -c XRC -s 64 -n 100
 	fi
 	pt "ib_send_bw -R 64KiB" ib_send_bw -R -s 65536 -n 200
 	pt "ib_write_lat -R 64B" ib_write_lat -R -s 64 -n 200
