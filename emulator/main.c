@@ -89,6 +89,29 @@ static void emu_roce_rx_ready(void *ctx)
 	port_roce_rx_ready(ctx);
 }
 
+/* The RoCE lane: the engine reads the port's ring from the switch. */
+static const uint8_t *emu_roce_peek(void *ctx, size_t *len)
+{
+	return port_roce_peek(ctx, len);
+}
+
+static void emu_roce_pop(void *ctx)
+{
+	port_roce_pop(ctx);
+}
+
+static bool emu_roce_want(void *ctx)
+{
+	return port_roce_want(ctx);
+}
+
+static void emu_roce_rx_kick(void *ctx)
+{
+	struct vfu_device *dev = ctx;
+
+	engine_roce_rx_kick(dev->eng);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -377,10 +400,15 @@ int main(int argc, char **argv)
 			.switch_path = o.switch_path,
 			.wire_shm = true,
 			.tx_ready = emu_roce_tx_ready,
+			.roce_lane = true,
+			.rx_kick = emu_roce_rx_kick,
 		};
 		struct engine_roce_link link = {
 			.tx = emu_roce_tx,
 			.rx_ready = emu_roce_rx_ready,
+			.rx_peek = emu_roce_peek,
+			.rx_pop = emu_roce_pop,
+			.rx_want = emu_roce_want,
 		};
 
 		memcpy(pc.mac, o.mac, sizeof(pc.mac));
@@ -392,7 +420,8 @@ int main(int argc, char **argv)
 		if (o.switch_path)
 			emu_log("port: wire to %s over %s", o.switch_path,
 				port_wire_is_shm(port) ?
-				"shared-memory rings" : "datagrams");
+				"shared-memory rings, RoCE lane to the engine" :
+				"datagrams");
 		link.ctx = port;
 		engine_set_roce_link(dev->eng, &link);
 	}

@@ -299,6 +299,13 @@ static bool data_path_runnable(const struct orca_engine *eng)
 	return eng->roce && !eng->hang && !(eng->status & ORCA_STATUS_FATAL);
 }
 
+/* A dead adapter's RoCE lane still drains (dropping): see drop_rx. */
+static bool dead_rx_pending(struct orca_engine *eng)
+{
+	return eng->roce && !data_path_runnable(eng) &&
+	       data_path(eng)->dead_rx_locked(eng);
+}
+
 /* Garbage is written by a live firmware only. */
 static bool garbage_pending(const struct orca_engine *eng)
 {
@@ -311,7 +318,7 @@ static bool work_pending(struct orca_engine *eng)
 	return eng->reset_req || eng->dump_req || eng->eq_db_pending ||
 	       eng->link_event ||
 	       eng->fatal_event || eng->uar_pending || cmdq_due(eng) ||
-	       garbage_pending(eng) ||
+	       garbage_pending(eng) || dead_rx_pending(eng) ||
 	       (data_path_runnable(eng) &&
 		data_path(eng)->work_pending_locked(eng));
 }
@@ -391,7 +398,8 @@ static void *engine_thread(void *arg)
 		uint32_t db_ci[EMU_MAX_EQ];
 		bool db_arm[EMU_MAX_EQ];
 		uint64_t db_bits, base, comp;
-		bool link, fatal, run, dp_ok, g_eqe = false, g_cqe = false;
+		bool link, fatal, run, dp_ok, dead_rx, g_eqe = false;
+		bool g_cqe = false;
 		uint32_t syndrome, gen;
 		uint16_t ci;
 		uint8_t log_depth;
@@ -447,6 +455,7 @@ static void *engine_thread(void *arg)
 		log_depth = eng->cmdq_log_depth;
 		gen = eng->cmdq_gen;
 		dp_ok = data_path_runnable(eng);
+		dead_rx = dead_rx_pending(eng);
 		pthread_mutex_unlock(&eng->lock);
 
 		if (db_bits || link || fatal) {
@@ -476,6 +485,8 @@ static void *engine_thread(void *arg)
 			 */
 			if (data_path(eng)->poll_only(eng))
 				sched_yield();
+		} else if (dead_rx) {
+			data_path(eng)->drop_rx(eng);
 		}
 
 		pthread_mutex_lock(&eng->lock);

@@ -183,10 +183,22 @@ void engine_set_roce_tx(struct orca_engine *eng,
  * order in a backlog and sends nothing new until they have gone; it
  * never waits in @tx, so it keeps draining its receive queue meanwhile.
  * @rx_ready and @tx are called on the engine thread; NULL @link detaches.
+ *
+ * A port with a RoCE lane (port.h's roce_lane) is read by the engine
+ * itself: @rx_peek gives the oldest frame in place (NULL: none), valid
+ * until @rx_pop; the engine processes it there, with no copy and no
+ * thread between it and the wire.  @rx_want asks the port for a kick when
+ * a frame comes (true: one came meanwhile), which the engine does before
+ * it sleeps; the kick is engine_roce_rx_kick().  @rx_peek and @rx_pop are
+ * called on the engine thread, @rx_want also by engine_flush()'s caller.
+ * A dead adapter drains its lane too, dropping (rx_dead).
  */
 struct engine_roce_link {
 	int (*tx)(void *ctx, const uint8_t *frame, size_t len);
 	void (*rx_ready)(void *ctx);
+	const uint8_t *(*rx_peek)(void *ctx, size_t *len);
+	void (*rx_pop)(void *ctx);
+	bool (*rx_want)(void *ctx);
 	void *ctx;
 };
 
@@ -196,5 +208,7 @@ void engine_set_roce_link(struct orca_engine *eng,
 			  const struct engine_roce_link *link);
 /* The port has room again (any thread). */
 void engine_roce_tx_ready(struct orca_engine *eng);
+/* A frame came on the RoCE lane the engine slept on (any thread). */
+void engine_roce_rx_kick(struct orca_engine *eng);
 
 #endif /* ORCA_EMU_ENGINE_H */

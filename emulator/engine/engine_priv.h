@@ -549,6 +549,13 @@ struct engine_data_path_ops {
 	void (*post_garbage)(struct orca_engine *eng);
 	/* The CQ is going away: what the data path keeps for it goes too. */
 	void (*cq_forget)(struct orca_engine *eng, struct emu_cq *cq);
+	/*
+	 * A dead adapter (hung, fatal) runs no pass but still drains the
+	 * port's RoCE lane, dropping: frames are waiting (asking for a kick
+	 * when none are), and drop them.
+	 */
+	bool (*dead_rx_locked)(struct orca_engine *eng);
+	void (*drop_rx)(struct orca_engine *eng);
 };
 
 /*

@@ -28,10 +28,16 @@
  * dropped to, and counted, as on the guest side; RoCE's retransmission
  * recovers the frames.
  *
- * The engine's receive queue pushes back too (port_roce_rx_fn): a RoCE
- * frame it has no room for stays where it is, in the down ring or the
- * datagram buffer, and the port takes nothing more from the wire until
- * the engine has drained its queue (port_roce_rx_ready()).  Frames for
+ * On a shared-memory wire the engine's RoCE frames bypass this thread
+ * when the port has a RoCE lane (port.h): the switch puts them in a ring
+ * of their own, which the engine reads in place, and the engine builds
+ * into its own ring to the switch; this thread only passes the lane's
+ * eventfd kicks on (rx_kick, tx_ready).  Without a lane, and on
+ * datagrams, this thread hands RoCE frames to the engine's receive
+ * queue, which pushes back too (port_roce_rx_fn): a RoCE frame it has no
+ * room for stays where it is, in the ring or the datagram buffer, and the
+ * port takes nothing more from the wire until the engine has drained its
+ * queue (port_roce_rx_ready()).  Frames for
  * the guest's virtio-net behind it wait as well, as behind a NIC's shared
  * receive buffer.  The engine never waits for the wire itself (engine.h),
  * so this wait always ends: roce_qp.c explains why nothing can deadlock.
@@ -76,16 +82,20 @@ struct port_link {
 };
 
 /*
- * The shared-memory wire.  The port thread (frames from the guest) and the
- * engine thread both produce into the up ring, so they take tx_lock; only
- * the port thread consumes the down ring and polls the eventfds, and it
- * wakes an engine thread waiting for room through tx_space.
+ * The shared-memory wire.  The port thread produces the guest's frames
+ * into the up ring, the engine thread its own into roce_up; both take
+ * tx_lock for the link's state.  The port thread consumes the down ring
+ * and polls the eventfds, and it wakes an engine thread waiting for room
+ * through tx_space (and tx_ready).  roce_down is consumed by the engine
+ * thread itself when the port was started with roce_lane (port.h), else
+ * by the port thread, like down.
  */
 struct port_shm {
 	struct wire_link link;
 	bool up;			/* the link is attached */
 	bool dead;			/* the switch is gone: under tx_lock */
 	struct link_state ls;		/* the up ring: under tx_lock */
+	struct link_state roce_ls;	/* the roce_up ring: under tx_lock */
 	pthread_mutex_t tx_lock;
 	pthread_cond_t tx_space;	/* CLOCK_MONOTONIC */
 };
@@ -98,6 +108,8 @@ struct emu_port {
 	uint8_t mac[6];
 	port_roce_rx_fn rx;
 	void (*tx_ready)(void *ctx);
+	void (*rx_kick)(void *ctx);
+	bool roce_lane;			/* the engine consumes roce_down */
 	void *ctx;
 	int stop_fd;			/* eventfd: wakes the thread to exit */
 	int rx_ready_fd;		/* eventfd: the rx callback has room */
@@ -198,27 +210,29 @@ static int link_try_send(struct port_link *link, const uint8_t *f,
 }
 
 /*
- * One attempt to put a frame in the up ring, under tx_lock.  0: sent;
- * -EBUSY: the ring is full and the switch has been asked for a space_fd
- * kick, wait at most *left_ms; any other -errno: drop the frame.
+ * One attempt to put a frame in an up ring (@roce: the engine's, else the
+ * port's), under tx_lock.  0: sent; -EBUSY: the ring is full and the
+ * switch has been asked for a space_fd kick, wait at most *left_ms; any
+ * other -errno: drop the frame.
  */
-static int shm_try_send(struct port_shm *shm, const uint8_t *f, size_t len,
-			uint32_t *left_ms)
+static int shm_try_send(struct port_shm *shm, bool roce, const uint8_t *f,
+			size_t len, uint32_t *left_ms)
 {
-	struct frame_ring *up = &shm->link.up;
+	struct frame_ring *up = roce ? &shm->link.roce_up : &shm->link.up;
+	struct link_state *ls = roce ? &shm->roce_ls : &shm->ls;
 
 	for (;;) {
 		if (shm->dead)
 			return -ENOTCONN;
 		if (wire_frame_ring_push(up, f, len)) {
-			link_taken(&shm->ls);
+			link_taken(ls);
 			return 0;
 		}
 		if (up->broken) {
 			shm->dead = true;
 			continue;
 		}
-		*left_ms = wire_link_full(&shm->ls, &wire_link_policy_ring_tx,
+		*left_ms = wire_link_full(ls, &wire_link_policy_ring_tx,
 					  now_ms());
 		if (!*left_ms)
 			return -EAGAIN;
@@ -237,7 +251,7 @@ static int shm_send(struct port_shm *shm, const uint8_t *f, size_t len)
 	for (;;) {
 		struct timespec ts;
 
-		ret = shm_try_send(shm, f, len, &left);
+		ret = shm_try_send(shm, true, f, len, &left);
 		if (ret != -EBUSY)
 			break;
 		ts = mono_deadline((uint64_t)left * 1000000);
@@ -308,7 +322,7 @@ static void nic_to_wire(struct emu_port *port, size_t len,
 	}
 	stat_inc(&port->stats.nic_to_wire);
 	pthread_mutex_lock(&port->shm.tx_lock);
-	ret = shm_try_send(&port->shm, port->buf, len, &left);
+	ret = shm_try_send(&port->shm, false, port->buf, len, &left);
 	pthread_mutex_unlock(&port->shm.tx_lock);
 	port->nic_pending = 0;
 	if (ret == -EBUSY) {
@@ -414,12 +428,12 @@ static void from_wire(struct emu_port *port)
 }
 
 /*
- * Frames from the down ring, read in place.  Returns true if more are
- * waiting (the caller polls without sleeping, then comes back).
+ * Frames from a ring from the switch (down, or roce_down without a RoCE
+ * lane), read in place.  Returns true if more are waiting (the caller
+ * polls without sleeping, then comes back).
  */
-static bool from_ring(struct emu_port *port)
+static bool from_ring(struct emu_port *port, struct frame_ring *down)
 {
-	struct frame_ring *down = &port->shm.link.down;
 	const uint8_t *f;
 	size_t len;
 	int i;
@@ -527,13 +541,38 @@ static void *dgram_thread(struct emu_port *port)
 }
 
 enum { PFD_STOP, PFD_NIC, PFD_CTL, PFD_DATA, PFD_SPACE, PFD_RX_READY,
-       NR_PFD };
+       PFD_RDATA, PFD_RSPACE, NR_PFD };
+
+/* The rings from the switch the port thread reads: one, or both. */
+static bool from_rings(struct emu_port *port)
+{
+	struct wire_link *l = &port->shm.link;
+	bool busy = from_ring(port, &l->down);
+
+	if (!port->roce_lane && !port->rx_blocked &&
+	    from_ring(port, &l->roce_down))
+		busy = true;
+	return busy;
+}
+
+/* Before sleeping: a kick for each ring the port thread reads. */
+static bool want_rings(struct emu_port *port)
+{
+	struct wire_link *l = &port->shm.link;
+	bool busy = wire_frame_ring_want_data(&l->down);
+
+	if (!port->roce_lane && wire_frame_ring_want_data(&l->roce_down))
+		busy = true;
+	return busy;
+}
 
 /*
- * The shared-memory wire's loop.  It sleeps in poll() only when the down
- * ring is empty and the switch has been told so; while frames keep coming
- * it only polls (without waiting) once per RX_BATCH frames, for the guest
- * and for stop.
+ * The shared-memory wire's loop.  It sleeps in poll() only when the rings
+ * it reads are empty and the switch has been told so; while frames keep
+ * coming it only polls (without waiting) once per RX_BATCH frames, for the
+ * guest and for stop.  With a RoCE lane it reads no RoCE frame: it only
+ * passes the switch's kicks for the lane on to the engine (rx_kick for a
+ * frame, tx_ready for room), which asked for them before it slept.
  */
 static void *shm_thread(struct emu_port *port)
 {
@@ -545,6 +584,8 @@ static void *shm_thread(struct emu_port *port)
 		[PFD_DATA] = { .fd = l->down.data_fd, .events = POLLIN },
 		[PFD_SPACE] = { .fd = l->up.space_fd, .events = POLLIN },
 		[PFD_RX_READY] = { .fd = port->rx_ready_fd, .events = POLLIN },
+		[PFD_RDATA] = { .fd = l->roce_down.data_fd, .events = POLLIN },
+		[PFD_RSPACE] = { .fd = l->roce_up.space_fd, .events = POLLIN },
 	};
 	uint32_t wait_ms = 0;
 	bool gone = false, ready = false;
@@ -555,9 +596,8 @@ static void *shm_thread(struct emu_port *port)
 
 		/* A frame the engine refused stays first in the ring. */
 		if (!gone && rx_unblock(port, ready)) {
-			busy = from_ring(port);
-			if (!busy && !port->rx_blocked &&
-			    wire_frame_ring_want_data(&l->down))
+			busy = from_rings(port);
+			if (!busy && !port->rx_blocked && want_rings(port))
 				busy = true;
 		}
 		if (busy)
@@ -575,23 +615,32 @@ static void *shm_thread(struct emu_port *port)
 		}
 		if (pfd[PFD_STOP].revents)
 			break;
-		if (!gone && (pfd[PFD_CTL].revents || l->down.broken)) {
+		if (!gone && (pfd[PFD_CTL].revents || l->down.broken ||
+			      l->roce_down.broken)) {
 			gone = true;
 			shm_gone(port);
 			pfd[PFD_CTL].fd = pfd[PFD_DATA].fd = -1;
-			pfd[PFD_SPACE].fd = -1;
+			pfd[PFD_SPACE].fd = pfd[PFD_RSPACE].fd = -1;
+			pfd[PFD_RDATA].fd = -1;
 		}
 		if (pfd[PFD_DATA].revents)
 			wire_frame_ring_clear_fd(l->down.data_fd);
+		/* With a lane: its frame came while the engine slept. */
+		if (pfd[PFD_RDATA].revents) {
+			wire_frame_ring_clear_fd(l->roce_down.data_fd);
+			if (port->roce_lane && port->rx_kick)
+				port->rx_kick(port->ctx);
+		}
 		ready = pfd[PFD_RX_READY].revents;
 		if (ready)
 			wire_frame_ring_clear_fd(port->rx_ready_fd);
 		if (pfd[PFD_SPACE].revents)
 			wire_frame_ring_clear_fd(l->up.space_fd);
+		if (pfd[PFD_RSPACE].revents)
+			wire_frame_ring_clear_fd(l->roce_up.space_fd);
 		/* Room, a dead switch, or the wait is over: retry it. */
-		if (port->nic_pending)
-			shm_space(port, &wait_ms);
-		else if (pfd[PFD_SPACE].revents)
+		if (port->nic_pending || pfd[PFD_SPACE].revents ||
+		    pfd[PFD_RSPACE].revents)
 			shm_space(port, &wait_ms);
 		if (pfd[PFD_NIC].revents && !port->nic_pending)
 			from_nic(port, &wait_ms);
@@ -720,6 +769,8 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
 	port->tx_ready = cfg->tx_ready;
+	port->rx_kick = cfg->rx_kick;
+	port->roce_lane = cfg->roce_lane;
 	port->ctx = ctx;
 	port->nic_path = strdup(cfg->nic_path);
 	port->wire_path = strdup(cfg->wire_path);
@@ -811,7 +862,7 @@ int port_send_roce_nowait(struct emu_port *port, const uint8_t *frame,
 	stat_inc(&port->stats.roce_tx);
 	if (port->shm.up) {
 		pthread_mutex_lock(&port->shm.tx_lock);
-		ret = shm_try_send(&port->shm, frame, len, &left);
+		ret = shm_try_send(&port->shm, true, frame, len, &left);
 		pthread_mutex_unlock(&port->shm.tx_lock);
 	} else {
 		ret = link_try_send(&port->wire, frame, len);
@@ -837,6 +888,46 @@ void port_roce_rx_ready(struct emu_port *port)
 bool port_wire_is_shm(struct emu_port *port)
 {
 	return port->shm.up;
+}
+
+bool port_has_roce_lane(struct emu_port *port)
+{
+	return port->shm.up && port->roce_lane;
+}
+
+/*
+ * The RoCE lane's consumer side, on the engine thread.  Frames the switch
+ * flooded to us (another port's unicast MAC) and impossible lengths are
+ * dropped here, as the port thread drops what is for neither its guest nor
+ * its engine; the switch classified the rest as RoCEv2 already.
+ */
+const uint8_t *port_roce_peek(struct emu_port *port, size_t *len)
+{
+	struct frame_ring *r = &port->shm.link.roce_down;
+	const uint8_t *f;
+
+	if (!port_has_roce_lane(port))
+		return NULL;
+	while ((f = wire_frame_ring_peek(r, len))) {
+		if (*len && frame_is_for_port(port, f)) {
+			stat_inc(&port->stats.roce_rx);
+			return f;
+		}
+		stat_inc(&port->stats.dropped);
+		wire_frame_ring_pop(r);
+	}
+	return NULL;
+}
+
+void port_roce_pop(struct emu_port *port)
+{
+	wire_frame_ring_pop(&port->shm.link.roce_down);
+}
+
+bool port_roce_want(struct emu_port *port)
+{
+	return port_has_roce_lane(port) &&
+	       wire_frame_ring_want_data(&port->shm.link.roce_down);
 }
 
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st)

@@ -53,6 +53,16 @@ struct emu_port_config {
 	 * callback's ctx) when the link may have room again.
 	 */
 	void (*tx_ready)(void *ctx);
+	/*
+	 * @roce_lane: on a shared-memory wire, the RoCEv2 frames for this
+	 * port are not given to the rx callback: the engine takes them in
+	 * place from the switch's ring, on its own thread (port_roce_peek(),
+	 * port_roce_pop()), with no port thread between the two.  Before it
+	 * sleeps it asks for a kick (port_roce_want()); @rx_kick (port
+	 * thread, rx callback's ctx) is that kick.  Ignored on datagrams.
+	 */
+	bool roce_lane;
+	void (*rx_kick)(void *ctx);
 };
 
 struct emu_port_stats {
@@ -97,5 +107,16 @@ void port_roce_rx_ready(struct emu_port *port);
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st);
 /* True if the wire is a shared-memory link (the switch took it). */
 bool port_wire_is_shm(struct emu_port *port);
+/* True if the engine reads RoCEv2 frames from its lane (roce_lane). */
+bool port_has_roce_lane(struct emu_port *port);
+/*
+ * The lane, for its one consumer (the engine thread): the oldest RoCEv2
+ * frame for this port, in place and valid until port_roce_pop(), or NULL;
+ * port_roce_want() asks for an rx_kick when one comes, true if one came
+ * meanwhile (do not sleep then).
+ */
+const uint8_t *port_roce_peek(struct emu_port *port, size_t *len);
+void port_roce_pop(struct emu_port *port);
+bool port_roce_want(struct emu_port *port);
 
 #endif /* ORCA_EMU_PORT_H */

@@ -245,6 +245,69 @@ bool engine_roce_rx_try(struct orca_engine *eng, const uint8_t *frame,
 	return taken;
 }
 
+static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len);
+
+void engine_roce_rx_kick(struct orca_engine *eng)
+{
+	pthread_mutex_lock(&eng->lock);
+	pthread_cond_signal(&eng->wake);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+/*
+ * The port's RoCE lane (engine.h).  The link is read under tx_lock, which
+ * engine_set_roce_link() takes to change it; a frame is processed in the
+ * switch's ring, where rx_frame() reads it once, as from our own queue.
+ */
+static bool lane_want(struct roce_dev *dev)
+{
+	bool came = false;
+
+	pthread_mutex_lock(&dev->tx_lock);
+	if (dev->link.rx_want)
+		came = dev->link.rx_want(dev->link.ctx);
+	pthread_mutex_unlock(&dev->tx_lock);
+	return came;
+}
+
+#define LANE_BATCH	256	/* frames per pass: doorbells keep a turn */
+
+/* Frames taken from the lane, handled (or, @drop, counted as rx_dead). */
+static uint32_t lane_rx(struct roce_dev *dev, bool drop)
+{
+	struct engine_roce_link l;
+	const uint8_t *f;
+	uint32_t n = 0;
+	size_t len;
+
+	pthread_mutex_lock(&dev->tx_lock);
+	l = dev->link;
+	pthread_mutex_unlock(&dev->tx_lock);
+	if (!l.rx_peek)
+		return 0;
+	while (n < LANE_BATCH && (f = l.rx_peek(l.ctx, &len))) {
+		if (drop)
+			dev->st.rx_dead++;
+		else if (len > ROCE_MAX_FRAME)
+			dev->st.rx_too_big++;
+		else
+			rx_frame(dev, f, len);
+		l.rx_pop(l.ctx);
+		n++;
+	}
+	return n;
+}
+
+static bool roce_dead_rx_locked(struct orca_engine *eng)
+{
+	return lane_want(eng->roce);
+}
+
+static void roce_drop_rx(struct orca_engine *eng)
+{
+	lane_rx(eng->roce, true);
+}
+
 void engine_set_roce_link(struct orca_engine *eng,
 			  const struct engine_roce_link *link)
 {
@@ -256,6 +319,12 @@ void engine_set_roce_link(struct orca_engine *eng,
 	else
 		memset(&eng->roce->link, 0, sizeof(eng->roce->link));
 	pthread_mutex_unlock(&eng->roce->tx_lock);
+	/*
+	 * A lane's frames kick the engine only once it has asked for it
+	 * (rx_want, before it sleeps): an engine asleep since before it had
+	 * the lane has not, and must look again now.
+	 */
+	engine_roce_rx_kick(eng);
 }
 
 void engine_roce_tx_ready(struct orca_engine *eng)
@@ -409,7 +478,7 @@ bool roce_work_pending_locked(struct orca_engine *eng)
 	struct roce_dev *dev = eng->roce;
 
 	if (dev->rx_head != dev->rx_tail || dev->db_head != dev->db_tail ||
-	    dev->db_overflow || dev->rx_waiter)
+	    dev->db_overflow || dev->rx_waiter || lane_want(dev))
 		return true;
 	/* Waiting for the port: no pass, no QP timer, until it has room. */
 	if (dev->tx_blocked)
@@ -1040,6 +1109,7 @@ void roce_run(struct orca_engine *eng)
 	uint32_t n = 0, head, tail, i;
 	bool overflow, again;
 	uint64_t deadline, cq_due, now;
+	uint32_t lane_n;
 	bool rx_wake;
 
 	pthread_mutex_lock(&eng->lock);
@@ -1067,6 +1137,7 @@ void roce_run(struct orca_engine *eng)
 	rx_wake = dev->rx_waiter;
 	dev->rx_waiter = false;
 	pthread_mutex_unlock(&eng->lock);
+	lane_n = lane_rx(dev, false);
 	/* The port kept a frame we had no room for: there is room now. */
 	if (rx_wake) {
 		pthread_mutex_lock(&dev->tx_lock);
@@ -1078,7 +1149,7 @@ void roce_run(struct orca_engine *eng)
 	/* What waited for room first; no new frames while some still wait. */
 	txb_flush(dev);
 	now = now_us();
-	again = roce_sched_pass(dev, now);
+	again = roce_sched_pass(dev, now) || lane_n == LANE_BATCH;
 	/* After the pass: its CQEs may have completed a held-back event. */
 	roce_cq_timers(eng, now);
 	deadline = roce_sched_deadline(dev);
@@ -1086,7 +1157,7 @@ void roce_run(struct orca_engine *eng)
 	if (cq_due && (!deadline || cq_due < deadline))
 		deadline = cq_due;
 	/* Nothing came, nothing fired, nothing left: only send queue polls. */
-	dev->poll_only = again && !n && !overflow && head == tail &&
+	dev->poll_only = again && !n && !overflow && head == tail && !lane_n &&
 			 tx == dev->st.tx_frames && fired == dev->st.timers_fired;
 	pthread_mutex_lock(&eng->lock);
 	dev->next_deadline_us = deadline;
@@ -1123,4 +1194,6 @@ const struct engine_data_path_ops roce_data_path = {
 	.poll_only		= roce_poll_only,
 	.post_garbage		= roce_cq_post_garbage,
 	.cq_forget		= roce_cq_forget,
+	.dead_rx_locked		= roce_dead_rx_locked,
+	.drop_rx		= roce_drop_rx,
 };

@@ -15,7 +15,7 @@
 #include "util/clock.h"
 #include "wire_link.h"
 
-static const char link_magic[8] = "ORCARNG1";
+static const char link_magic[8] = "ORCARNG2";
 
 /* The attach message: magic and the layout's size, both must match. */
 static void build_msg(uint8_t *msg)
@@ -32,6 +32,10 @@ static void link_init(struct wire_link *l, void *mem, int ctl)
 	l->ctl = ctl;
 	wire_frame_ring_init(&l->up, &l->mem->up, l->efd[0], l->efd[1]);
 	wire_frame_ring_init(&l->down, &l->mem->down, l->efd[2], l->efd[3]);
+	wire_frame_ring_init(&l->roce_up, &l->mem->roce_up, l->efd[4],
+			     l->efd[5]);
+	wire_frame_ring_init(&l->roce_down, &l->mem->roce_down, l->efd[6],
+			     l->efd[7]);
 }
 
 static void close_fds(const int *fds, int n)
@@ -88,12 +92,14 @@ static int wait_answer(int ctl, int timeout_ms)
 int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
 		     socklen_t to_len, int timeout_ms)
 {
-	int fds[WIRE_LINK_NR_FDS] = { -1, -1, -1, -1, -1, -1 };
+	int fds[WIRE_LINK_NR_FDS];
 	int sp[2] = { -1, -1 };
 	void *mem = MAP_FAILED;
 	uint64_t deadline;
 	int err, i;
 
+	for (i = 0; i < WIRE_LINK_NR_FDS; i++)
+		fds[i] = -1;
 	fds[0] = memfd_create("orca-wire-link", MFD_CLOEXEC);
 	if (fds[0] < 0 || ftruncate(fds[0], sizeof(struct wire_link_mem)))
 		goto fail;
@@ -104,7 +110,7 @@ int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
 		goto fail;
 	fds[1] = sp[1];
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 2 * WIRE_LINK_NR_RINGS; i++) {
 		fds[2 + i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (fds[2 + i] < 0)
 			goto fail;
@@ -216,5 +222,5 @@ void wire_link_close(struct wire_link *l)
 	munmap(l->mem, sizeof(struct wire_link_mem));
 	l->mem = NULL;
 	close(l->ctl);
-	close_fds(l->efd, 4);
+	close_fds(l->efd, 2 * WIRE_LINK_NR_RINGS);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A link between an adapter's port and the wire switch: two frame rings
- * (frame_ring.h) in one memfd, four eventfds for their wake-ups, and a
+ * A link between an adapter's port and the wire switch: four frame rings
+ * (frame_ring.h) in one memfd, eight eventfds for their wake-ups, and a
  * connected SOCK_SEQPACKET pair whose only use is to tell each side that
  * the other has gone (its end reads as hung up when the process exits).
  *
@@ -26,28 +26,41 @@
 #include "frame_ring.h"
 #include "link_policy.h"
 
-#define WIRE_LINK_NR_FDS	6	/* memfd, control, 4 eventfds */
+#define WIRE_LINK_NR_RINGS	4
+#define WIRE_LINK_NR_FDS	(2 + 2 * WIRE_LINK_NR_RINGS)	/* memfd, control, eventfds */
 #define WIRE_LINK_MSG_LEN	12
 
+/*
+ * Two lanes each way.  The port thread's carries the guest's virtio-net
+ * frames; the engine's, its RoCEv2 frames: the engine builds into roce_up
+ * and takes RoCEv2 frames the switch sends this port from roce_down in
+ * place, with no thread between it and the switch (port.h).
+ */
 struct wire_link_mem {
-	struct frame_ring_mem up;	/* adapter -> switch */
-	struct frame_ring_mem down;	/* switch -> adapter */
+	struct frame_ring_mem up;	/* adapter's port -> switch */
+	struct frame_ring_mem down;	/* switch -> adapter's port */
+	struct frame_ring_mem roce_up;	/* adapter's engine -> switch */
+	struct frame_ring_mem roce_down; /* switch -> adapter's engine */
 };
 
 /**
  * struct wire_link - either side's handle on a link
  * @mem: both rings, shared
  * @ctl: control socket: readable with nothing to read = the peer is gone
- * @efd: up data, up space, down data, down space
- * @up: adapter -> switch ring (the adapter produces, the switch consumes)
- * @down: switch -> adapter ring
+ * @efd: data and space eventfds of up, down, roce_up, roce_down
+ * @up: port -> switch ring (the adapter produces, the switch consumes)
+ * @down: switch -> port ring: every frame but RoCEv2 ones
+ * @roce_up: engine -> switch ring
+ * @roce_down: switch -> engine ring: RoCEv2 frames (roce_classify())
  */
 struct wire_link {
 	struct wire_link_mem *mem;
 	int ctl;
-	int efd[4];
+	int efd[2 * WIRE_LINK_NR_RINGS];
 	struct frame_ring up;
 	struct frame_ring down;
+	struct frame_ring roce_up;
+	struct frame_ring roce_down;
 };
 
 /*

@@ -81,6 +81,7 @@
 #define HOLD_MS			100	/* a reordered frame waits at most */
 #define BTH_OPCODE_TRANSPORT	0xe0	/* top three bits: RC is 000 */
 #define RING_BATCH		64	/* frames per input per round */
+#define RING_PFDS		5	/* poll entries per ring port */
 #define DGRAM_BATCH		16
 #define STALL_LOG_LINES		20	/* per port; then only counted */
 
@@ -91,7 +92,8 @@
  * @shm: its shared-memory link, NULL for a datagram client
  * @tx_fd: a datagram client's send socket, connected to it; -1: none yet
  * @want_out: a frame waits for room in this datagram client's queue
- * @in_blocked: its input's oldest frame waits for room elsewhere
+ * @in_blocked: an input's oldest frame waits for room elsewhere (up,
+ *	roce_up)
  * @hung_up: its control socket said the adapter has gone
  * @longest_full_ms: the longest a datagram client's queue stayed full
  *	before it took a frame again (how close a live guest came to being
@@ -107,7 +109,7 @@ struct wire_port {
 	struct wire_link *shm;
 	int tx_fd;
 	bool want_out;
-	bool in_blocked;
+	bool in_blocked[2];
 	bool hung_up;
 	bool used;
 };
@@ -117,11 +119,16 @@ struct mac_entry {
 	int port;
 };
 
-/* A frame being switched: in a ring, or in one of the switch's buffers. */
+/*
+ * A frame being switched: in a ring, or in one of the switch's buffers.
+ * @roce: a RoCEv2 frame (frame_is_roce()): a ring port takes it in its
+ * engine's ring, roce_down, and every other frame in down.
+ */
 struct frame {
 	const uint8_t *data;
 	size_t len;
 	int src_port;
+	bool roce;
 };
 
 struct wire_stats {
@@ -431,21 +438,28 @@ static void send_to_dgram(struct wire *w, int port, const struct frame *f)
  * Send a copy to one port.  A ring port was asked first (frame_wait()):
  * it has room, or it is stalled and the copy is dropped.
  */
+static struct frame_ring *out_ring(struct wire_link *l, const struct frame *f)
+{
+	return f->roce ? &l->roce_down : &l->down;
+}
+
 static void send_to_port(struct wire *w, int port, const struct frame *f)
 {
 	struct wire_port *p = &w->ports[port];
+	struct frame_ring *r;
 
 	if (!p->shm) {
 		send_to_dgram(w, port, f);
 		return;
 	}
-	if (wire_frame_ring_push(&p->shm->down, f->data, f->len)) {
+	r = out_ring(p->shm, f);
+	if (wire_frame_ring_push(r, f->data, f->len)) {
 		link_taken(&p->ls);
 		w->st.copies_sent++;
 		return;
 	}
 	w->st.stall_dropped++;
-	if (p->shm->down.broken)
+	if (r->broken)
 		port_remove(w, port);
 }
 
@@ -463,9 +477,11 @@ static int frame_dest(struct wire *w, const struct frame *f)
  * How long @f must wait for room at @port: 0 if it need not (room in the
  * ring or the client's queue, or a peer stalled by the policy).
  */
-static uint32_t port_wait(struct wire *w, int port, uint64_t now)
+static uint32_t port_wait(struct wire *w, int port, const struct frame *f,
+			  uint64_t now)
 {
 	struct wire_port *p = &w->ports[port];
+	struct frame_ring *r;
 	uint32_t left;
 
 	if (!p->used)
@@ -486,10 +502,11 @@ static uint32_t port_wait(struct wire *w, int port, uint64_t now)
 		}
 		return left;
 	}
-	if (wire_frame_ring_has_space(&p->shm->down))
+	r = out_ring(p->shm, f);
+	if (wire_frame_ring_has_space(r))
 		return 0;
 	left = wire_link_full(&p->ls, &wire_link_policy_ring_switch, now);
-	if (left && wire_frame_ring_want_space(&p->shm->down))
+	if (left && wire_frame_ring_want_space(r))
 		return 0;	/* room appeared as we asked for a kick */
 	return left;
 }
@@ -506,11 +523,11 @@ static uint32_t frame_wait(struct wire *w, const struct frame *f)
 	int i;
 
 	if (dest >= 0)
-		return dest == f->src_port ? 0 : port_wait(w, dest, now);
+		return dest == f->src_port ? 0 : port_wait(w, dest, f, now);
 	for (i = 0; i < MAX_PORTS; i++) {
 		if (i == f->src_port)
 			continue;
-		left = port_wait(w, i, now);
+		left = port_wait(w, i, f, now);
 		if (left > wait)
 			wait = left;
 	}
@@ -655,7 +672,8 @@ static void attach_port(struct wire *w, const struct sockaddr_un *sa,
 	}
 	w->ports[port].shm = l;
 	w->ports[port].hung_up = false;
-	w->ports[port].in_blocked = false;
+	w->ports[port].in_blocked[0] = false;
+	w->ports[port].in_blocked[1] = false;
 	link_taken(&w->ports[port].ls);
 	wlog(w, "port %d: shared-memory link", port);
 }
@@ -689,39 +707,50 @@ static void receive_dgrams(struct wire *w, uint32_t *wait)
 		f->data = w->dgram_buf;
 		f->len = len;
 		f->src_port = port_lookup(w, &sa, sa_len);
+		f->roce = frame_is_roce(f);
 		if (!switch_frame(w, f, wait))
 			w->dgram_pending = true;
 	}
 }
 
+/* An adapter's input ring @lane: 0 its port's (up), 1 its engine's. */
+static struct frame_ring *in_ring(struct wire_link *l, int lane)
+{
+	return lane ? &l->roce_up : &l->up;
+}
+
 /*
- * Frames from one adapter's up ring, switched in place.  Returns true if
- * it has more ready (the loop polls without sleeping).
+ * Frames from one of an adapter's input rings, switched in place.  Returns
+ * true if it has more ready (the loop polls without sleeping).  Frames are
+ * classified whichever ring they came in: a guest's virtio-net may send
+ * RoCEv2 (rxe over it), and the engine's ring is checked, not trusted.
  */
-static bool receive_ring(struct wire *w, int port, uint32_t *wait)
+static bool receive_ring(struct wire *w, int port, int lane, uint32_t *wait)
 {
 	struct wire_port *p = &w->ports[port];
 	struct frame f = { .src_port = port };
 	int n;
 
-	p->in_blocked = false;
+	p->in_blocked[lane] = false;
 	for (n = 0; n < RING_BATCH; n++) {
-		f.data = wire_frame_ring_peek(&p->shm->up, &f.len);
+		f.data = wire_frame_ring_peek(in_ring(p->shm, lane), &f.len);
 		if (!f.data)
 			return false;
 		if (!f.len) {
 			w->st.received++;
 			w->st.invalid++;
-		} else if (!switch_frame(w, &f, wait)) {
-			p->in_blocked = true;
-			return false;
 		} else {
+			f.roce = frame_is_roce(&f);
+			if (!switch_frame(w, &f, wait)) {
+				p->in_blocked[lane] = true;
+				return false;
+			}
 			w->st.received++;
 		}
 		/* forward() may have removed this very port. */
 		if (!p->shm)
 			return false;
-		wire_frame_ring_pop(&p->shm->up);
+		wire_frame_ring_pop(in_ring(p->shm, lane));
 	}
 	return true;
 }
@@ -750,12 +779,14 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 
 		if (!p->used || !p->shm)
 			continue;
-		if (p->shm->up.broken || p->hung_up) {
+		if (p->shm->up.broken || p->shm->roce_up.broken ||
+		    p->hung_up) {
 			port_remove(w, i);
 			continue;
 		}
-		if (receive_ring(w, i, wait))
-			busy = true;
+		for (int lane = 0; lane < 2 && p->shm; lane++)
+			if (receive_ring(w, i, lane, wait))
+				busy = true;
 	}
 	return busy;
 }
@@ -773,17 +804,21 @@ static bool want_data(struct wire *w)
 	for (i = 0; i < MAX_PORTS; i++) {
 		struct wire_port *p = &w->ports[i];
 
-		if (p->used && p->shm && !p->in_blocked &&
-		    wire_frame_ring_want_data(&p->shm->up))
-			busy = true;
+		if (!p->used || !p->shm)
+			continue;
+		for (int lane = 0; lane < 2; lane++)
+			if (!p->in_blocked[lane] &&
+			    wire_frame_ring_want_data(in_ring(p->shm, lane)))
+				busy = true;
 	}
 	return busy;
 }
 
 /*
- * The poll set: [0] signals, [1] the socket, then 3 per ring port (its
- * index in @ports): control socket, up data, down space; *nr_ring is where
- * they end.  Then the send sockets of datagram clients a frame waits for.
+ * The poll set: [0] signals, [1] the socket, then RING_PFDS per ring port
+ * (its index in @ports): control socket, up data, down space, roce_up
+ * data, roce_down space; *nr_ring is where they end.  Then the send
+ * sockets of datagram clients a frame waits for.
  */
 static int build_pollfds(struct wire *w, struct pollfd *pfd, int *ports,
 			 int sfd, int *nr_ring)
@@ -799,11 +834,15 @@ static int build_pollfds(struct wire *w, struct pollfd *pfd, int *ports,
 
 		if (!w->ports[i].used || !l)
 			continue;
-		ports[(n - 2) / 3] = i;
+		ports[(n - 2) / RING_PFDS] = i;
 		pfd[n++] = (struct pollfd){ .fd = l->ctl, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = l->up.data_fd,
 					    .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = l->down.space_fd,
+					    .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = l->roce_up.data_fd,
+					    .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = l->roce_down.space_fd,
 					    .events = POLLIN };
 	}
 	*nr_ring = n;
@@ -824,10 +863,10 @@ static void clear_pollfds(struct wire *w, struct pollfd *pfd, int n,
 	for (int i = 2; i < n; i++) {
 		if (!pfd[i].revents)
 			continue;
-		if ((i - 2) % 3)
+		if ((i - 2) % RING_PFDS)
 			wire_frame_ring_clear_fd(pfd[i].fd);
 		else
-			w->ports[ports[(i - 2) / 3]].hung_up = true;
+			w->ports[ports[(i - 2) / RING_PFDS]].hung_up = true;
 	}
 }
 
@@ -958,7 +997,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 int main(int argc, char **argv)
 {
 	static struct wire wire;
-	static struct pollfd pfd[2 + 4 * MAX_PORTS];
+	static struct pollfd pfd[2 + (RING_PFDS + 1) * MAX_PORTS];
 	static int pfd_port[MAX_PORTS];
 	struct wire *w = &wire;
 	const char *pcap = NULL, *logfile = NULL;

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RoCE transport over the real wire: two adapters (engines with fake
- * hosts), each with its Ethernet port (port.c) wired as orca-emu's main.c
- * wires it (port rx -> engine_roce_rx_try, engine tx -> port_send_roce_nowait,
- * and the two ready hooks), joined by the orca-wire switch process over
- * shared-memory links.  RC SEND, WRITE and READ must move every byte, and
- * every RoCE frame in the switch's capture must be a well-formed RoCEv2
- * frame with a good ICRC.
+ * hosts), each with its Ethernet port (port.c), joined by the orca-wire
+ * switch process over shared-memory links.  Every case runs twice: wired
+ * as orca-emu's main.c wires it, with the RoCE lane (the engine reads the
+ * switch's ring itself: port_roce_peek/pop/want, rx_kick; engine tx ->
+ * port_send_roce_nowait), and through the port thread (port rx ->
+ * engine_roce_rx_try, and the ready hooks), as a port without a lane, or
+ * on datagrams, has it.  RC SEND, WRITE and READ must move every byte,
+ * and every RoCE frame in the switch's capture must be a well-formed
+ * RoCEv2 frame with a good ICRC.
  *
  * rx_flood_backpressure floods one adapter's receive path faster than its
  * engine takes frames (the engine thread is held, then let go): thousands
  * of RC WRITEs from a raw port, more than the engine's queue and both rings
  * hold.  Every one must be executed, in order, none dropped anywhere: the
- * port leaves what the engine has no room for in the ring, the switch
- * holds the sender back.
+ * port (or, with the lane, the engine) leaves what the engine has no room
+ * for in the ring, the switch holds the sender back.
+ *
+ * dead_adapter_drains: a hung adapter drops what comes, and counts it.
  *
  * two_way_flood: two slow adapters flood each other on many QPs at once,
  * so both receive queues and both rings to the switch fill up while both
@@ -38,6 +43,7 @@
 
 #include "ktap.h"
 #include "port/port.h"
+#include "port_glue.h"
 #include "roce_node.h"
 #include "wire_harness.h"
 
@@ -46,6 +52,7 @@
 #define LEN		(256u << 10)
 
 static char wire_bin[PATH_MAX];
+static bool use_lane;		/* this round wires the RoCE lane */
 static char dir[64], sw_path[128], pcap_path[128], log_path[128];
 static pid_t sw_pid;
 
@@ -90,25 +97,14 @@ static void stop_switch(void)
 	wire_stop(sw_pid);
 }
 
-/* main.c's hooks, as orca-emu has them. */
-static bool port_rx(void *ctx, const uint8_t *frame, size_t len)
+/* "NAME (lane)" or "NAME (port thread)": the round's case names. */
+static const char *case_name(const char *name)
 {
-	return engine_roce_rx_try(ctx, frame, len);
-}
+	static char buf[128];
 
-static void port_tx_ready(void *ctx)
-{
-	engine_roce_tx_ready(ctx);
-}
-
-static int port_tx(void *ctx, const uint8_t *frame, size_t len)
-{
-	return port_send_roce_nowait(ctx, frame, len);
-}
-
-static void port_rx_ready(void *ctx)
-{
-	port_roce_rx_ready(ctx);
+	snprintf(buf, sizeof(buf), "%s (%s)", name,
+		 use_lane ? "RoCE lane" : "port thread");
+	return buf;
 }
 
 /* The broadcast a port says hello with: the switch learns it. */
@@ -127,29 +123,51 @@ static struct emu_port *wire_up(struct node *n, int id)
 	char nic[128], peer[128], wire[128];
 	struct emu_port_config pc = {
 		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
-		.switch_path = sw_path, .wire_shm = true,
-		.tx_ready = port_tx_ready,
+		.switch_path = sw_path,
 	};
-	struct engine_roce_link link = {
-		.tx = port_tx, .rx_ready = port_rx_ready,
-	};
+	struct engine_roce_link link;
 	struct emu_port *port;
 
 	snprintf(nic, sizeof(nic), "%s/nic%d", dir, id);
 	snprintf(peer, sizeof(peer), "%s/qemu%d", dir, id);
 	snprintf(wire, sizeof(wire), "%s/wire%d", dir, id);
 	memcpy(pc.mac, n->mac, 6);
-	port = port_start(&pc, port_rx, n->t.eng);
+	port_glue_config(&pc, use_lane);
+	port = port_start(&pc, glue_port_rx, n->t.eng);
 	if (port) {
 		/*
 		 * The switch knows a port once it has sent something (a
 		 * guest's ARP, in real life): say hello with a broadcast.
 		 */
 		say_hello(port, n->mac);
-		link.ctx = port;
+		port_glue_link(&link, port, use_lane);
 		engine_set_roce_link(n->t.eng, &link);
 	}
 	return port;
+}
+
+/*
+ * A raw port with an adapter's addresses (@s, node 9) and no engine, that
+ * floods the others; NULL if it did not start.
+ */
+static struct emu_port *raw_sender(struct node *s)
+{
+	char nic[128], peer[128], wire[128];
+	struct emu_port_config pc = {
+		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
+		.switch_path = sw_path, .wire_shm = true,
+	};
+
+	memset(s, 0, sizeof(*s));
+	s->mac[0] = 0x02;
+	s->mac[5] = 9;
+	s->ip[0] = 10;
+	s->ip[3] = 9;
+	snprintf(nic, sizeof(nic), "%s/nic9", dir);
+	snprintf(peer, sizeof(peer), "%s/qemu9", dir);
+	snprintf(wire, sizeof(wire), "%s/wire9", dir);
+	memcpy(pc.mac, s->mac, 6);
+	return port_start(&pc, NULL, NULL);
 }
 
 /* Every UDP 4791 frame of the capture parses with a good ICRC. */
@@ -204,7 +222,8 @@ static void rc_over_ports(void)
 	bool ok;
 
 	if (!start_switch()) {
-		case_cannot_run("rc_over_ports_and_wire_switch", "switch did not start");
+		case_cannot_run(case_name("rc_over_ports_and_wire_switch"),
+				"switch did not start");
 		return;
 	}
 
@@ -216,6 +235,8 @@ static void rc_over_ports(void)
 		CHECK(pa && pb);
 		/* As orca-emu has them: on shared-memory links. */
 		CHECK(pa && port_wire_is_shm(pa) && pb && port_wire_is_shm(pb));
+		CHECK(pa && port_has_roce_lane(pa) == use_lane && pb &&
+		      port_has_roce_lane(pb) == use_lane);
 		usleep(100000);		/* let the switch register both */
 		ok = pa && pb && node_cq(&a, &acq, 8) && node_cq(&b, &bcq, 8) &&
 		     node_buf(&a, &abuf, IOVA, LEN, ORCA_ACCESS_ALL) &&
@@ -294,7 +315,7 @@ static void rc_over_ports(void)
 	}
 	free(abuf.pages);
 	free(bbuf.pages);
-	ktap_case_end("rc_over_ports_and_wire_switch");
+	ktap_case_end("%s", case_name("rc_over_ports_and_wire_switch"));
 }
 
 /*
@@ -353,11 +374,6 @@ static void rx_flood_backpressure(void)
 	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
 			     .access = ORCA_QP_ACCESS_ALL };
-	char nic[128], peer[128], wire[128];
-	struct emu_port_config pc = {
-		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
-		.switch_path = sw_path, .wire_shm = true,
-	};
 	struct emu_port *pa = NULL;
 	struct emu_port_stats ps = { 0 };
 	struct roce_stats st = { 0 };
@@ -370,20 +386,12 @@ static void rx_flood_backpressure(void)
 	bool ok, a_up = false;
 
 	if (!start_switch()) {
-		case_cannot_run("rx_flood_backpressure", "switch did not start");
+		case_cannot_run(case_name("rx_flood_backpressure"),
+				"switch did not start");
 		return;
 	}
 	/* The sender: a raw port with an adapter's addresses, no engine. */
-	memset(&s, 0, sizeof(s));
-	s.mac[0] = 0x02;
-	s.mac[5] = 9;
-	s.ip[0] = 10;
-	s.ip[3] = 9;
-	snprintf(nic, sizeof(nic), "%s/nic9", dir);
-	snprintf(peer, sizeof(peer), "%s/qemu9", dir);
-	snprintf(wire, sizeof(wire), "%s/wire9", dir);
-	memcpy(pc.mac, s.mac, 6);
-	fl.port = port_start(&pc, NULL, NULL);
+	fl.port = raw_sender(&s);
 	ok = fl.port && (a_up = node_init(&a, 1));
 	CHECK(ok);
 	if (ok) {
@@ -394,6 +402,7 @@ static void rx_flood_backpressure(void)
 		usleep(100000);		/* let the switch register both */
 		ok = pa && port_wire_is_shm(pa) && port_wire_is_shm(fl.port);
 		CHECK(ok);
+		CHECK(!ok || port_has_roce_lane(pa) == use_lane);
 		ok = ok && node_cq(&a, &acq, 8);
 		CHECK(ok);
 		ok = ok && node_buf(&a, &abuf, IOVA, 8 * FLOOD_FRAMES,
@@ -440,8 +449,11 @@ static void rx_flood_backpressure(void)
 		CHECK(st.rx_frames == FLOOD_FRAMES);
 		CHECK(st.rxq_full == 0 && st.rx_dead == 0);
 		CHECK(st.seq_naks_tx == 0 && st.dup_requests == 0);
-		/* It did push back: more came than the queue holds. */
-		CHECK(st.rx_refused > 0);
+		/*
+		 * It did push back: more came than the queue holds.  The lane
+		 * has no queue to refuse from: the frames wait in the ring.
+		 */
+		CHECK(use_lane ? st.rx_refused == 0 : st.rx_refused > 0);
 		for (uint32_t i = 0; i < FLOOD_FRAMES; i++) {
 			uint64_t v;
 
@@ -456,7 +468,8 @@ static void rx_flood_backpressure(void)
 			}
 		}
 		port_get_stats(pa, &ps);
-		CHECK(ps.drop_to_wire == 0 && ps.rx_held > 0);
+		CHECK(ps.drop_to_wire == 0 &&
+		      (use_lane ? ps.rx_held == 0 : ps.rx_held > 0));
 	}
 	atomic_store(&fh_stall, false);
 	if (a_up)
@@ -472,10 +485,12 @@ static void rx_flood_backpressure(void)
 	       switch_count("stall_dropped"), switch_count("backpressured"));
 	CHECK(switch_count("stall_dropped") == 0);
 	CHECK(switch_count("send_errors") == 0);
+	/* The switch held the flood back, lane or not. */
+	CHECK(switch_count("backpressured") > 0);
 	unlink(pcap_path);
 	unlink(log_path);
 	free(abuf.pages);
-	ktap_case_end("rx_flood_backpressure");
+	ktap_case_end("%s", case_name("rx_flood_backpressure"));
 }
 
 #define FLOOD_QPS	12	/* node_connect() PSNs need QPNs < 16 */
@@ -500,7 +515,8 @@ static void two_way_flood(void)
 	int i, q, k;
 
 	if (!start_switch()) {
-		case_cannot_run("two_way_flood", "switch did not start");
+		case_cannot_run(case_name("two_way_flood"),
+				"switch did not start");
 		return;
 	}
 	ok = (up[0] = node_init(&n[0], 1)) && (up[1] = node_init(&n[1], 2));
@@ -604,29 +620,111 @@ static void two_way_flood(void)
 	unlink(log_path);
 	free(buf[0].pages);
 	free(buf[1].pages);
-	ktap_case_end("two_way_flood");
+	ktap_case_end("%s", case_name("two_way_flood"));
+}
+
+/*
+ * A dead adapter (its firmware hung) still drains the wire: every frame
+ * sent to it is dropped and counted (rx_dead), as a dead NIC's, and the
+ * switch never has to hold its sender back for good nor drop for it.  On
+ * the lane it is the engine thread that drains, running no pass.
+ */
+static void dead_adapter_drains(void)
+{
+	struct emu_port *pa = NULL;
+	struct roce_stats st = { 0 };
+	struct flood fl = { 0 };
+	struct node a, s;
+	bool ok, a_up = false;
+	uint64_t want = 0;
+
+	if (!start_switch()) {
+		case_cannot_run(case_name("dead_adapter_drains"),
+				"switch did not start");
+		return;
+	}
+	fl.port = raw_sender(&s);
+	ok = fl.port && (a_up = node_init(&a, 1));
+	CHECK(ok);
+	if (ok) {
+		say_hello(fl.port, s.mac);
+		pa = wire_up(&a, 1);
+		usleep(100000);		/* let the switch register both */
+		ok = pa && port_has_roce_lane(pa) == use_lane;
+		CHECK(ok);
+		ok = ok && engine_inject(a.t.eng, "hang") == 0;
+		CHECK(ok);
+	}
+	if (ok) {
+		fl.from = &s;
+		fl.to = &a;
+		fl.qpn = 0x100;
+		/*
+		 * Through the port thread the engine's receive queue takes
+		 * the first frames (a reset empties it); the lane drops all.
+		 */
+		want = use_lane ? FLOOD_FRAMES : FLOOD_FRAMES - ROCE_RXQ_LEN;
+		flood_thread(&fl);
+		CHECK(fl.failed == 0);
+		for (int i = 0; i < WAIT_MS / 10; i++) {
+			st = (struct roce_stats){ 0 };
+			engine_flush(a.t.eng);
+			roce_get_stats(a.t.eng, &st);
+			if (st.rx_dead >= want)
+				break;
+			usleep(10000);
+		}
+		printf("# dead engine: dropped %llu of %u, handled %llu\n",
+		       (unsigned long long)st.rx_dead, FLOOD_FRAMES,
+		       (unsigned long long)st.rx_frames);
+		CHECK(st.rx_dead == want && st.rx_frames == 0);
+	}
+	if (a_up)
+		engine_set_roce_tx(a.t.eng, NULL, NULL);
+	if (pa)
+		port_stop(pa);
+	if (fl.port)
+		port_stop(fl.port);
+	if (a_up)
+		th_fini(&a.t);
+	stop_switch();
+	CHECK(switch_count("stall_dropped") == 0);
+	CHECK(switch_count("send_errors") == 0);
+	unlink(pcap_path);
+	unlink(log_path);
+	ktap_case_end("%s", case_name("dead_adapter_drains"));
 }
 
 int main(void)
 {
-	ktap_plan(3);
+	ktap_plan(8);
 	wire_find_binary(wire_bin, sizeof(wire_bin));
 	snprintf(dir, sizeof(dir), "/tmp/orca-roce-port.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		const char *why = access(wire_bin, X_OK) ?
 			"no orca-wire to run" : "no temporary directory";
 
-		case_cannot_run("rc_over_ports_and_wire_switch", why);
-		case_cannot_run("rx_flood_backpressure", why);
-		case_cannot_run("two_way_flood", why);
+		for (int lane = 0; lane < 2; lane++) {
+			use_lane = lane;
+			case_cannot_run(case_name("rc_over_ports_and_wire_switch"),
+					why);
+			case_cannot_run(case_name("rx_flood_backpressure"),
+					why);
+			case_cannot_run(case_name("two_way_flood"), why);
+			case_cannot_run(case_name("dead_adapter_drains"), why);
+		}
 		return ktap_finish();
 	}
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
 	snprintf(pcap_path, sizeof(pcap_path), "%s/wire.pcap", dir);
 	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
-	rc_over_ports();
-	rx_flood_backpressure();
-	two_way_flood();
+	for (int lane = 1; lane >= 0; lane--) {
+		use_lane = lane;
+		rc_over_ports();
+		rx_flood_backpressure();
+		two_way_flood();
+		dead_adapter_drains();
+	}
 	rmdir(dir);
 	return ktap_finish();
 }

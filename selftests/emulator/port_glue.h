@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An engine and its port glued together as orca-emu's main.c glues them,
+ * for the tests and benches that run both natively: the port's callbacks
+ * take the engine as their context, the engine's take the port.
+ *
+ *   port_glue_config(&pc, lane);	before port_start(&pc, glue_port_rx, eng)
+ *   port_glue_link(&link, port, lane);	then engine_set_roce_link(eng, &link)
+ *
+ * @lane: the RoCE lane (port.h): the engine reads the switch's ring to it
+ * itself, as in orca-emu; without it, frames reach the engine through the
+ * port thread and engine_roce_rx_try(), as on a datagram wire.
+ */
+#ifndef ORCA_TEST_PORT_GLUE_H
+#define ORCA_TEST_PORT_GLUE_H
+
+#include "engine/engine.h"
+#include "port/port.h"
+
+/* The port's side: the engine is the context. */
+static inline bool glue_port_rx(void *eng, const uint8_t *frame, size_t len)
+{
+	return engine_roce_rx_try(eng, frame, len);
+}
+
+static inline void glue_tx_ready(void *eng)
+{
+	engine_roce_tx_ready(eng);
+}
+
+static inline void glue_rx_kick(void *eng)
+{
+	engine_roce_rx_kick(eng);
+}
+
+/* The engine's side: the port is the context. */
+static inline int glue_tx(void *port, const uint8_t *frame, size_t len)
+{
+	return port_send_roce_nowait(port, frame, len);
+}
+
+static inline void glue_rx_ready(void *port)
+{
+	port_roce_rx_ready(port);
+}
+
+static inline const uint8_t *glue_peek(void *port, size_t *len)
+{
+	return port_roce_peek(port, len);
+}
+
+static inline void glue_pop(void *port)
+{
+	port_roce_pop(port);
+}
+
+static inline bool glue_want(void *port)
+{
+	return port_roce_want(port);
+}
+
+static inline void port_glue_config(struct emu_port_config *pc, bool lane)
+{
+	pc->wire_shm = true;
+	pc->tx_ready = glue_tx_ready;
+	pc->roce_lane = lane;
+	pc->rx_kick = glue_rx_kick;
+}
+
+static inline void port_glue_link(struct engine_roce_link *link,
+				  struct emu_port *port, bool lane)
+{
+	*link = (struct engine_roce_link){
+		.tx = glue_tx, .rx_ready = glue_rx_ready, .ctx = port,
+	};
+	if (lane) {
+		link->rx_peek = glue_peek;
+		link->rx_pop = glue_pop;
+		link->rx_want = glue_want;
+	}
+}
+
+#endif /* ORCA_TEST_PORT_GLUE_H */
