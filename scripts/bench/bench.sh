@@ -46,7 +46,8 @@
 # (siw is Soft-iWARP, built from the kernel source by scripts/out-of-tree/siw-build.sh
 # since Debian's kernel lacks it; it only pairs with itself.)
 # ORCA_BENCH="nvmeof ceiling perftest ulp mpi native" picks the workloads
-# (default all); ORCA_BENCH_MTUS="1500 9000" the NVMe-oF MTUs;
+# (default all); ORCA_BENCH_MTUS="1500 9000" the guests' Ethernet MTUs
+# for NVMe-oF and perftest (path MTU 1024 and 4096);
 # ORCA_BENCH_ULPS="rds nfs srp iser smb rnbd" the kernel ULPs (default all).
 #
 # Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
@@ -178,14 +179,17 @@ run_ceiling() {
 
 # run_perftest SERVER CLIENT: one two-guest perftest run.
 run_perftest() {
-	local s=$1 c=$2 dir=$out/perftest-$1-$2 opts=() rc start note v
+	local s=$1 c=$2 mtu=$3 dir=$out/perftest-$1-$2-mtu$3 opts=() rc start
+	local note v path
+	path=$([ "$mtu" -ge 4200 ] && echo 4096 || echo 1024)
 	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)
 	[ "$c" != orca ] && opts+=(--guest-opts 1:no-orca)
 	rm -rf "$dir" && mkdir -p "$dir"
-	echo "== perftest: $s server, $c client"
+	echo "== perftest: $s server, $c client, MTU $mtu"
 	start=$SECONDS
 	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 600 --out "$dir/run" \
 		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
+		ORCA_ETH_MTU="$mtu" \
 		selftests/guest/in-guest/perftest.sh "$s" "$c" bench \
 		>"$dir/run.log" 2>&1
 	rc=$?
@@ -197,9 +201,9 @@ run_perftest() {
 	note="$((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", exit $rc")"
 	one() {		# one METRIC VALUE UNIT
 		if [ -n "$2" ]; then
-			record perftest "$s-$c" "MTU 1024" "$1" "$2" "$3" "$note"
+			record perftest "$s-$c" "MTU $path" "$1" "$2" "$3" "$note"
 		else
-			record perftest "$s-$c" "MTU 1024" "$1" - "$3" \
+			record perftest "$s-$c" "MTU $path" "$1" - "$3" \
 				"failed: $(why_failed "$dir" "$rc")"
 		fi
 		echo "   $1: ${2:--} $3"
@@ -209,7 +213,7 @@ run_perftest() {
 	one "ib_send_lat 64 B" "$(pres ib_send_lat_64B t_typical)" us
 	one "ib_read_bw 64 KiB" "$(pres ib_read_bw_64KiB bw_avg)" MiB/s
 	one "ib_atomic_bw" "$(mps "$(pres ib_atomic_bw msg_rate)")" op/s
-	record_resent "$s-$c" "perftest" "$dir"
+	record_resent "$s-$c" "perftest MTU $path" "$dir"
 }
 
 # run_ulp SERVER CLIENT: one two-guest run of every kernel ULP.
@@ -381,7 +385,11 @@ for p in "${pairs[@]}"; do
 			run_pair "${p%-*}" "${p#*-}" "$m"
 		done
 	fi
-	has perftest && run_perftest "${p%-*}" "${p#*-}"
+	if has perftest; then
+		for m in ${ORCA_BENCH_MTUS:-1500 9000}; do
+			run_perftest "${p%-*}" "${p#*-}" "$m"
+		done
+	fi
 	has ulp && [ "$p" != siw-siw ] && run_ulp "${p%-*}" "${p#*-}"
 	has mpi && [ "$p" != siw-siw ] && run_mpi "${p%-*}" "${p#*-}"
 done

@@ -18,6 +18,11 @@
 
 skind=${1:?server kind (orca, rxe; siw for bench)}
 ckind=${2:?client kind}
+# ORCA_ETH_MTU=N: eth0's MTU first (the RDMA devices follow it: 9000
+# gives path MTU 4096), as nvmeof-fio.sh; make bench runs both.
+if [ -n "${ORCA_ETH_MTU:-}" ]; then
+	ok_if "eth0: MTU $ORCA_ETH_MTU" ip link set eth0 mtu "$ORCA_ETH_MTU"
+fi
 mode=${3:-test}
 kind=$skind
 [ "$gi" = 1 ] && kind=$ckind
