@@ -173,8 +173,15 @@ struct roce_dev {
 	struct timer_heap cq_timers;
 	uint32_t cq_mod;
 	bool poll_only;			/* the last pass only polled */
-	/* The port: tx_lock is held while sending, so it cannot vanish. */
+	/*
+	 * The port: tx_lock is held while sending, so it cannot vanish.  The
+	 * lane's frames are processed without it (a frame's processing may
+	 * send): lane_active says the engine is reading the port's ring, and
+	 * the port is not let go (engine_set_roce_*()) until lane_idle.
+	 */
 	pthread_mutex_t tx_lock;
+	bool lane_active;
+	pthread_cond_t lane_idle;
 	void (*tx)(void *ctx, const uint8_t *frame, size_t len);
 	void *tx_ctx;
 	struct engine_roce_link link;	/* a lossless port, if tx is NULL */

@@ -27,6 +27,7 @@ int roce_dev_create(struct orca_engine *eng)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&dev->tx_lock, NULL);
+	pthread_cond_init(&dev->lane_idle, NULL);
 	atomic_init(&dev->poll_min_us, 0);
 	atomic_init(&dev->poll_max_us, ROCE_POLL_MAX_US);
 	dev->eng = eng;
@@ -128,6 +129,7 @@ void roce_dev_destroy(struct orca_engine *eng)
 				roce_rx_err_name(i));
 	txb_free(dev);
 	pthread_mutex_destroy(&dev->tx_lock);
+	pthread_cond_destroy(&dev->lane_idle);
 	roce_sched_fini(dev);
 	timer_heap_fini(&dev->cq_timers);
 	free(dev->rxq);
@@ -272,7 +274,10 @@ static bool lane_want(struct roce_dev *dev)
 
 #define LANE_BATCH	256	/* frames per pass: doorbells keep a turn */
 
-/* Frames taken from the lane, handled (or, @drop, counted as rx_dead). */
+/*
+ * Frames taken from the lane, handled (or, @drop, counted as rx_dead).
+ * The port, whose ring the frames lie in, stays while lane_active is set.
+ */
 static uint32_t lane_rx(struct roce_dev *dev, bool drop)
 {
 	struct engine_roce_link l;
@@ -282,6 +287,7 @@ static uint32_t lane_rx(struct roce_dev *dev, bool drop)
 
 	pthread_mutex_lock(&dev->tx_lock);
 	l = dev->link;
+	dev->lane_active = l.rx_peek != NULL;
 	pthread_mutex_unlock(&dev->tx_lock);
 	if (!l.rx_peek)
 		return 0;
@@ -295,7 +301,18 @@ static uint32_t lane_rx(struct roce_dev *dev, bool drop)
 		l.rx_pop(l.ctx);
 		n++;
 	}
+	pthread_mutex_lock(&dev->tx_lock);
+	dev->lane_active = false;
+	pthread_cond_broadcast(&dev->lane_idle);
+	pthread_mutex_unlock(&dev->tx_lock);
 	return n;
+}
+
+/* Under tx_lock: the engine has let go of the port's ring. */
+static void lane_quiesce(struct roce_dev *dev)
+{
+	while (dev->lane_active)
+		pthread_cond_wait(&dev->lane_idle, &dev->tx_lock);
 }
 
 static bool roce_dead_rx_locked(struct orca_engine *eng)
@@ -312,6 +329,7 @@ void engine_set_roce_link(struct orca_engine *eng,
 			  const struct engine_roce_link *link)
 {
 	pthread_mutex_lock(&eng->roce->tx_lock);
+	lane_quiesce(eng->roce);
 	eng->roce->tx = NULL;
 	eng->roce->tx_ctx = NULL;
 	if (link)
@@ -450,6 +468,7 @@ void engine_set_roce_tx(struct orca_engine *eng,
 			void *ctx)
 {
 	pthread_mutex_lock(&eng->roce->tx_lock);
+	lane_quiesce(eng->roce);
 	memset(&eng->roce->link, 0, sizeof(eng->roce->link));
 	eng->roce->tx = tx;
 	eng->roce->tx_ctx = ctx;

@@ -20,6 +20,8 @@
  *
  * dead_adapter_drains: a hung adapter drops what comes, and counts it.
  *
+ * detach_under_traffic: the port goes while the engine reads its ring.
+ *
  * two_way_flood: two slow adapters flood each other on many QPs at once,
  * so both receive queues and both rings to the switch fill up while both
  * engines have frames to send: an engine that waited for the wire while
@@ -695,9 +697,81 @@ static void dead_adapter_drains(void)
 	ktap_case_end("%s", case_name("dead_adapter_drains"));
 }
 
+/*
+ * The port let go in mid-traffic, as orca-emu does at exit (engine
+ * detached, then port_stop()): the engine may be processing frames that
+ * lie in the port's ring, which port_stop() unmaps.  Detaching waits for
+ * the engine to let go of the ring; nothing crashes (the tests run under
+ * ASan) and the engine, without a port, goes on.  The engine is held
+ * while the ring fills, and let go just before the detach, so that it is
+ * in a batch of frames when the port goes.
+ */
+static void detach_under_traffic(void)
+{
+	struct emu_port *pa = NULL;
+	struct roce_stats st = { 0 };
+	struct flood fl = { 0 };
+	struct node a, s;
+	bool ok, a_up = false;
+
+	if (!start_switch()) {
+		case_cannot_run(case_name("detach_under_traffic"),
+				"switch did not start");
+		return;
+	}
+	fl.port = raw_sender(&s);
+	ok = fl.port && (a_up = node_init(&a, 1));
+	CHECK(ok);
+	if (ok) {
+		say_hello(fl.port, s.mac);
+		a.t.eng->host.ops = &fh_stall_ops;
+		pa = wire_up(&a, 1);
+		usleep(100000);		/* let the switch register both */
+		ok = pa != NULL;
+		CHECK(ok);
+	}
+	if (ok) {
+		pthread_t th;
+
+		fl.from = &s;
+		fl.to = &a;
+		fl.qpn = 0x100;
+		atomic_store(&fh_stall, true);
+		CHECK(pthread_create(&th, NULL, flood_thread, &fl) == 0);
+		usleep(300000);		/* the rings fill up */
+		atomic_store(&fh_stall, false);
+		/* Into its first batch (a racy read: only when to go on). */
+		for (int i = 0; i < WAIT_MS * 100 &&
+		     !__atomic_load_n(&a.t.eng->roce->st.rx_frames,
+				      __ATOMIC_RELAXED); i++)
+			usleep(10);
+		engine_set_roce_tx(a.t.eng, NULL, NULL);
+		port_stop(pa);
+		pa = NULL;
+		pthread_join(th, NULL);
+		engine_flush(a.t.eng);
+		roce_get_stats(a.t.eng, &st);
+		printf("# before the detach the engine took %llu frames\n",
+		       (unsigned long long)st.rx_frames);
+		/* It is alive: a command still runs. */
+		CHECK(th_create_pd(&a.t) > 0);
+	}
+	atomic_store(&fh_stall, false);
+	if (pa)
+		port_stop(pa);
+	if (fl.port)
+		port_stop(fl.port);
+	if (a_up)
+		th_fini(&a.t);
+	stop_switch();
+	unlink(pcap_path);
+	unlink(log_path);
+	ktap_case_end("%s", case_name("detach_under_traffic"));
+}
+
 int main(void)
 {
-	ktap_plan(8);
+	ktap_plan(10);
 	wire_find_binary(wire_bin, sizeof(wire_bin));
 	snprintf(dir, sizeof(dir), "/tmp/orca-roce-port.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
@@ -712,6 +786,8 @@ int main(void)
 					why);
 			case_cannot_run(case_name("two_way_flood"), why);
 			case_cannot_run(case_name("dead_adapter_drains"), why);
+			case_cannot_run(case_name("detach_under_traffic"),
+					why);
 		}
 		return ktap_finish();
 	}
@@ -724,6 +800,7 @@ int main(void)
 		rx_flood_backpressure();
 		two_way_flood();
 		dead_adapter_drains();
+		detach_under_traffic();
 	}
 	rmdir(dir);
 	return ktap_finish();
