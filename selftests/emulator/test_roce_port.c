@@ -626,6 +626,70 @@ static void two_way_flood(void)
 }
 
 /*
+ * The two adapters' worth of a flood case: the switch, a raw sender (s,
+ * fl.port) and adapter a on its port (pa), wired this round's way.
+ */
+struct flood_rig {
+	struct emu_port *pa;
+	struct flood fl;
+	struct node a, s;
+	bool a_up;
+	bool ended;		/* no switch: the case is reported already */
+};
+
+/*
+ * False if the rig did not come up: the case has failed, and has ended
+ * too (->ended) if the switch did not start.
+ */
+static bool rig_up(struct flood_rig *r, const char *name, bool stalled)
+{
+	bool ok;
+
+	memset(r, 0, sizeof(*r));
+	if (!start_switch()) {
+		case_cannot_run(case_name(name), "switch did not start");
+		r->ended = true;
+		return false;
+	}
+	r->fl.port = raw_sender(&r->s);
+	ok = r->fl.port && (r->a_up = node_init(&r->a, 1));
+	CHECK(ok);
+	if (ok) {
+		say_hello(r->fl.port, r->s.mac);
+		if (stalled)
+			r->a.t.eng->host.ops = &fh_stall_ops;
+		r->pa = wire_up(&r->a, 1);
+		usleep(100000);		/* let the switch register both */
+		ok = r->pa && port_has_roce_lane(r->pa) == use_lane;
+		CHECK(ok);
+	}
+	r->fl.from = &r->s;
+	r->fl.to = &r->a;
+	r->fl.qpn = 0x100;
+	return ok;
+}
+
+/* Everything down, in orca-emu's order; the switch dropped nothing. */
+static void rig_down(struct flood_rig *r, const char *name)
+{
+	atomic_store(&fh_stall, false);
+	if (r->a_up)
+		engine_set_roce_tx(r->a.t.eng, NULL, NULL);
+	if (r->pa)
+		port_stop(r->pa);
+	if (r->fl.port)
+		port_stop(r->fl.port);
+	if (r->a_up)
+		th_fini(&r->a.t);
+	stop_switch();
+	CHECK(switch_count("stall_dropped") == 0);
+	CHECK(switch_count("send_errors") == 0);
+	unlink(pcap_path);
+	unlink(log_path);
+	ktap_case_end("%s", case_name(name));
+}
+
+/*
  * A dead adapter (its firmware hung) still drains the wire: every frame
  * sent to it is dropped and counted (rx_dead), as a dead NIC's, and the
  * switch never has to hold its sender back for good nor drop for it.  On
@@ -633,45 +697,29 @@ static void two_way_flood(void)
  */
 static void dead_adapter_drains(void)
 {
-	struct emu_port *pa = NULL;
+	static const char name[] = "dead_adapter_drains";
 	struct roce_stats st = { 0 };
-	struct flood fl = { 0 };
-	struct node a, s;
-	bool ok, a_up = false;
-	uint64_t want = 0;
+	struct flood_rig r;
+	uint64_t want;
+	bool ok;
 
-	if (!start_switch()) {
-		case_cannot_run(case_name("dead_adapter_drains"),
-				"switch did not start");
+	ok = rig_up(&r, name, false);
+	if (r.ended)
 		return;
-	}
-	fl.port = raw_sender(&s);
-	ok = fl.port && (a_up = node_init(&a, 1));
+	ok = ok && engine_inject(r.a.t.eng, "hang") == 0;
 	CHECK(ok);
 	if (ok) {
-		say_hello(fl.port, s.mac);
-		pa = wire_up(&a, 1);
-		usleep(100000);		/* let the switch register both */
-		ok = pa && port_has_roce_lane(pa) == use_lane;
-		CHECK(ok);
-		ok = ok && engine_inject(a.t.eng, "hang") == 0;
-		CHECK(ok);
-	}
-	if (ok) {
-		fl.from = &s;
-		fl.to = &a;
-		fl.qpn = 0x100;
 		/*
 		 * Through the port thread the engine's receive queue takes
 		 * the first frames (a reset empties it); the lane drops all.
 		 */
 		want = use_lane ? FLOOD_FRAMES : FLOOD_FRAMES - ROCE_RXQ_LEN;
-		flood_thread(&fl);
-		CHECK(fl.failed == 0);
+		flood_thread(&r.fl);
+		CHECK(r.fl.failed == 0);
 		for (int i = 0; i < WAIT_MS / 10; i++) {
 			st = (struct roce_stats){ 0 };
-			engine_flush(a.t.eng);
-			roce_get_stats(a.t.eng, &st);
+			engine_flush(r.a.t.eng);
+			roce_get_stats(r.a.t.eng, &st);
 			if (st.rx_dead >= want)
 				break;
 			usleep(10000);
@@ -681,20 +729,7 @@ static void dead_adapter_drains(void)
 		       (unsigned long long)st.rx_frames);
 		CHECK(st.rx_dead == want && st.rx_frames == 0);
 	}
-	if (a_up)
-		engine_set_roce_tx(a.t.eng, NULL, NULL);
-	if (pa)
-		port_stop(pa);
-	if (fl.port)
-		port_stop(fl.port);
-	if (a_up)
-		th_fini(&a.t);
-	stop_switch();
-	CHECK(switch_count("stall_dropped") == 0);
-	CHECK(switch_count("send_errors") == 0);
-	unlink(pcap_path);
-	unlink(log_path);
-	ktap_case_end("%s", case_name("dead_adapter_drains"));
+	rig_down(&r, name);
 }
 
 /*
@@ -703,70 +738,41 @@ static void dead_adapter_drains(void)
  * lie in the port's ring, which port_stop() unmaps.  Detaching waits for
  * the engine to let go of the ring; nothing crashes (the tests run under
  * ASan) and the engine, without a port, goes on.  The engine is held
- * while the ring fills, and let go just before the detach, so that it is
- * in a batch of frames when the port goes.
+ * while the ring fills, and detached once it has taken a frame, so that
+ * it is in a batch of frames when the port goes.
  */
 static void detach_under_traffic(void)
 {
-	struct emu_port *pa = NULL;
+	static const char name[] = "detach_under_traffic";
 	struct roce_stats st = { 0 };
-	struct flood fl = { 0 };
-	struct node a, s;
-	bool ok, a_up = false;
+	struct flood_rig r;
+	pthread_t th;
 
-	if (!start_switch()) {
-		case_cannot_run(case_name("detach_under_traffic"),
-				"switch did not start");
+	if (!rig_up(&r, name, true)) {
+		if (!r.ended)
+			rig_down(&r, name);
 		return;
 	}
-	fl.port = raw_sender(&s);
-	ok = fl.port && (a_up = node_init(&a, 1));
-	CHECK(ok);
-	if (ok) {
-		say_hello(fl.port, s.mac);
-		a.t.eng->host.ops = &fh_stall_ops;
-		pa = wire_up(&a, 1);
-		usleep(100000);		/* let the switch register both */
-		ok = pa != NULL;
-		CHECK(ok);
-	}
-	if (ok) {
-		pthread_t th;
-
-		fl.from = &s;
-		fl.to = &a;
-		fl.qpn = 0x100;
-		atomic_store(&fh_stall, true);
-		CHECK(pthread_create(&th, NULL, flood_thread, &fl) == 0);
-		usleep(300000);		/* the rings fill up */
-		atomic_store(&fh_stall, false);
-		/* Into its first batch (a racy read: only when to go on). */
-		for (int i = 0; i < WAIT_MS * 100 &&
-		     !__atomic_load_n(&a.t.eng->roce->st.rx_frames,
-				      __ATOMIC_RELAXED); i++)
-			usleep(10);
-		engine_set_roce_tx(a.t.eng, NULL, NULL);
-		port_stop(pa);
-		pa = NULL;
-		pthread_join(th, NULL);
-		engine_flush(a.t.eng);
-		roce_get_stats(a.t.eng, &st);
-		printf("# before the detach the engine took %llu frames\n",
-		       (unsigned long long)st.rx_frames);
-		/* It is alive: a command still runs. */
-		CHECK(th_create_pd(&a.t) > 0);
-	}
+	atomic_store(&fh_stall, true);
+	CHECK(pthread_create(&th, NULL, flood_thread, &r.fl) == 0);
+	usleep(300000);		/* the rings fill up */
 	atomic_store(&fh_stall, false);
-	if (pa)
-		port_stop(pa);
-	if (fl.port)
-		port_stop(fl.port);
-	if (a_up)
-		th_fini(&a.t);
-	stop_switch();
-	unlink(pcap_path);
-	unlink(log_path);
-	ktap_case_end("%s", case_name("detach_under_traffic"));
+	/* Into its first batch (a racy read: only when to go on). */
+	for (int i = 0; i < WAIT_MS * 100 &&
+	     !__atomic_load_n(&r.a.t.eng->roce->st.rx_frames,
+			      __ATOMIC_RELAXED); i++)
+		usleep(10);
+	engine_set_roce_tx(r.a.t.eng, NULL, NULL);
+	port_stop(r.pa);
+	r.pa = NULL;
+	pthread_join(th, NULL);
+	engine_flush(r.a.t.eng);
+	roce_get_stats(r.a.t.eng, &st);
+	printf("# before the detach the engine took %llu frames\n",
+	       (unsigned long long)st.rx_frames);
+	/* It is alive: a command still runs. */
+	CHECK(th_create_pd(&r.a.t) > 0);
+	rig_down(&r, name);
 }
 
 int main(void)
