@@ -105,13 +105,6 @@ static bool emu_roce_want(void *ctx)
 	return port_roce_want(ctx);
 }
 
-static void emu_roce_rx_kick(void *ctx)
-{
-	struct vfu_device *dev = ctx;
-
-	engine_roce_rx_kick(dev->eng);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -401,7 +394,6 @@ int main(int argc, char **argv)
 			.wire_shm = true,
 			.tx_ready = emu_roce_tx_ready,
 			.roce_lane = true,
-			.rx_kick = emu_roce_rx_kick,
 		};
 		struct engine_roce_link link = {
 			.tx = emu_roce_tx,
@@ -423,6 +415,7 @@ int main(int argc, char **argv)
 				"shared-memory rings, RoCE lane to the engine" :
 				"datagrams");
 		link.ctx = port;
+		link.rx_fd = port_roce_rx_fd(port);
 		engine_set_roce_link(dev->eng, &link);
 	}
 

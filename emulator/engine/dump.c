@@ -219,7 +219,7 @@ void engine_dump_reg_write_locked(struct orca_engine *eng, uint32_t off,
 			break;
 		eng->dump_req = true;
 		eng->dump_busy = true;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 		break;
 	case ORCA_REG_DUMP_OFFSET:
 		/* Word aligned; any value, a read past the end gives 0. */

@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 
 #include "util/clock.h"
 #include "engine_priv.h"
@@ -323,29 +326,57 @@ static bool work_pending(struct orca_engine *eng)
 		data_path(eng)->work_pending_locked(eng));
 }
 
+void engine_wake_locked(struct orca_engine *eng)
+{
+	uint64_t one = 1;
+
+	if (!eng->asleep)
+		return;
+	eng->asleep = false;
+	/* EAGAIN: the counter is full of kicks already; one is enough. */
+	if (write(eng->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		abort();
+}
+
 /*
  * Sleeps until woken, or until the transport's next timer or a slow
- * command is due.
+ * command is due.  The lock is dropped meanwhile.  One poll() covers both
+ * the socket thread's kicks (wake_fd) and the data path's (its RoCE lane),
+ * so a frame from the wire wakes the engine with no thread in between.
  */
 static void engine_wait(struct orca_engine *eng)
 {
-	uint64_t held_due, now, wait_ns, due = 0;
-	struct timespec ts;
+	uint64_t held_due, now, due = 0;
+	struct pollfd pfd[2] = {
+		{ .fd = eng->wake_fd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
+	};
+	struct timespec ts, *tsp = NULL;
+	uint64_t drain;
 
 	if (data_path_runnable(eng))
 		due = data_path(eng)->deadline_locked(eng);
 	if (cmdq_held(eng, &held_due) && (!due || held_due < due))
 		due = held_due;
-	if (!due) {
-		pthread_cond_wait(&eng->wake, &eng->lock);
-		return;
+	if (due) {
+		now = now_us();
+		if (due <= now)
+			return;
+		ts.tv_sec = (time_t)((due - now) / 1000000);
+		ts.tv_nsec = (long)((due - now) % 1000000) * 1000;
+		tsp = &ts;
 	}
-	now = now_us();
-	if (due <= now)
-		return;
-	wait_ns = (due - now) * 1000;
-	ts = mono_deadline(wait_ns);
-	pthread_cond_timedwait(&eng->wake, &eng->lock, &ts);
+	eng->asleep = true;
+	pthread_mutex_unlock(&eng->lock);
+	pfd[1].fd = data_path(eng)->sleep_begin(eng);
+	while (ppoll(pfd, 2, tsp, NULL) < 0 && errno == EINTR)
+		;
+	if (pfd[0].revents && read(eng->wake_fd, &drain, sizeof(drain)) < 0 &&
+	    errno != EAGAIN)
+		abort();
+	data_path(eng)->sleep_end(eng, pfd[1].fd >= 0 && pfd[1].revents);
+	pthread_mutex_lock(&eng->lock);
+	eng->asleep = false;
 }
 
 /* The reset itself, on the engine thread; called and returns with lock. */
@@ -502,10 +533,14 @@ struct orca_engine *engine_start(const struct emu_host *host,
 				 const struct engine_work_ops *work)
 {
 	struct orca_engine *eng = calloc(1, sizeof(*eng));
-	pthread_condattr_t wake_attr;
 
 	if (!eng)
 		return NULL;
+	eng->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (eng->wake_fd < 0) {
+		free(eng);
+		return NULL;
+	}
 	eng->work = work;
 	eng->host = *host;
 	eng->cfg = *cfg;
@@ -516,11 +551,6 @@ struct orca_engine *engine_start(const struct emu_host *host,
 		goto err_tables;
 	engine_init_port(eng);
 	pthread_mutex_init(&eng->lock, NULL);
-	/* Timed waits on wake follow the monotonic clock the timers use. */
-	pthread_condattr_init(&wake_attr);
-	pthread_condattr_setclock(&wake_attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&eng->wake, &wake_attr);
-	pthread_condattr_destroy(&wake_attr);
 	pthread_cond_init(&eng->idle, NULL);
 	eng->hb_start_ms = now_ms();
 	eng->link_up = true;
@@ -531,11 +561,11 @@ struct orca_engine *engine_start(const struct emu_host *host,
 
 err_thread:
 	pthread_cond_destroy(&eng->idle);
-	pthread_cond_destroy(&eng->wake);
 	pthread_mutex_destroy(&eng->lock);
 err_tables:
 	engine_free_objects(eng);
 	data_path(eng)->destroy(eng);
+	close(eng->wake_fd);
 	free(eng);
 	return NULL;
 }
@@ -566,7 +596,7 @@ void engine_set_bus_master(struct orca_engine *eng, bool on)
 	if (on) {
 		/* Work it held back may go on now. */
 		pthread_mutex_lock(&eng->lock);
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 		pthread_mutex_unlock(&eng->lock);
 	}
 }
@@ -617,7 +647,7 @@ void engine_destroy(struct orca_engine *eng)
 	s = &eng->stats;
 	pthread_mutex_lock(&eng->lock);
 	eng->stop = true;
-	pthread_cond_signal(&eng->wake);
+	engine_wake_locked(eng);
 	pthread_mutex_unlock(&eng->lock);
 	pthread_join(eng->thread, NULL);
 	engine_free_objects(eng);
@@ -627,8 +657,8 @@ void engine_destroy(struct orca_engine *eng)
 	log_mem(eng);
 	engine_dump_free(eng);
 	pthread_cond_destroy(&eng->idle);
-	pthread_cond_destroy(&eng->wake);
 	pthread_mutex_destroy(&eng->lock);
+	close(eng->wake_fd);
 	free(eng);
 }
 
@@ -748,7 +778,7 @@ static void dev_ctrl_write(struct orca_engine *eng, uint32_t val)
 		eng->cmdq_gen++;
 		eng->reset_req = true;
 		eng->reset_ticket++;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 		return;
 	}
 	if (val & ORCA_CTRL_CMDQ_ENABLE) {
@@ -814,7 +844,7 @@ void engine_reg_write(struct orca_engine *eng, uint32_t off, uint32_t val)
 		    (1u << eng->cmdq_log_depth))
 			break;
 		eng->cmdq_pi = pi;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 		break;
 	}
 	case ORCA_REG_EQ_DB: {
@@ -825,7 +855,7 @@ void engine_reg_write(struct orca_engine *eng, uint32_t off, uint32_t val)
 		eng->eq_db[eqn].ci = FIELD_GET(ORCA_EQ_DB_CI, val);
 		eng->eq_db[eqn].arm |= !!(val & ORCA_EQ_DB_ARM);
 		eng->eq_db_pending |= 1ull << eqn;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 		break;
 	}
 	case ORCA_REG_DUMP_CTRL:
@@ -848,7 +878,7 @@ void engine_uar_write(struct orca_engine *eng, uint32_t uar, uint32_t off,
 	eng->stats.uar_writes++;
 	eng->uar_pending = true;
 	data_path(eng)->doorbell_locked(eng, uar, off, val);
-	pthread_cond_signal(&eng->wake);
+	engine_wake_locked(eng);
 	pthread_mutex_unlock(&eng->lock);
 }
 
@@ -871,7 +901,7 @@ void engine_set_link(struct orca_engine *eng, bool up)
 	if (eng->link_up != up) {
 		eng->link_up = up;
 		eng->link_event = true;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 	}
 	pthread_mutex_unlock(&eng->lock);
 }
@@ -908,7 +938,7 @@ int engine_inject(struct orca_engine *eng, const char *what)
 		eng->hang = false;
 		eng->hb_stop = false;
 		hb_thaw(eng, was_frozen);
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 	} else if (!strncmp(what, "slow ", 5)) {
 		errno = 0;
 		ms = strtoul(what + 5, &end, 10);
@@ -917,14 +947,14 @@ int engine_inject(struct orca_engine *eng, const char *what)
 		} else {
 			eng->slow_ms = ms;
 			eng->slow_timing = false;
-			pthread_cond_signal(&eng->wake);
+			engine_wake_locked(eng);
 		}
 	} else if (!strcmp(what, "garbage-eqe")) {
 		eng->garbage_eqe = true;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 	} else if (!strcmp(what, "garbage-cqe")) {
 		eng->garbage_cqe = true;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 	} else if (!strncmp(what, "fail-destroy ", 13)) {
 		errno = 0;
 		ms = strtoul(what + 13, &end, 10);
@@ -981,7 +1011,7 @@ int engine_inject(struct orca_engine *eng, const char *what)
 		if (!(eng->status & ORCA_STATUS_FATAL)) {
 			set_fatal_locked(eng, syndrome);
 			eng->fatal_event = true;
-			pthread_cond_signal(&eng->wake);
+			engine_wake_locked(eng);
 		}
 	} else {
 		ret = -EINVAL;

@@ -189,8 +189,11 @@ void engine_set_roce_tx(struct orca_engine *eng,
  * until @rx_pop; the engine processes it there, with no copy and no
  * thread between it and the wire.  @rx_want asks the port for a kick when
  * a frame comes (true: one came meanwhile), which the engine does before
- * it sleeps; the kick is engine_roce_rx_kick().  @rx_peek and @rx_pop are
- * called on the engine thread, @rx_want also by engine_flush()'s caller.
+ * it sleeps; the kick is a write to eventfd @rx_fd, which the sleeping
+ * engine polls itself, so no other thread runs between a frame and the
+ * engine; @rx_fd stays open until the link is replaced.  @rx_peek and
+ * @rx_pop are called on the engine thread, @rx_want also by
+ * engine_flush()'s caller.
  * A dead adapter drains its lane too, dropping (rx_dead).
  */
 struct engine_roce_link {
@@ -199,6 +202,7 @@ struct engine_roce_link {
 	const uint8_t *(*rx_peek)(void *ctx, size_t *len);
 	void (*rx_pop)(void *ctx);
 	bool (*rx_want)(void *ctx);
+	int rx_fd;
 	void *ctx;
 };
 
@@ -208,7 +212,5 @@ void engine_set_roce_link(struct orca_engine *eng,
 			  const struct engine_roce_link *link);
 /* The port has room again (any thread). */
 void engine_roce_tx_ready(struct orca_engine *eng);
-/* A frame came on the RoCE lane the engine slept on (any thread). */
-void engine_roce_rx_kick(struct orca_engine *eng);
 
 #endif /* ORCA_EMU_ENGINE_H */

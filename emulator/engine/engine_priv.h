@@ -288,7 +288,13 @@ struct orca_engine {
 
 	/* --- protected by lock (socket thread <-> engine thread) --- */
 	pthread_mutex_t lock;
-	pthread_cond_t wake;		/* engine thread: work arrived */
+	/*
+	 * The engine thread sleeps in poll() on wake_fd (an eventfd) and on
+	 * what the data path gives it (its port's lane); asleep says it may
+	 * be there, and engine_wake_locked() writes wake_fd only then.
+	 */
+	int wake_fd;
+	bool asleep;
 	pthread_cond_t idle;		/* flush/reset waiters */
 	uint32_t status;		/* ORCA_STATUS_* */
 	uint32_t syndrome;
@@ -556,7 +562,18 @@ struct engine_data_path_ops {
 	 */
 	bool (*dead_rx_locked)(struct orca_engine *eng);
 	void (*drop_rx)(struct orca_engine *eng);
+	/*
+	 * The engine thread is about to sleep (without the lock): the file
+	 * descriptor it is to poll as well, whose readiness is work (the
+	 * lane's kick), or -1.  sleep_end() follows with whether it fired
+	 * and lets go of it.
+	 */
+	int (*sleep_begin)(struct orca_engine *eng);
+	void (*sleep_end)(struct orca_engine *eng, bool fired);
 };
+
+/* Work arrived for the engine thread: wakes it if it sleeps.  Under lock. */
+void engine_wake_locked(struct orca_engine *eng);
 
 /*
  * engine.c: creates the engine with @work as the work its thread runs

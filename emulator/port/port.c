@@ -31,8 +31,9 @@
  * On a shared-memory wire the engine's RoCE frames bypass this thread
  * when the port has a RoCE lane (port.h): the switch puts them in a ring
  * of their own, which the engine reads in place, and the engine builds
- * into its own ring to the switch; this thread only passes the lane's
- * eventfd kicks on (rx_kick, tx_ready).  Without a lane, and on
+ * into its own ring to the switch; the engine sleeps on the lane's kick
+ * itself, and this thread only passes on the kick for room (tx_ready).
+ * Without a lane, and on
  * datagrams, this thread hands RoCE frames to the engine's receive
  * queue, which pushes back too (port_roce_rx_fn): a RoCE frame it has no
  * room for stays where it is, in the ring or the datagram buffer, and the
@@ -108,7 +109,6 @@ struct emu_port {
 	uint8_t mac[6];
 	port_roce_rx_fn rx;
 	void (*tx_ready)(void *ctx);
-	void (*rx_kick)(void *ctx);
 	bool roce_lane;			/* the engine consumes roce_down */
 	void *ctx;
 	int stop_fd;			/* eventfd: wakes the thread to exit */
@@ -570,9 +570,10 @@ static bool want_rings(struct emu_port *port)
  * The shared-memory wire's loop.  It sleeps in poll() only when the rings
  * it reads are empty and the switch has been told so; while frames keep
  * coming it only polls (without waiting) once per RX_BATCH frames, for the
- * guest and for stop.  With a RoCE lane it reads no RoCE frame: it only
- * passes the switch's kicks for the lane on to the engine (rx_kick for a
- * frame, tx_ready for room), which asked for them before it slept.
+ * guest and for stop.  With a RoCE lane it reads no RoCE frame and
+ * leaves the lane's kick for a frame to the engine, which polls it
+ * (port_roce_rx_fd()); it passes on the switch's kick for room
+ * (tx_ready).
  */
 static void *shm_thread(struct emu_port *port)
 {
@@ -584,7 +585,8 @@ static void *shm_thread(struct emu_port *port)
 		[PFD_DATA] = { .fd = l->down.data_fd, .events = POLLIN },
 		[PFD_SPACE] = { .fd = l->up.space_fd, .events = POLLIN },
 		[PFD_RX_READY] = { .fd = port->rx_ready_fd, .events = POLLIN },
-		[PFD_RDATA] = { .fd = l->roce_down.data_fd, .events = POLLIN },
+		[PFD_RDATA] = { .fd = port->roce_lane ? -1 :
+				l->roce_down.data_fd, .events = POLLIN },
 		[PFD_RSPACE] = { .fd = l->roce_up.space_fd, .events = POLLIN },
 	};
 	uint32_t wait_ms = 0;
@@ -625,12 +627,8 @@ static void *shm_thread(struct emu_port *port)
 		}
 		if (pfd[PFD_DATA].revents)
 			wire_frame_ring_clear_fd(l->down.data_fd);
-		/* With a lane: its frame came while the engine slept. */
-		if (pfd[PFD_RDATA].revents) {
+		if (pfd[PFD_RDATA].revents)
 			wire_frame_ring_clear_fd(l->roce_down.data_fd);
-			if (port->roce_lane && port->rx_kick)
-				port->rx_kick(port->ctx);
-		}
 		ready = pfd[PFD_RX_READY].revents;
 		if (ready)
 			wire_frame_ring_clear_fd(port->rx_ready_fd);
@@ -769,7 +767,6 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
 	port->tx_ready = cfg->tx_ready;
-	port->rx_kick = cfg->rx_kick;
 	port->roce_lane = cfg->roce_lane;
 	port->ctx = ctx;
 	port->nic_path = strdup(cfg->nic_path);
@@ -928,6 +925,11 @@ bool port_roce_want(struct emu_port *port)
 {
 	return port_has_roce_lane(port) &&
 	       wire_frame_ring_want_data(&port->shm.link.roce_down);
+}
+
+int port_roce_rx_fd(struct emu_port *port)
+{
+	return port_has_roce_lane(port) ? port->shm.link.roce_down.data_fd : -1;
 }
 
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st)

@@ -58,11 +58,11 @@ struct emu_port_config {
 	 * port are not given to the rx callback: the engine takes them in
 	 * place from the switch's ring, on its own thread (port_roce_peek(),
 	 * port_roce_pop()), with no port thread between the two.  Before it
-	 * sleeps it asks for a kick (port_roce_want()); @rx_kick (port
-	 * thread, rx callback's ctx) is that kick.  Ignored on datagrams.
+	 * sleeps it asks for a kick (port_roce_want()), which comes on
+	 * port_roce_rx_fd(): the engine polls that itself.  Ignored on
+	 * datagrams.
 	 */
 	bool roce_lane;
-	void (*rx_kick)(void *ctx);
 };
 
 struct emu_port_stats {
@@ -112,11 +112,14 @@ bool port_has_roce_lane(struct emu_port *port);
 /*
  * The lane, for its one consumer (the engine thread): the oldest RoCEv2
  * frame for this port, in place and valid until port_roce_pop(), or NULL;
- * port_roce_want() asks for an rx_kick when one comes, true if one came
- * meanwhile (do not sleep then).
+ * port_roce_want() asks for a kick when one comes, true if one came
+ * meanwhile (do not sleep then).  The kick makes port_roce_rx_fd() (an
+ * eventfd, open while the port is; -1 without a lane) readable; its
+ * reader clears it.
  */
 const uint8_t *port_roce_peek(struct emu_port *port, size_t *len);
 void port_roce_pop(struct emu_port *port);
 bool port_roce_want(struct emu_port *port);
+int port_roce_rx_fd(struct emu_port *port);
 
 #endif /* ORCA_EMU_PORT_H */

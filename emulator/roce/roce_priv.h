@@ -176,11 +176,15 @@ struct roce_dev {
 	/*
 	 * The port: tx_lock is held while sending, so it cannot vanish.  The
 	 * lane's frames are processed without it (a frame's processing may
-	 * send): lane_active says the engine is reading the port's ring, and
-	 * the port is not let go (engine_set_roce_*()) until lane_idle.
+	 * send): lane_active says the engine is reading the port's ring,
+	 * lane_polled that it sleeps on the lane's kick (link.rx_fd), and the
+	 * port is not let go (engine_set_roce_*()) until neither is, at
+	 * lane_idle; lane_hold keeps the engine off rx_fd meanwhile.
 	 */
 	pthread_mutex_t tx_lock;
 	bool lane_active;
+	bool lane_polled;		/* written by the engine thread only */
+	unsigned int lane_hold;
 	pthread_cond_t lane_idle;
 	void (*tx)(void *ctx, const uint8_t *frame, size_t len);
 	void *tx_ctx;

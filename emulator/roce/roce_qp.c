@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "roce_priv.h"
 
@@ -200,7 +201,7 @@ static void rx_put(struct roce_dev *dev, const uint8_t *frame, size_t len)
 	memcpy(s->data, frame, len);
 	s->len = (uint32_t)len;
 	dev->rx_tail++;
-	pthread_cond_signal(&dev->eng->wake);
+	engine_wake_locked(dev->eng);
 }
 
 /* The data path runs unless the firmware is dead (hang or fatal). */
@@ -240,7 +241,7 @@ bool engine_roce_rx_try(struct orca_engine *eng, const uint8_t *frame,
 		/* roce_run() calls rx_ready once it has made room. */
 		dev->st.rx_refused++;
 		dev->rx_waiter = true;
-		pthread_cond_signal(&eng->wake);
+		engine_wake_locked(eng);
 		taken = false;
 	}
 	pthread_mutex_unlock(&eng->lock);
@@ -249,10 +250,11 @@ bool engine_roce_rx_try(struct orca_engine *eng, const uint8_t *frame,
 
 static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len);
 
-void engine_roce_rx_kick(struct orca_engine *eng)
+/* Wakes the engine to look at its link again (any thread but its own). */
+static void lane_kick(struct orca_engine *eng)
 {
 	pthread_mutex_lock(&eng->lock);
-	pthread_cond_signal(&eng->wake);
+	engine_wake_locked(eng);
 	pthread_mutex_unlock(&eng->lock);
 }
 
@@ -308,11 +310,63 @@ static uint32_t lane_rx(struct roce_dev *dev, bool drop)
 	return n;
 }
 
-/* Under tx_lock: the engine has let go of the port's ring. */
+/*
+ * Under tx_lock: the engine has let go of the port's ring and of its kick.
+ * An engine asleep on the kick is woken (without tx_lock: the engine's
+ * lock comes first) and, held off it, does not poll it again.
+ */
 static void lane_quiesce(struct roce_dev *dev)
 {
-	while (dev->lane_active)
+	bool kicked = false;
+
+	dev->lane_hold++;
+	while (dev->lane_active || dev->lane_polled) {
+		if (dev->lane_polled && !kicked) {
+			pthread_mutex_unlock(&dev->tx_lock);
+			lane_kick(dev->eng);
+			pthread_mutex_lock(&dev->tx_lock);
+			kicked = true;
+			continue;
+		}
 		pthread_cond_wait(&dev->lane_idle, &dev->tx_lock);
+	}
+	dev->lane_hold--;
+}
+
+/*
+ * The engine sleeps on the lane's kick itself: the switch's eventfd wakes
+ * it, with no port thread in between.  It asked for the kick (rx_want)
+ * before, in work_pending.
+ */
+static int roce_sleep_begin(struct orca_engine *eng)
+{
+	struct roce_dev *dev = eng->roce;
+	int fd = -1;
+
+	pthread_mutex_lock(&dev->tx_lock);
+	if (!dev->lane_hold && dev->link.rx_peek && dev->link.rx_fd >= 0) {
+		fd = dev->link.rx_fd;
+		dev->lane_polled = true;
+	}
+	pthread_mutex_unlock(&dev->tx_lock);
+	return fd;
+}
+
+static void roce_sleep_end(struct orca_engine *eng, bool fired)
+{
+	struct roce_dev *dev = eng->roce;
+	uint64_t kicks;
+
+	if (!dev->lane_polled)
+		return;
+	pthread_mutex_lock(&dev->tx_lock);
+	/* Nonblocking: someone may have read the kick first (EAGAIN). */
+	if (fired && read(dev->link.rx_fd, &kicks, sizeof(kicks)) < 0 &&
+	    errno != EAGAIN)
+		abort();
+	dev->lane_polled = false;
+	pthread_cond_broadcast(&dev->lane_idle);
+	pthread_mutex_unlock(&dev->tx_lock);
 }
 
 static bool roce_dead_rx_locked(struct orca_engine *eng)
@@ -342,14 +396,14 @@ void engine_set_roce_link(struct orca_engine *eng,
 	 * (rx_want, before it sleeps): an engine asleep since before it had
 	 * the lane has not, and must look again now.
 	 */
-	engine_roce_rx_kick(eng);
+	lane_kick(eng);
 }
 
 void engine_roce_tx_ready(struct orca_engine *eng)
 {
 	pthread_mutex_lock(&eng->lock);
 	eng->roce->tx_ready = true;
-	pthread_cond_signal(&eng->wake);
+	engine_wake_locked(eng);
 	pthread_mutex_unlock(&eng->lock);
 }
 
@@ -1215,4 +1269,6 @@ const struct engine_data_path_ops roce_data_path = {
 	.cq_forget		= roce_cq_forget,
 	.dead_rx_locked		= roce_dead_rx_locked,
 	.drop_rx		= roce_drop_rx,
+	.sleep_begin		= roce_sleep_begin,
+	.sleep_end		= roce_sleep_end,
 };

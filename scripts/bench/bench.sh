@@ -340,6 +340,15 @@ run_native() {
 	note="$(kvm "$dir/jumbo.log" "bench-native what=write64k" msg_rate) msg/s, 16 outstanding, path MTU 4096; median of $NATIVE_RUNS"
 	record native - "2 engines, orca-wire, MTU 9000" "64 KiB WRITE" \
 		"$w64k" MiB/s "${why:-$note}"
+	# One WRITE outstanding: a 64 B WRITE's round trip, doorbell to CQE
+	# through both engines and the switch (the issue's ib_send_lat-like
+	# figure): the hand-offs between threads, not bytes, set it.
+	native_runs "$dir/depth1.log" -d 1 -s 2
+	v=$(kvm "$dir/depth1.log" "bench-native what=write64" msg_rate)
+	why=$([ -n "$v" ] || tail -n 1 "$dir/depth1.log")
+	record native - "2 engines, orca-wire, depth 1" "64 B WRITE round trip" \
+		"$([ -n "$v" ] && [ "$v" -gt 0 ] && awk -v r="$v" 'BEGIN { printf "%.1f", 1e6 / r }')" \
+		us "${why:-$v msg/s, 1 outstanding; median of $NATIVE_RUNS}"
 	record retransmissions - "native, orca-wire" "packets sent again" "$rt" \
 		packets "${why:-in $(kv "$dir/native.log" "bench-native what=retransmits" msgs) messages ($(kv "$dir/native.log" "bench-native what=retransmits" early) early retries, $(kv "$dir/native.log" "bench-native what=retransmits" timeouts) timeouts; $(kv "$dir/native.log" "bench-native what=retransmits" dropped) frames dropped)}"
 

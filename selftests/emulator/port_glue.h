@@ -28,11 +28,6 @@ static inline void glue_tx_ready(void *eng)
 	engine_roce_tx_ready(eng);
 }
 
-static inline void glue_rx_kick(void *eng)
-{
-	engine_roce_rx_kick(eng);
-}
-
 /* The engine's side: the port is the context. */
 static inline int glue_tx(void *port, const uint8_t *frame, size_t len)
 {
@@ -64,7 +59,6 @@ static inline void port_glue_config(struct emu_port_config *pc, bool lane)
 	pc->wire_shm = true;
 	pc->tx_ready = glue_tx_ready;
 	pc->roce_lane = lane;
-	pc->rx_kick = glue_rx_kick;
 }
 
 static inline void port_glue_link(struct engine_roce_link *link,
@@ -77,6 +71,7 @@ static inline void port_glue_link(struct engine_roce_link *link,
 		link->rx_peek = glue_peek;
 		link->rx_pop = glue_pop;
 		link->rx_want = glue_want;
+		link->rx_fd = port_roce_rx_fd(port);
 	}
 }
 

@@ -4,8 +4,8 @@
  * hosts), each with its Ethernet port (port.c), joined by the orca-wire
  * switch process over shared-memory links.  Every case runs twice: wired
  * as orca-emu's main.c wires it, with the RoCE lane (the engine reads the
- * switch's ring itself: port_roce_peek/pop/want, rx_kick; engine tx ->
- * port_send_roce_nowait), and through the port thread (port rx ->
+ * switch's ring itself, and sleeps on its kick: port_roce_peek/pop/want,
+ * port_roce_rx_fd; engine tx -> port_send_roce_nowait), and through the port thread (port rx ->
  * engine_roce_rx_try, and the ready hooks), as a port without a lane, or
  * on datagrams, has it.  RC SEND, WRITE and READ must move every byte,
  * and every RoCE frame in the switch's capture must be a well-formed
