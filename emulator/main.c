@@ -41,6 +41,7 @@ struct emu_opts {
 	const char *nic_peer;
 	const char *wire_path;
 	const char *switch_path;
+	const char *peer_path;
 	const char *ctl_path;
 	const char *log_path;
 	uint8_t mac[6];
@@ -110,7 +111,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: orca-emu --socket PATH [--mac 52:54:00:xx:xx:xx]\n"
 		"                [--nic PATH --nic-peer PATH]\n"
-		"                [--wire PATH --switch PATH]\n"
+		"                [--wire PATH (--switch PATH | --peer PATH)]\n"
 		"                [--ctl PATH] [--log PATH] [--msix N]\n");
 }
 
@@ -153,6 +154,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
 		{ "nic-peer", required_argument, NULL, 'p' },
 		{ "wire", required_argument, NULL, 'w' },
 		{ "switch", required_argument, NULL, 'S' },
+		{ "peer", required_argument, NULL, 'P' },
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "msix", required_argument, NULL, 'x' },
@@ -172,6 +174,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
 		case 'p': o->nic_peer = optarg; break;
 		case 'w': o->wire_path = optarg; break;
 		case 'S': o->switch_path = optarg; break;
+		case 'P': o->peer_path = optarg; break;
 		case 'c': o->ctl_path = optarg; break;
 		case 'l': o->log_path = optarg; break;
 		case 'm':
@@ -209,8 +212,12 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
 		fprintf(stderr, "orca-emu: --nic and --nic-peer go together\n");
 		return -EINVAL;
 	}
-	if (o->switch_path && !o->wire_path) {
-		fprintf(stderr, "orca-emu: --switch needs --wire\n");
+	if ((o->switch_path || o->peer_path) && !o->wire_path) {
+		fprintf(stderr, "orca-emu: --switch and --peer need --wire\n");
+		return -EINVAL;
+	}
+	if (o->switch_path && o->peer_path) {
+		fprintf(stderr, "orca-emu: --switch or --peer, not both\n");
 		return -EINVAL;
 	}
 	if (!o->mac_set)
@@ -390,8 +397,10 @@ int main(int argc, char **argv)
 			.nic_path = o.nic_path,
 			.nic_peer = o.nic_peer,
 			.wire_path = o.wire_path,
-			.switch_path = o.switch_path,
+			.switch_path = o.peer_path ? o.peer_path :
+				       o.switch_path,
 			.wire_shm = true,
+			.wire_peer = o.peer_path != NULL,
 			.tx_ready = emu_roce_tx_ready,
 			.roce_lane = true,
 		};
@@ -409,7 +418,10 @@ int main(int argc, char **argv)
 			emu_log("cannot start the port: %s", strerror(errno));
 			goto out;
 		}
-		if (o.switch_path)
+		if (o.peer_path)
+			emu_log("port: point-to-point wire to %s, shared-memory rings, RoCE lane to the engine",
+				o.peer_path);
+		else if (o.switch_path)
 			emu_log("port: wire to %s over %s", o.switch_path,
 				port_wire_is_shm(port) ?
 				"shared-memory rings, RoCE lane to the engine" :

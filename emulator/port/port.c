@@ -748,6 +748,55 @@ static void port_free(struct emu_port *port)
 	errno = err;
 }
 
+/* The peer's attach message on our wire socket, within the time left. */
+static int peer_accept(struct emu_port *port, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = port->wire.fd, .events = POLLIN };
+	int fds[WIRE_LINK_NR_FDS], nfds;
+	uint8_t msg[WIRE_LINK_MSG_LEN];
+	struct sockaddr_un from;
+	socklen_t from_len;
+	uint64_t now;
+	ssize_t n;
+
+	while ((now = now_ms()) < deadline) {
+		if (poll(&pfd, 1, (int)(deadline - now)) < 0 && errno != EINTR)
+			return -errno;
+		from_len = sizeof(from);
+		n = wire_link_recv(port->wire.fd, msg, sizeof(msg), &from,
+				   &from_len, fds, &nfds);
+		if (n < 0)
+			continue;	/* EAGAIN: nothing yet */
+		/* Anything else on the socket is not the peer's link: drop. */
+		if (!wire_link_accept(&port->shm.link, msg, (size_t)n, fds,
+				      nfds, true))
+			return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * A point-to-point link to the peer adapter's port (wire_peer): the port
+ * whose socket path sorts first creates the link and attaches it, as to a
+ * switch; the other takes it, mirrored.  Either may start first.
+ */
+static int peer_link(struct emu_port *port, const struct emu_port_config *cfg)
+{
+	int cmp;
+
+	if (!cfg->switch_path)
+		return -EINVAL;
+	cmp = strcmp(cfg->wire_path, cfg->switch_path);
+	if (!cmp)
+		return -EINVAL;
+	if (cmp < 0)
+		return wire_link_attach(&port->shm.link, port->wire.fd,
+					(struct sockaddr *)&port->wire.peer,
+					port->wire.peer_len,
+					PORT_PEER_TIMEOUT_MS, true);
+	return peer_accept(port, now_ms() + PORT_PEER_TIMEOUT_MS);
+}
+
 struct emu_port *port_start(const struct emu_port_config *cfg,
 			    port_roce_rx_fn rx, void *ctx)
 {
@@ -777,12 +826,21 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 		goto fail;
 	if (link_open(&port->wire, cfg->wire_path, cfg->switch_path))
 		goto fail;
-	/* No shared-memory switch: keep datagrams, as an older one wants. */
-	if (cfg->wire_shm && cfg->switch_path &&
-	    !wire_link_attach(&port->shm.link, port->wire.fd,
-			      (struct sockaddr *)&port->wire.peer,
-			      port->wire.peer_len, ATTACH_TIMEOUT_MS))
+	if (cfg->wire_peer) {
+		err = peer_link(port, cfg);
+		if (err) {
+			errno = -err;
+			goto fail;
+		}
 		port->shm.up = true;
+	} else if (cfg->wire_shm && cfg->switch_path &&
+		   !wire_link_attach(&port->shm.link, port->wire.fd,
+				     (struct sockaddr *)&port->wire.peer,
+				     port->wire.peer_len, ATTACH_TIMEOUT_MS,
+				     false)) {
+		/* Without a shared-memory switch: datagrams, as an older one. */
+		port->shm.up = true;
+	}
 	port->stop_fd = eventfd(0, EFD_CLOEXEC);
 	port->rx_ready_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	port->tx_retry_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

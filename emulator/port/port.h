@@ -29,6 +29,7 @@ struct emu_port;
 typedef bool (*port_roce_rx_fn)(void *ctx, const uint8_t *frame, size_t len);
 
 #define PORT_RX_RETRY_MS	100
+#define PORT_PEER_TIMEOUT_MS	10000
 
 /**
  * struct emu_port_config - where the port's two sides are
@@ -39,6 +40,12 @@ typedef bool (*port_roce_rx_fn)(void *ctx, const uint8_t *frame, size_t len);
  * @wire_shm: attach to the switch with a shared-memory link (wire_link.h):
  *	no loss while the switch is alive, backpressure instead; if the
  *	switch does not take it, the wire stays a datagram socket
+ * @wire_peer: no switch: @switch_path is another adapter's port (its
+ *	@wire_path, and ours its @switch_path), joined to this one by a
+ *	point-to-point shared-memory link (wire_link.h), which each engine's
+ *	RoCE lane and each guest's frames cross with no process between the
+ *	two adapters.  port_start() waits up to PORT_PEER_TIMEOUT_MS for the
+ *	peer and fails without it: there is no datagram fallback.
  * @mac: the port's MAC (also the virtio-net MAC)
  */
 struct emu_port_config {
@@ -47,6 +54,7 @@ struct emu_port_config {
 	const char *wire_path;
 	const char *switch_path;
 	bool wire_shm;
+	bool wire_peer;
 	uint8_t mac[6];
 	/*
 	 * With port_send_roce_nowait(): called (port thread, with the rx

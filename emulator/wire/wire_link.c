@@ -26,16 +26,28 @@ static void build_msg(uint8_t *msg)
 	memcpy(msg + sizeof(link_magic), &size, sizeof(size));
 }
 
-static void link_init(struct wire_link *l, void *mem, int ctl)
+/*
+ * @mirror: the other adapter's view of a point-to-point link: what its
+ * peer sends up comes down to it, and the other way round.
+ */
+static void link_init(struct wire_link *l, void *mem, int ctl, bool mirror)
 {
+	struct wire_link_mem *m = mem;
+	const int *e = l->efd;
+
 	l->mem = mem;
 	l->ctl = ctl;
-	wire_frame_ring_init(&l->up, &l->mem->up, l->efd[0], l->efd[1]);
-	wire_frame_ring_init(&l->down, &l->mem->down, l->efd[2], l->efd[3]);
-	wire_frame_ring_init(&l->roce_up, &l->mem->roce_up, l->efd[4],
-			     l->efd[5]);
-	wire_frame_ring_init(&l->roce_down, &l->mem->roce_down, l->efd[6],
-			     l->efd[7]);
+	if (mirror) {
+		wire_frame_ring_init(&l->up, &m->down, e[2], e[3]);
+		wire_frame_ring_init(&l->down, &m->up, e[0], e[1]);
+		wire_frame_ring_init(&l->roce_up, &m->roce_down, e[6], e[7]);
+		wire_frame_ring_init(&l->roce_down, &m->roce_up, e[4], e[5]);
+		return;
+	}
+	wire_frame_ring_init(&l->up, &m->up, e[0], e[1]);
+	wire_frame_ring_init(&l->down, &m->down, e[2], e[3]);
+	wire_frame_ring_init(&l->roce_up, &m->roce_up, e[4], e[5]);
+	wire_frame_ring_init(&l->roce_down, &m->roce_down, e[6], e[7]);
 }
 
 static void close_fds(const int *fds, int n)
@@ -89,8 +101,18 @@ static int wait_answer(int ctl, int timeout_ms)
 	return 0;
 }
 
+/*
+ * Whether to try again: a busy switch's full queue, and, when waiting for
+ * a peer adapter, its socket that is not there yet.
+ */
+static bool attach_retry(int err, bool wait_peer)
+{
+	return err == -EAGAIN ||
+	       (wait_peer && (err == -ENOENT || err == -ECONNREFUSED));
+}
+
 int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
-		     socklen_t to_len, int timeout_ms)
+		     socklen_t to_len, int timeout_ms, bool wait_peer)
 {
 	int fds[WIRE_LINK_NR_FDS];
 	int sp[2] = { -1, -1 };
@@ -119,9 +141,9 @@ int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
 	deadline = now_ms() + (uint64_t)timeout_ms;
 	do {
 		err = send_attach(sock, to, to_len, fds);
-		if (err == -EAGAIN && now_ms() < deadline)
+		if (attach_retry(err, wait_peer) && now_ms() < deadline)
 			usleep(1000);
-	} while (err == -EAGAIN && now_ms() < deadline);
+	} while (attach_retry(err, wait_peer) && now_ms() < deadline);
 	if (!err)
 		err = wait_answer(sp[0], timeout_ms);
 	if (err) {
@@ -132,7 +154,7 @@ int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
 	close(fds[0]);
 	close(fds[1]);
 	memcpy(l->efd, fds + 2, sizeof(l->efd));
-	link_init(l, mem, sp[0]);
+	link_init(l, mem, sp[0], false);
 	return 0;
 fail:
 	err = errno;
@@ -181,7 +203,7 @@ ssize_t wire_link_recv(int sock, void *buf, size_t size,
 }
 
 int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
-		     const int *fds, int nfds)
+		     const int *fds, int nfds, bool mirror)
 {
 	uint8_t want[WIRE_LINK_MSG_LEN];
 	struct stat st;
@@ -208,7 +230,7 @@ int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
 	}
 	close(fds[0]);
 	memcpy(l->efd, fds + 2, sizeof(l->efd));
-	link_init(l, mem, fds[1]);
+	link_init(l, mem, fds[1], mirror);
 	return 0;
 fail:
 	close_fds(fds, nfds);

@@ -12,6 +12,11 @@
  * socket.  An older switch, which reads no file descriptors, makes the
  * kernel close them: the adapter sees the hang-up and keeps datagrams.
  *
+ * Two adapters can share a link with no switch (a point-to-point link):
+ * the one that attaches uses it as above, the other takes it mirrored
+ * (wire_link_accept()'s @mirror), so that what one sends up comes down to
+ * the other.
+ *
  * The wire/ layer's interface for the port: the link, its frame rings and
  * the policy of a full link (link_policy.h), included here.  The switch
  * program (wire_switch.c) is the other end.
@@ -66,10 +71,12 @@ struct wire_link {
 /*
  * Adapter side: create a link and attach it to the switch at @to, sending
  * from @sock; waits up to @timeout_ms for the switch's answer.  0, or
- * -errno with nothing left open.
+ * -errno with nothing left open.  @wait_peer: @to is another adapter's
+ * port (a point-to-point link), which may not have bound its socket yet:
+ * keep trying within @timeout_ms.
  */
 int wire_link_attach(struct wire_link *l, int sock, const struct sockaddr *to,
-		     socklen_t to_len, int timeout_ms);
+		     socklen_t to_len, int timeout_ms, bool wait_peer);
 
 /*
  * Switch side: receive one datagram like recvfrom(MSG_DONTWAIT | MSG_TRUNC),
@@ -83,10 +90,13 @@ ssize_t wire_link_recv(int sock, void *buf, size_t size,
 /*
  * Switch side: take the link an attach message (@msg, @len) carried in
  * @fds; answers the adapter.  Owns the fds in every case: 0, or -errno with
- * all of them closed.
+ * all of them closed.  @mirror: the taker is the other adapter of a
+ * point-to-point link, no switch between the two: its up rings are the
+ * attacher's down rings and the other way round, so both ports use the
+ * link as they would a switch's.
  */
 int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
-		     const int *fds, int nfds);
+		     const int *fds, int nfds, bool mirror);
 
 void wire_link_close(struct wire_link *l);
 

@@ -658,7 +658,7 @@ static void attach_port(struct wire *w, const struct sockaddr_un *sa,
 		     l ? "no free port" : "out of memory");
 		return;
 	}
-	err = wire_link_accept(l, w->dgram_buf, len, fds, nfds);
+	err = wire_link_accept(l, w->dgram_buf, len, fds, nfds, false);
 	if (err) {
 		free(l);
 		wlog(w, "attach from %s refused: %s", sa->sun_path,

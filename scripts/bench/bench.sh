@@ -27,7 +27,9 @@
 #   siw-siw is not run);
 # - native, no guests, once per run: two engines over the real wire
 #   (orca-wire, shared memory), 64 KiB and 64 B RDMA WRITEs, against this
-#   host's memcpy (selftests/emulator/bench_native.c), and the same on a
+#   host's memcpy (selftests/emulator/bench_native.c), one WRITE
+#   outstanding (the round trip), the same engines on a point-to-point
+#   link with no switch (bench_native -p), and the same on a
 #   wire that drops and reorders 5% of the frames; the 64 B depth-1
 #   message rate with 1 QP and with 65536 QPs open and traffic on 4
 #   (bench_engine.c); ICRC throughput (bench_icrc.c, log only);
@@ -349,6 +351,25 @@ run_native() {
 	record native - "2 engines, orca-wire, depth 1" "64 B WRITE round trip" \
 		"$([ -n "$v" ] && [ "$v" -gt 0 ] && awk -v r="$v" 'BEGIN { printf "%.1f", 1e6 / r }')" \
 		us "${why:-$v msg/s, 1 outstanding; median of $NATIVE_RUNS}"
+	# The same engines joined by a point-to-point link (bench_native -p,
+	# topology.rst): no switch process, no copy between the two.
+	native_runs "$dir/p2p.log" -p
+	native_runs "$dir/p2p-depth1.log" -p -d 1 -s 2
+	w64k=$(kvm "$dir/p2p.log" "bench-native what=p2p-write64k" mibs)
+	why=$([ -n "$w64k" ] || tail -n 1 "$dir/p2p.log")
+	v="2 engines, point-to-point"
+	note="$(kvm "$dir/p2p.log" "bench-native what=p2p-write64k" msg_rate) msg/s, 16 outstanding, path MTU 1024; median of $NATIVE_RUNS"
+	record native - "$v" "64 KiB WRITE" "$w64k" MiB/s "${why:-$note}"
+	note="$(kvm "$dir/p2p.log" "bench-native what=p2p-write64" msg_rate) msg/s, 16 outstanding; median of $NATIVE_RUNS"
+	record native - "$v" "64 B WRITE" \
+		"$(kvm "$dir/p2p.log" "bench-native what=p2p-write64" mibs)" MiB/s \
+		"${why:-$note}"
+	v=$(kvm "$dir/p2p-depth1.log" "bench-native what=p2p-write64" msg_rate)
+	why=$([ -n "$v" ] || tail -n 1 "$dir/p2p-depth1.log")
+	record native - "2 engines, point-to-point, depth 1" \
+		"64 B WRITE round trip" \
+		"$([ -n "$v" ] && [ "$v" -gt 0 ] && awk -v r="$v" 'BEGIN { printf "%.1f", 1e6 / r }')" \
+		us "${why:-$v msg/s, 1 outstanding; median of $NATIVE_RUNS}"
 	record retransmissions - "native, orca-wire" "packets sent again" "$rt" \
 		packets "${why:-in $(kv "$dir/native.log" "bench-native what=retransmits" msgs) messages ($(kv "$dir/native.log" "bench-native what=retransmits" early) early retries, $(kv "$dir/native.log" "bench-native what=retransmits" timeouts) timeouts; $(kv "$dir/native.log" "bench-native what=retransmits" dropped) frames dropped)}"
 
@@ -382,7 +403,7 @@ run_native() {
 
 	emulator/build/bench_icrc >"$dir/icrc.log" 2>&1 ||
 		echo "bench_icrc failed (exit $?)" >>"$dir/icrc.log"
-	cat "$dir/native.log" "$dir/lossy.log"
+	cat "$dir/native.log" "$dir/p2p.log" "$dir/lossy.log"
 	grep -v '^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] ' "$dir/engine.log"
 }
 

@@ -18,14 +18,18 @@
  * test does: the same WRITEs show what loss recovery costs, and the
  * packets sent again are the price of go-back-N.  The lines then say
  * what=lossy-write64k, lossy-write64, lossy-retransmits (with pct=PCT).
+ * With -p the two ports are joined by a point-to-point link instead (port.h:
+ * wire_peer), no switch process between them: what=p2p-write64k, ....
  * Built by the emulator Makefile without sanitizers; not a test.  For
  * scripts/bench/bench.sh it prints one line per figure:
  *   bench-native what=NAME key=value ...
  *
- *   bench_native [-d DEPTH] [-l PCT] [-m ETH_MTU] [-s SECONDS] [-w ORCA_WIRE]
+ *   bench_native [-d DEPTH] [-l PCT] [-m ETH_MTU] [-p] [-s SECONDS]
+ *		  [-w ORCA_WIRE]
  */
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -176,6 +180,23 @@ static bool connect_pair(uint32_t eth_mtu)
 	       node_connect(&b, &bqp, &a, aqp.qpn, &o);
 }
 
+/* port_start() on a thread of its own: the two ends of a point-to-point
+ * link wait for each other. */
+struct port_starter {
+	struct emu_port_config pc;
+	void *eng;
+	struct emu_port *port;
+	pthread_t thread;
+};
+
+static void *port_starter_run(void *arg)
+{
+	struct port_starter *ps = arg;
+
+	ps->port = port_start(&ps->pc, glue_port_rx, ps->eng);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	char wire_bin[PATH_MAX], dir[64], sw[128] = "";
@@ -188,12 +209,17 @@ int main(int argc, char **argv)
 	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
 	uint64_t dropped = 0;
 	double secs = 3, big, small, copy;
+	struct port_starter start[2] = { 0 };
+	bool p2p = false;
 	int opt, rc = 1;
-	pid_t pid;
+	pid_t pid = 0;
 
 	wire_bin_beside_self(wire_bin, sizeof(wire_bin), "orca-wire");
-	while ((opt = getopt(argc, argv, "d:l:m:s:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:l:m:ps:w:")) != -1) {
 		switch (opt) {
+		case 'p':
+			p2p = true;
+			break;
 		case 'd':
 			depth = strtoul(optarg, NULL, 0);
 			break;
@@ -210,21 +236,24 @@ int main(int argc, char **argv)
 			snprintf(wire_bin, sizeof(wire_bin), "%s", optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEPTH] [-l PCT] [-s SECONDS] [-w ORCA_WIRE]\n",
+			fprintf(stderr, "usage: %s [-d DEPTH] [-l PCT] [-m ETH_MTU] [-p] [-s SECONDS] [-w ORCA_WIRE]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (!depth || depth > 64 || secs <= 0 || loss_pct > 50)
+	if (!depth || depth > 64 || secs <= 0 || loss_pct > 50 ||
+	    (p2p && loss_pct))
 		return 2;
 	snprintf(pct_arg, sizeof(pct_arg), "%u", loss_pct);
 	if (loss_pct)
 		pfx = "lossy-";
+	if (p2p)
+		pfx = "p2p-";
 	snprintf(dir, sizeof(dir), "/tmp/orca-bench-native.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(sw, sizeof(sw), "%s/switch", dir);
-	{
+	if (!p2p) {
 		const char *sw_argv[] = {
 			wire_bin, "--socket", sw, "--log", "/dev/null",
 			loss_pct ? "--drop-pct" : NULL, pct_arg,
@@ -235,12 +264,7 @@ int main(int argc, char **argv)
 		wire_start(&pid, sw, 5000, sw_argv);
 	}
 	for (int i = 0; i < 2; i++) {
-		struct emu_port_config pc = {
-			.nic_path = nic[i], .nic_peer = peer[i],
-			.wire_path = wire[i], .switch_path = sw,
-		};
-		struct engine_roce_link link;
-		uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+		struct emu_port_config *pc = &start[i].pc;
 		struct node *nd = nodes[i];
 
 		up++;
@@ -251,12 +275,39 @@ int main(int argc, char **argv)
 		snprintf(nic[i], sizeof(nic[i]), "%s/nic%d", dir, i);
 		snprintf(peer[i], sizeof(peer[i]), "%s/qemu%d", dir, i);
 		snprintf(wire[i], sizeof(wire[i]), "%s/wire%d", dir, i);
-		memcpy(pc.mac, nd->mac, 6);
+		*pc = (struct emu_port_config){
+			.nic_path = nic[i], .nic_peer = peer[i],
+			.wire_path = wire[i], .switch_path = sw,
+		};
+		/* -p: each port's "switch" is the other port. */
+		if (p2p) {
+			pc->switch_path = wire[1 - i];
+			pc->wire_peer = true;
+		}
+		memcpy(pc->mac, nd->mac, 6);
 		/* As orca-emu: the engine reads its lane itself. */
-		port_glue_config(&pc, true);
-		port[i] = port_start(&pc, glue_port_rx, nd->t.eng);
+		port_glue_config(pc, true);
+		start[i].eng = nd->t.eng;
+	}
+	/* The ends of a point-to-point link start together. */
+	if (pthread_create(&start[0].thread, NULL, port_starter_run,
+			   &start[0])) {
+		printf("# no thread to start a port\n");
+		goto out;
+	}
+	if (!p2p)
+		pthread_join(start[0].thread, NULL);
+	port_starter_run(&start[1]);
+	if (p2p)
+		pthread_join(start[0].thread, NULL);
+	for (int i = 0; i < 2; i++) {
+		struct engine_roce_link link;
+		uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+		struct node *nd = nodes[i];
+
+		port[i] = start[i].port;
 		if (!port[i]) {
-			perror("port_start");
+			printf("# port %d did not start\n", i);
 			goto out;
 		}
 		if (!port_wire_is_shm(port[i]))
@@ -296,8 +347,8 @@ int main(int argc, char **argv)
 		port_get_stats(port[i], &ps);
 		dropped += ps.dropped;
 	}
-	printf("two engines over orca-wire (shared memory, %s), RC, Ethernet MTU %u (path MTU %u), %u WRITEs outstanding, %.0f s each:\n",
-	       loss_pct ? "dropping and reordering frames" : "loss-free",
+	printf("two engines over %s (shared memory, %s), RC, Ethernet MTU %u (path MTU %u), %u WRITEs outstanding, %.0f s each:\n",
+	       p2p ? "a point-to-point link" : "orca-wire", loss_pct ? "dropping and reordering frames" : "loss-free",
 	       eth_mtu, 128u << engine_ib_mtu_for_eth(eth_mtu), depth, secs);
 	if (loss_pct)
 		printf("  the switch drops and reorders %u%% of the frames\n",
