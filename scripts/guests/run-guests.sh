@@ -9,7 +9,7 @@
 # Usage: scripts/guests/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
 #            [--wire-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
-#            [--kernel-checks] [--launcher PATH] [--udev] -- CMD...
+#            [--kernel-checks] [--launcher PATH] [--udev] [--p2p] -- CMD...
 #
 #   -n N            number of guests (default 2)
 #   -t TIMEOUT      seconds for the whole run, boot included (default 300)
@@ -35,6 +35,9 @@
 #   --udev          systemd-udevd runs in every guest from before CMD (make
 #                   blktests: suites written for a normal system wait on
 #                   it); see scripts/guests/guest-init.sh
+#   --p2p           no switch: the two guests' adapters are joined by a
+#                   point-to-point link (orca-emu --peer); two guests with
+#                   ORCA, without --pcap, --wire-opts or --launcher
 #
 # Every guest runs CMD (from the repo directory, by /bin/sh) with
 # ORCA_GUEST_INDEX, ORCA_GUEST_COUNT, ORCA_CTL (its emulator's control file,
@@ -90,7 +93,7 @@ usage() {
 }
 
 count=2 timeout=300 pcap='' wire_opts='' out='' all_no_orca=0 smp=1 mem=1G
-kernel_checks=0 launcher='' udev=0
+kernel_checks=0 launcher='' udev=0 p2p=0
 
 declare -A gopts=()
 while [ $# -gt 0 ]; do
@@ -109,6 +112,7 @@ while [ $# -gt 0 ]; do
 	--kernel-checks) kernel_checks=1; shift ;;
 	--launcher) launcher=$2; shift 2 ;;
 	--udev) udev=1; shift ;;
+	--p2p) p2p=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-guests: unknown option $1" >&2; usage ;;
@@ -153,6 +157,12 @@ no_orca() {	# guest $1 has no adapter?
 	[ "$all_no_orca" = 1 ] || [[ ${gopts[$1]:-} == *,no-orca* ]]
 }
 
+if [ "$p2p" = 1 ] && { [ "$count" != 2 ] || [ -n "$pcap$wire_opts$launcher" ] ||
+	no_orca 0 || no_orca 1; }; then
+	log "--p2p: two guests with ORCA, no --pcap, --wire-opts or --launcher"
+	exit 2
+fi
+
 out=${out:-$repo/out/run-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
@@ -175,6 +185,7 @@ if [ -n "${ORCA_GUEST_KERNEL:-}" ]; then
 fi
 
 pids=()		# everything we started, killed on every exit path
+p2p_pids=()	# --p2p: the two emulators, started together
 sockets=()
 launched=0
 cleanup() {
@@ -255,6 +266,24 @@ if [ -n "$launcher" ]; then
 		{ log "$launcher up failed:"; cat "$out/launch.log" >&2; exit 1; }
 	"$launcher" status --dir "$out" >"$out/launch-status.txt" 2>&1 ||
 		{ log "$launcher status: not all up:"; cat "$out/launch-status.txt" >&2; exit 1; }
+elif [ "$p2p" = 1 ]; then
+	# Each adapter's wire is the other's port; both start now, since
+	# each waits for the other (topology.rst, point-to-point links).
+	mac_fmt='52:54:00:0d:ca:%02x'
+	for i in 0 1; do
+		g=$out/g$i
+		mkdir -p "$g"
+		: >"$g/ctl"
+		sockets+=("$g/adapter.sock" "$g/nic.sock" "$g/wire.sock")
+		# shellcheck disable=SC2059 # the format is ours
+		"$emu" --socket "$g/adapter.sock" --mac "$(printf "$mac_fmt" $((i + 1)))" \
+			--nic "$g/nic.sock" --nic-peer "$g/qemu-nic.sock" \
+			--wire "$g/wire.sock" --peer "$out/g$((1 - i))/wire.sock" \
+			--ctl "$g/ctl" --log "$g/emu.log" </dev/null \
+			>>"$g/emu.log" 2>&1 &
+		pids+=($!)
+		p2p_pids+=($!)
+	done
 else
 	mac_fmt='52:54:00:0d:ca:%02x'
 	sockets+=("$switch_sock")
@@ -293,6 +322,12 @@ for ((i = 0; i < count; i++)); do
 	elif no_orca "$i"; then
 		# virtio-net straight onto the wire
 		nic_remote=$switch_sock
+	elif [ "$p2p" = 1 ]; then
+		ctl=$g/ctl
+		wait_socket "$g/adapter.sock" "${p2p_pids[$i]}" ||
+			{ log "orca-emu $i did not start:"; tail -n 40 "$g/emu.log" >&2; exit 1; }
+		nic_remote=$g/nic.sock
+		dev=(-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$g/adapter.sock\",\"type\":\"unix\"}}")
 	else
 		ctl=$g/ctl
 		: >"$ctl"

@@ -10,7 +10,8 @@
 # reported; a switch of the older exit line is still read; on slower guests
 # (--slow-guests) retransmissions count only with a drop; with an rxe peer
 # (--rxe-peer) only what rxe's retransmissions cause is excused: a
-# sequence NAK of ours and the datagrams ours dropped still fail.  No
+# sequence NAK of ours and the datagrams ours dropped still fail; on a
+# point-to-point link (--p2p) there is no switch log to read.  No
 # guests: make check runs it with the other host-side tests.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -90,8 +91,44 @@ foreign() {
 	python3 "$check" "$run" "$@" >"$out/$(basename "$run").log" 2>&1
 }
 
+# p2p NAME TO_WIRE [OPTS...]: a run of two adapters on a point-to-point
+# link (no switch, no wire.log) whose first port dropped TO_WIRE frames
+# towards the wire; the check run with OPTS.
+p2p() {
+	local run=$out/$1 g
+	for g in g0 g1; do
+		mkdir -p "$run/$g"
+		cat >"$run/$g/emu.log" <<-END
+		2026-12-06 21:52:40.100 orca-emu: port: nic->wire 41, wire->nic 57, roce rx 3143, roce tx 3342, dropped 0 (foreign source MAC 0, not taken by the guest 0, to the wire 0), rx held for the engine 0
+		2026-12-06 21:52:40.100 orca-emu: engine: roce: tx 3342 rx 3143 loopback 0 retransmits 0 (after RNR NAKs 0) timeouts 0 early 0 (rtt samples 90) send windows cut 0 rx queue full 0
+		2026-12-06 21:52:40.100 orca-emu: engine: roce: rx dropped: no QP 0, QP state 0, bad packet 0, Q_Key 0, no receive WQE 0, too big 0, response to nothing outstanding 0
+		2026-12-06 21:52:40.100 orca-emu: engine: roce: duplicate requests 0, sequence NAKs tx 0 rx 0, RNR NAKs tx 0 rx 0
+		2026-12-06 21:52:40.300 orca-emu: exit 0
+		END
+	done
+	sed -i "1s/dropped 0 (\(.*\)to the wire 0)/dropped $2 (\1to the wire $2)/" "$run/g0/emu.log"
+	shift 2
+	python3 "$check" "$run" "$@" >"$out/$(basename "$run").log" 2>&1
+}
+
 echo "TAP version 13"
-echo "1..14"
+echo "1..17"
+
+# A point-to-point link has no switch and no wire.log: only --p2p (which
+# run-guests.sh --p2p runs have) takes the adapters' logs alone; a drop
+# of theirs still fails.
+p2p p2pclean 0 --p2p
+grep -qx 'ok wire loss-free: 0 retransmissions, 0 drops' "$out/p2pclean.log" &&
+	grep -q '^# point-to-point link' "$out/p2pclean.log"
+result $? "point-to-point (--p2p): the adapters' logs alone, no switch" "$out/p2pclean.log"
+
+p2p p2pswitch 0
+grep -qx 'fail wire loss-free: .*switch: no wire.log.*' "$out/p2pswitch.log"
+result $? "without --p2p a missing wire.log fails the check" "$out/p2pswitch.log"
+
+p2p p2pdrop 3 --p2p
+grep -qx 'fail wire loss-free: .*' "$out/p2pdrop.log"
+result $? "point-to-point (--p2p): a frame a port dropped to the wire fails the check" "$out/p2pdrop.log"
 sample other 0 3
 grep -qx 'ok wire loss-free: .*' "$out/other.log" &&
 	grep -q 'not RoCE, to a QEMU that did not read 3 (not counted)' "$out/other.log"

@@ -124,6 +124,9 @@ wire_lossfree_case() {
 	*--isolate*) ;;
 	*no-orca*) args+=(--rxe-peer) ;;
 	esac
+	case " $* " in
+	*" --p2p "*) args+=(--p2p) ;;
+	esac
 	[ "${ORCA_TIMEOUT_SCALE:-1}" -gt 1 ] && args+=(--slow-guests)
 	[ "${wire_mac_changes:-0}" = 1 ] && args+=(--mac-changes)
 	line=$(python3 "$(dirname "${BASH_SOURCE[0]}")/wire_lossfree.py" "${args[@]}")

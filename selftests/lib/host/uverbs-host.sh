@@ -7,10 +7,12 @@
 # boots two guests (guest 0 the servers on SERVER_KIND, guest 1 the clients
 # on CLIENT_KIND; an rxe guest gets no ORCA adapter) and runs
 # in-guest/SCRIPT SERVER_KIND CLIENT_KIND ARGS in both.  Exits through
-# host_done.
+# host_done.  uverbs_wire=p2p (set before): the two ORCA adapters are joined
+# by a point-to-point link, no switch (run-guests.sh --p2p).
 uverbs_guest_test() {
 	local skind=$1 ckind=$2 timeout=$3 script=$4 opts=() rc
 	shift 4
+	[ "${uverbs_wire:-}" = p2p ] && opts+=(--p2p)
 	[ "$skind" = rxe ] && opts+=(--guest-opts 0:no-orca)
 	[ "$ckind" = rxe ] && opts+=(--guest-opts 1:no-orca)
 	run_guests 2 "$timeout" "${opts[@]}" -- \
