@@ -8,7 +8,9 @@
 # verification must pass, the jobs must have overlapped, and on this
 # loss-free wire no adapter may count a retransmission, timeout, sequence
 # error or drop, nor the switch a drop; plus 51-nvmeof-orca's checks of the
-# wire capture.
+# wire capture.  Four guests: make check-long's (make check keeps ORCA to
+# ORCA NVMe-oF with verified I/O in 41-fault-nvmeof, and 52's interop).
+# tier: long
 . "$(dirname "$0")/../lib/host/host.sh"
 . "$(dirname "$0")/../lib/host/nvmeof-host.sh"
 nvmeof_guests=4 nvmeof_lossless=1 nvmeof_timeout=600

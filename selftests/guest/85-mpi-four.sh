@@ -7,7 +7,10 @@
 # (Documentation/orca/data-path.rst) lets the provider post while any of
 # max_wr receives is free, where the slot rule refused with ENOMEM and UCX
 # aborted.  The two-rank jobs are 78's (ORCA to ORCA, ud_verbs) and 86's
-# (ORCA to rxe, rc_verbs).
+# (ORCA to rxe, rc_verbs), which make check runs; this four-guest job
+# (two minutes of make check's thirty) is make check-long's, with the
+# tagged SRQ's rules in make check's unit/test_wqe_track.
+# tier: long
 . "$(dirname "$0")/../lib/host/host.sh"
 run_guests 4 1200 -- env MPI_TLS=rc_verbs \
 	selftests/guest/in-guest/mpi.sh test orca orca orca orca
