@@ -11,10 +11,11 @@ RESULTS has one figure a line, tab-separated:
 VALUE is a number, or "-" for a figure that could not be measured (NOTE
 says why).  Lines starting with "#" are the run's description, printed
 above the table.  Ratios (what they compare is in their own words):
-  - nvmeof, perftest, ulp, mpi: each pairing against rxe-rxe (same group,
-    variant and metric): "1.8x rxe-rxe" means 1.8 times rxe's figure, for
-    latencies (unit us) rxe's latency divided by this one, so above 1x is
-    better either way;
+  - nvmeof, perftest, ulp, mpi, cpu: each pairing against rxe-rxe (same
+    group, variant and metric): "1.8x rxe-rxe" means 1.8 times rxe's
+    figure, for latencies (unit us) and costs (unit s/GiB: host CPU per
+    GiB) rxe's figure divided by this one, so above 1x is better either
+    way;
   - nvmeof: each row against the ceiling row of the same metric (fio on a
     ramdisk inside one guest): "3.1% of ceiling";
   - native: each MiB/s figure against memcpy's: "12.0% of memcpy";
@@ -36,6 +37,7 @@ FIELDS = ["group", "pairing", "variant", "metric", "value", "unit", "note"]
 COLUMNS = ["group", "pairing", "variant", "metric", "value", "unit",
            "ratio", "ratio2", "note"]
 QP_TARGET = 0.90
+LOWER_IS_BETTER = ("us", "s/GiB")
 
 
 def num(v):
@@ -92,13 +94,14 @@ def ratios(rows):
         if v is None:
             continue
         g = r["group"]
-        if g in ("nvmeof", "perftest", "ulp", "mpi") and \
+        if g in ("nvmeof", "perftest", "ulp", "mpi", "cpu") and \
                 r["pairing"] != "rxe-rxe" \
                 and "orca" in r["pairing"]:
             ref = find(rows, group=g, pairing="rxe-rxe",
                        variant=r["variant"], metric=r["metric"])
             if ref and v:
-                x = ref["num"] / v if r["unit"] == "us" else v / ref["num"]
+                x = ref["num"] / v if r["unit"] in LOWER_IS_BETTER \
+                    else v / ref["num"]
                 r["ratio_num"] = x
                 r["ratio"] = "%.2fx rxe-rxe" % x
         if g == "nvmeof":

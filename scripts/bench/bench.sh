@@ -13,7 +13,9 @@
 # - perftest through the userspace verbs: ib_write_bw 64 KiB MiB/s and 64 B
 #   messages/s, ib_send_lat 64 B typical latency, ib_read_bw 64 KiB MiB/s,
 #   ib_atomic_bw operations/s; guest 0 the server, guest 1 the client
-#   (selftests/guest/in-guest/perftest.sh in bench mode);
+#   (selftests/guest/in-guest/perftest.sh in bench mode); and the host CPU
+#   seconds per GiB written over 10 s of ib_write_bw 64 KiB, QEMUs and
+#   ORCA's processes together (scripts/bench/cpu-window.sh);
 # - the kernel ULPs (RDS, NFS over RDMA v4.2, SRP, iSER, SMB Direct, RNBD): each
 #   pairing's 4k random read IOPS and 128k sequential read MiB/s (fio
 #   direct I/O, 10 s each, after the verify jobs), for RDS 4 KiB
@@ -182,19 +184,23 @@ run_ceiling() {
 # run_perftest SERVER CLIENT: one two-guest perftest run.
 run_perftest() {
 	local s=$1 c=$2 mtu=$3 dir=$out/perftest-$1-$2-mtu$3 opts=() rc start
-	local note v path
+	local note v path cw
 	path=$([ "$mtu" -ge 4200 ] && echo 4096 || echo 1024)
 	[ "$s" != orca ] && opts+=(--guest-opts 0:no-orca)
 	[ "$c" != orca ] && opts+=(--guest-opts 1:no-orca)
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "== perftest: $s server, $c client, MTU $mtu"
 	start=$SECONDS
+	scripts/bench/cpu-window.sh "$dir/run" "$dir/cpu.txt" 900 &
+	cw=$!
 	ORCA_NO_BUILD=1 scripts/guests/run-guests.sh -n 2 -t 600 --out "$dir/run" \
 		"${opts[@]}" -- env ORCA_TOP="$top" ORCA_RESULT_DIR="$dir" \
-		ORCA_ETH_MTU="$mtu" \
+		ORCA_ETH_MTU="$mtu" ORCA_CPU_CASE="ib_write_bw 64KiB 10s" \
 		selftests/guest/in-guest/perftest.sh "$s" "$c" bench \
 		>"$dir/run.log" 2>&1
 	rc=$?
+	kill "$cw" 2>/dev/null
+	wait "$cw" 2>/dev/null
 	pres() {	# pres TOOL FIELD: FIELD of TOOL's result line
 		sed -n "s/^# perftest-result .*tool=$1 .*$2=\([^ ]*\).*/\1/p" \
 			"$dir"/g1.tap 2>/dev/null | tail -n 1
@@ -215,7 +221,29 @@ run_perftest() {
 	one "ib_send_lat 64 B" "$(pres ib_send_lat_64B t_typical)" us
 	one "ib_read_bw 64 KiB" "$(pres ib_read_bw_64KiB bw_avg)" MiB/s
 	one "ib_atomic_bw" "$(mps "$(pres ib_atomic_bw msg_rate)")" op/s
+	cpu_row "$s-$c" "MTU $path" "$dir" "$(pres ib_write_bw_64KiB_10s bw_avg)"
 	record_resent "$s-$c" "perftest MTU $path" "$dir"
+}
+
+# cpu_row PAIR SETUP DIR MIBS: the host CPU seconds per GiB that 10 s of
+# ib_write_bw 64 KiB at MIBS cost (scripts/bench/cpu-window.sh's DIR/cpu.txt):
+# the QEMUs (the guests, their verbs, and rxe's or siw's copies) and ORCA's
+# processes (orca-emu, orca-wire); the window includes perftest's own setup.
+cpu_row() {
+	local pair=$1 setup=$2 f=$3/cpu.txt mibs=$4 q e w gib
+	q=$(sed -n 's/^cpu-window kind=qemu s=\([^ ]*\).*/\1/p' "$f" 2>/dev/null)
+	e=$(sed -n 's/^cpu-window kind=orca-emu s=\([^ ]*\).*/\1/p' "$f" 2>/dev/null)
+	w=$(sed -n 's/^cpu-window kind=orca-wire s=\([^ ]*\).*/\1/p' "$f" 2>/dev/null)
+	gib=$(awk -v m="$mibs" 'BEGIN { if (m > 0) printf "%.4f", m * 10 / 1024 }')
+	if [ -z "$q" ] || [ -z "$gib" ]; then
+		record cpu "$pair" "$setup" "host CPU per GiB written" - s/GiB \
+			"no figure: $(head -n 1 "$f" 2>/dev/null || echo 'no cpu.txt')"
+		return
+	fi
+	record cpu "$pair" "$setup" "host CPU per GiB written" \
+		"$(awk -v q="$q" -v e="${e:-0}" -v w="${w:-0}" -v g="$gib" 'BEGIN { printf "%.1f", (q + e + w) / g }')" \
+		s/GiB "10 s of ib_write_bw 64 KiB, $gib GiB: QEMU $q s, orca-emu ${e:-0} s, orca-wire ${w:-0} s"
+	echo "   host CPU per GiB written: see cpu.txt ($q + ${e:-0} + ${w:-0} s for $gib GiB)"
 }
 
 # run_ulp SERVER CLIENT: one two-guest run of every kernel ULP.

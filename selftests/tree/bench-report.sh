@@ -35,7 +35,7 @@ import csv, json, sys
 out = sys.argv[1]
 rows = list(csv.DictReader(open(out + "/bench.csv")))
 doc = json.load(open(out + "/bench.json"))
-assert len(rows) == len(doc["rows"]) == 22, (len(rows), len(doc["rows"]))
+assert len(rows) == len(doc["rows"]) == 24, (len(rows), len(doc["rows"]))
 def get(group, pairing, variant, metric):
     r = [d for d in doc["rows"] if (d["group"], d["pairing"], d["variant"],
                                    d["metric"]) == (group, pairing, variant,
@@ -57,11 +57,14 @@ r = get("perftest", "orca-orca", "MTU 1024", "ib_send_lat 64 B")
 assert abs(r["ratio_value"] - 2.0) < 1e-9, r
 r = get("mpi", "orca-orca", "UCX rc_verbs", "ping-pong 8 B latency")
 assert abs(r["ratio_value"] - 2.0) < 1e-9, r
+# CPU per GiB: a cost, lower is better too.
+r = get("cpu", "orca-orca", "MTU 1024", "host CPU per GiB written")
+assert abs(r["ratio_value"] - 50.0) < 1e-9 and r["ratio"] == "50.00x rxe-rxe", r
 c = [x for x in rows if x["group"] == "perftest" and x["pairing"] == "orca-rxe"]
 assert c[0]["value"] == "" and c[0]["note"].startswith("failed:"), c
 print("csv and json agree")
 EOF
-result $? "CSV and JSON: same rows, ratios against rxe (MPI too), ceiling, memcpy, 1 QP" "$out/data.log"
+result $? "CSV and JSON: same rows, ratios against rxe (MPI, CPU cost too), ceiling, memcpy, 1 QP" "$out/data.log"
 
 python3 - "$out/bench.png" >"$out/png.log" 2>&1 <<'EOF'
 import struct, sys

@@ -56,7 +56,7 @@ perftest_result() {	# perftest_result TOOL LOG
 # pt NAME TOOL ARGS...: one perftest case; -R cases listen through rdma_cm.
 # iWARP (siw) connects through rdma_cm only and has no atomics.
 pt() {
-	local name=$1 tool=$2 check log res
+	local name=$1 tool=$2 check log res pc_rc
 	shift 2
 	if [ "$kind" = siw ]; then
 		case $tool in ib_atomic_*) return 0 ;; esac
@@ -69,9 +69,17 @@ pt() {
 	# that the host does not schedule for longer than 7 timeouts (a
 	# loaded 2-core host runs four) would otherwise end the run with
 	# RETRY_EXC_ERR, on rxe and ORCA alike.
+	# The case make bench measures the host's CPU time over
+	# (scripts/bench/cpu-window.sh): the client marks its window.
+	[ "$gi" = 1 ] && [ "$name" = "${ORCA_CPU_CASE:-}" ] &&
+		touch "$ORCA_RUN_DIR/cpu-mark-start"
 	pair_case "$name" 150 "$check" \
 		"$tool -d $dev -i 1 $gidopt -F -u 18 -p $port $*" \
-		"$tool -d $dev -i 1 $gidopt -F -u 18 -p $port $* $srv" || return
+		"$tool -d $dev -i 1 $gidopt -F -u 18 -p $port $* $srv"
+	pc_rc=$?
+	[ "$gi" = 1 ] && [ "$name" = "${ORCA_CPU_CASE:-}" ] &&
+		touch "$ORCA_RUN_DIR/cpu-mark-end"
+	[ "$pc_rc" = 0 ] || return
 	[ "$gi" = 1 ] || return 0
 	log=$(uverbs_log "$name")
 	res=$(perftest_result "$name" "$log")
@@ -88,6 +96,8 @@ if [ "$mode" = demo ]; then
 	pt "ib_write_bw 64KiB" ib_write_bw -s 65536 -n 1000
 elif [ "$mode" = bench ]; then
 	pt "ib_write_bw 64KiB" ib_write_bw -s 65536 -n 2000
+	# 10 s of it: the host CPU time per GiB (make bench, ORCA_CPU_CASE).
+	pt "ib_write_bw 64KiB 10s" ib_write_bw -s 65536 -D 10
 	pt "ib_write_bw 64B" ib_write_bw -s 64 -n 20000
 	pt "ib_send_lat 64B" ib_send_lat -s 64 -n 1000
 	pt "ib_read_bw 64KiB" ib_read_bw -s 65536 -n 2000
