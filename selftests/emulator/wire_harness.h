@@ -4,7 +4,8 @@
  * the orca-wire switch as a child process (finding its binary, starting
  * it and waiting for its socket, stopping it, reading the counters of its
  * exit line: "exit: received N forwarded N ... not_roce_dropped N"), and
- * the datagram sockets that stand in for QEMU's -netdev dgram ends.
+ * the datagram sockets that stand in for QEMU's -netdev dgram ends.  A
+ * switch dies with the test that started it (PR_SET_PDEATHSIG).
  */
 #ifndef ORCA_TEST_WIRE_HARNESS_H
 #define ORCA_TEST_WIRE_HARNESS_H
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -58,6 +60,7 @@ static inline void wire_find_binary(char *bin, size_t size)
 static inline bool wire_start(pid_t *pid, const char *sock,
 			      unsigned int wait_ms, const char *const argv[])
 {
+	pid_t parent = getpid();
 	struct stat st;
 	int status;
 
@@ -65,6 +68,12 @@ static inline bool wire_start(pid_t *pid, const char *sock,
 	if (*pid < 0)
 		return false;
 	if (*pid == 0) {
+		/*
+		 * A test that crashes (an ASan report, a signal) takes its
+		 * switch with it: no orca-wire is left behind to run on.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(127);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
