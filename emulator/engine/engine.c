@@ -15,14 +15,14 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
-#include <poll.h>
-#include <sys/eventfd.h>
 
 #include "util/clock.h"
 #include "engine_priv.h"
