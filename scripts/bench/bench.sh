@@ -341,6 +341,12 @@ native_runs() {
 	done
 }
 
+# round_trip_us RATE: the round trip, in us, of one message outstanding at
+# RATE messages/s (nothing for no rate).
+round_trip_us() {
+	awk -v r="$1" 'BEGIN { if (r > 0) printf "%.1f", 1e6 / r }'
+}
+
 # run_native: the adapter's own code natively, no guests: two engines over
 # orca-wire against memcpy (bench_native), the depth-1 64 B WRITE rate with
 # 1 QP and with 65536 QPs open (bench_engine), ICRC (bench_icrc, log only).
@@ -377,7 +383,7 @@ run_native() {
 	v=$(kvm "$dir/depth1.log" "bench-native what=write64" msg_rate)
 	why=$([ -n "$v" ] || tail -n 1 "$dir/depth1.log")
 	record native - "2 engines, orca-wire, depth 1" "64 B WRITE round trip" \
-		"$([ -n "$v" ] && [ "$v" -gt 0 ] && awk -v r="$v" 'BEGIN { printf "%.1f", 1e6 / r }')" \
+		"$(round_trip_us "$v")" \
 		us "${why:-$v msg/s, 1 outstanding; median of $NATIVE_RUNS}"
 	# The same engines joined by a point-to-point link (bench_native -p,
 	# topology.rst): no switch process, no copy between the two.
@@ -396,7 +402,7 @@ run_native() {
 	why=$([ -n "$v" ] || tail -n 1 "$dir/p2p-depth1.log")
 	record native - "2 engines, point-to-point, depth 1" \
 		"64 B WRITE round trip" \
-		"$([ -n "$v" ] && [ "$v" -gt 0 ] && awk -v r="$v" 'BEGIN { printf "%.1f", 1e6 / r }')" \
+		"$(round_trip_us "$v")" \
 		us "${why:-$v msg/s, 1 outstanding; median of $NATIVE_RUNS}"
 	record retransmissions - "native, orca-wire" "packets sent again" "$rt" \
 		packets "${why:-in $(kv "$dir/native.log" "bench-native what=retransmits" msgs) messages ($(kv "$dir/native.log" "bench-native what=retransmits" early) early retries, $(kv "$dir/native.log" "bench-native what=retransmits" timeouts) timeouts; $(kv "$dir/native.log" "bench-native what=retransmits" dropped) frames dropped)}"

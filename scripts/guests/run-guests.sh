@@ -185,7 +185,7 @@ if [ -n "${ORCA_GUEST_KERNEL:-}" ]; then
 fi
 
 pids=()		# everything we started, killed on every exit path
-p2p_pids=()	# --p2p: the two emulators, started together
+adapter_pid=()	# guest I's orca-emu
 sockets=()
 launched=0
 cleanup() {
@@ -220,6 +220,24 @@ wait_socket() {
 		sleep 0.02
 	done
 	return 1
+}
+
+# adapter_start I WIRE_OPT PATH: guest I's orca-emu, its port on the
+# switch (--switch) or on the other adapter's port (--peer);
+# adapter_pid[I] is its pid.  $mac_fmt must be set.
+adapter_start() {
+	local g=$out/g$1
+	mkdir -p "$g"
+	: >"$g/ctl"
+	sockets+=("$g/adapter.sock" "$g/nic.sock" "$g/wire.sock")
+	# shellcheck disable=SC2059 # the format is ours
+	"$emu" --socket "$g/adapter.sock" --mac "$(printf "$mac_fmt" $(($1 + 1)))" \
+		--nic "$g/nic.sock" --nic-peer "$g/qemu-nic.sock" \
+		--wire "$g/wire.sock" "$2" "$3" \
+		--ctl "$g/ctl" --log "$g/emu.log" </dev/null \
+		>>"$g/emu.log" 2>&1 &
+	pids+=($!)
+	adapter_pid[$1]=$!
 }
 
 need_emu=0
@@ -271,18 +289,7 @@ elif [ "$p2p" = 1 ]; then
 	# each waits for the other (topology.rst, point-to-point links).
 	mac_fmt='52:54:00:0d:ca:%02x'
 	for i in 0 1; do
-		g=$out/g$i
-		mkdir -p "$g"
-		: >"$g/ctl"
-		sockets+=("$g/adapter.sock" "$g/nic.sock" "$g/wire.sock")
-		# shellcheck disable=SC2059 # the format is ours
-		"$emu" --socket "$g/adapter.sock" --mac "$(printf "$mac_fmt" $((i + 1)))" \
-			--nic "$g/nic.sock" --nic-peer "$g/qemu-nic.sock" \
-			--wire "$g/wire.sock" --peer "$out/g$((1 - i))/wire.sock" \
-			--ctl "$g/ctl" --log "$g/emu.log" </dev/null \
-			>>"$g/emu.log" 2>&1 &
-		pids+=($!)
-		p2p_pids+=($!)
+		adapter_start "$i" --peer "$out/g$((1 - i))/wire.sock"
 	done
 else
 	mac_fmt='52:54:00:0d:ca:%02x'
@@ -322,23 +329,10 @@ for ((i = 0; i < count; i++)); do
 	elif no_orca "$i"; then
 		# virtio-net straight onto the wire
 		nic_remote=$switch_sock
-	elif [ "$p2p" = 1 ]; then
-		ctl=$g/ctl
-		wait_socket "$g/adapter.sock" "${p2p_pids[$i]}" ||
-			{ log "orca-emu $i did not start:"; tail -n 40 "$g/emu.log" >&2; exit 1; }
-		nic_remote=$g/nic.sock
-		dev=(-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$g/adapter.sock\",\"type\":\"unix\"}}")
 	else
+		[ "$p2p" = 1 ] || adapter_start "$i" --switch "$switch_sock"
 		ctl=$g/ctl
-		: >"$ctl"
-		sockets+=("$g/adapter.sock" "$g/nic.sock" "$g/wire.sock")
-		"$emu" --socket "$g/adapter.sock" --mac "$mac" \
-			--nic "$g/nic.sock" --nic-peer "$qemu_nic" \
-			--wire "$g/wire.sock" --switch "$switch_sock" \
-			--ctl "$ctl" --log "$g/emu.log" </dev/null \
-			>>"$g/emu.log" 2>&1 &
-		pids+=($!)
-		wait_socket "$g/adapter.sock" $! ||
+		wait_socket "$g/adapter.sock" "${adapter_pid[$i]}" ||
 			{ log "orca-emu $i did not start:"; tail -n 40 "$g/emu.log" >&2; exit 1; }
 		nic_remote=$g/nic.sock
 		dev=(-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$g/adapter.sock\",\"type\":\"unix\"}}")
