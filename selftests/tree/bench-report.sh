@@ -6,7 +6,9 @@
 # the rare full bench runs: the text table is exactly
 # selftests/tree/bench-sample/sample.txt (the ratios within the run included); the CSV
 # and JSON carry the same rows and ratios; the PNG is a real image of a
-# sensible size; a malformed results line is refused.  No guests: make
+# sensible size; a malformed results line is refused; the CPU cost rows'
+# sampler (scripts/bench/cpu-window.sh) measures a busy process of the run
+# and nothing outside it.  No guests: make
 # check runs it with the other host-side tests.  Runs inside the toolroot
 # (python3-matplotlib).
 set -u
@@ -20,7 +22,7 @@ sample=selftests/tree/bench-sample/sample.tsv
 . "$top/selftests/lib/host/ktap-result.sh"
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..9"
 python3 scripts/bench/bench-table.py "$sample" --out "$out" >"$out/stdout" 2>"$out/stderr"
 rc=$?
 cat "$out/stdout" "$out/stderr" >"$out/run.log"
@@ -111,5 +113,41 @@ python3 selftests/lib/host/wire_lossfree.py "$run" --totals >"$out/totals.log" 2
 	grep -q '^	local lossfree=$top/selftests/lib/host/wire_lossfree.py ' scripts/bench/bench.sh &&
 	grep -q 'python3 "$lossfree" "$3/run" --totals' scripts/bench/bench.sh
 result $? "scripts/bench/bench.sh counts retransmissions with wire_lossfree.py --totals" "$out/totals.log"
+
+# The CPU cost rows: scripts/bench/cpu-window.sh reads the CPU time of the
+# run's own processes between the guest's two marks.  A busy shell named
+# orca-wire inside the run directory burns about a second between them; a
+# sleeping one named qemu-system-x86 outside it must not count.
+cw=$out/cpu
+mkdir -p "$cw/run/bin" "$cw/other"
+cp /bin/bash "$cw/run/bin/orca-wire"
+cp /bin/sleep "$cw/other/qemu-system-x86_64"
+"$cw/run/bin/orca-wire" -c 'while :; do :; done' &
+busy=$!
+"$cw/other/qemu-system-x86_64" 30 &
+idle=$!
+scripts/bench/cpu-window.sh "$cw/run" "$cw/cpu.txt" 20 &
+sampler=$!
+sleep 0.5
+touch "$cw/run/cpu-mark-start"
+sleep 1.5
+touch "$cw/run/cpu-mark-end"
+wait "$sampler"
+kill "$busy" "$idle" 2>/dev/null
+wait "$busy" "$idle" 2>/dev/null
+{
+	cat "$cw/cpu.txt"
+	awk '$2 == "kind=orca-wire" { split($3, s, "="); split($4, p, "=")
+		ok = s[2] > 0.2 && s[2] <= 1.8 && p[2] == 1 }
+	     $2 == "kind=qemu" { split($3, s, "="); split($4, p, "=")
+		q = s[2] == 0 && p[2] == 0 }
+	     END { exit !(ok && q) }' "$cw/cpu.txt" && echo "window ok"
+} >"$cw/check.log" 2>&1
+grep -q '^window ok' "$cw/check.log"
+result $? "cpu-window.sh: the run's own processes' CPU time between the marks" "$cw/check.log"
+
+scripts/bench/cpu-window.sh "$cw/none" "$cw/none.txt" 1 >"$cw/none.log" 2>&1
+[ "$(cat "$cw/none.txt")" = "cpu-window none" ]
+result $? "cpu-window.sh: no marks, no figure" "$cw/none.txt"
 
 [ "$failed" = 0 ]
