@@ -22,26 +22,38 @@ out=${2:?output file}
 timeout=${3:-900}
 tck=$(getconf CLK_TCK)
 
-# ticks KIND COMM: CPU ticks of this run's processes named COMM, and their
-# count, as "KIND TICKS N".
-ticks() {
-	local kind=$1 p sum=0 n=0 f v
+declare -A kind_of=()	# pid -> kind, of the run's processes
+KINDS=(qemu orca-emu orca-wire)
+
+# find_procs: the run's processes, by their name (comm) and a command line
+# that names the run directory.  Shell builtins only: on a host busy with
+# guests a subprocess per process made a snapshot take seconds.
+find_procs() {
+	local p c a k
 	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = "$2" ] || continue
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$run/" || continue
-		# Fields 14 and 15 (utime, stime) after the ")" of comm.
-		f=$(sed 's/.*) //' "$p/stat" 2>/dev/null) || continue
-		read -ra v <<<"$f"
-		sum=$((sum + v[11] + v[12]))
-		n=$((n + 1))
+		read -r c <"$p/comm" 2>/dev/null || continue
+		case $c in
+		qemu-system-x86) k=qemu ;;
+		orca-emu | orca-wire) k=$c ;;
+		*) continue ;;
+		esac
+		mapfile -d '' -t a <"$p/cmdline" 2>/dev/null || continue
+		[[ " ${a[*]} " == *"$run/"* ]] && kind_of[${p#/proc/}]=$k
 	done
-	echo "$kind $sum $n"
 }
 
-snapshot() {
-	ticks qemu qemu-system-x86
-	ticks orca-emu orca-emu
-	ticks orca-wire orca-wire
+# ticks ARRAY: ARRAY[pid] = CPU ticks (utime + stime, all threads) of each
+# process found; a process gone keeps no entry.
+ticks() {
+	local -n t=$1
+	local p f v
+	for p in "${!kind_of[@]}"; do
+		read -r f <"/proc/$p/stat" 2>/dev/null || continue
+		# Fields 14 and 15 (utime, stime) after the ")" of comm.
+		read -ra v <<<"${f##*) }"
+		# shellcheck disable=SC2034,SC2004 # t: the caller's array (nameref)
+		t[$p]=$((v[11] + v[12]))
+	done
 }
 
 wait_for() {	# wait_for FILE: true once it exists
@@ -54,11 +66,21 @@ wait_for() {	# wait_for FILE: true once it exists
 
 : >"$out"
 wait_for "$run/cpu-mark-start" || { echo "cpu-window none" >"$out"; exit 0; }
-before=$(snapshot)
+find_procs
+declare -A t0=() t1=()
+ticks t0
 wait_for "$run/cpu-mark-end" || { echo "cpu-window none" >"$out"; exit 0; }
-after=$(snapshot)
-while read -r kind t n; do
-	t0=$(awk -v k="$kind" '$1 == k { print $2 }' <<<"$before")
-	awk -v k="$kind" -v a="$t" -v b="${t0:-0}" -v n="$n" -v hz="$tck" \
-		'BEGIN { printf "cpu-window kind=%s s=%.2f procs=%d\n", k, (a - b) / hz, n }'
-done <<<"$after" >"$out"
+ticks t1
+for k in "${KINDS[@]}"; do
+	sum=0 n=0
+	for p in "${!kind_of[@]}"; do
+		if [ "${kind_of[$p]}" != "$k" ] || [ -z "${t0[$p]:-}" ]; then
+			continue
+		fi
+		# One that exited before the end counts up to its last reading.
+		sum=$((sum + ${t1[$p]:-${t0[$p]}} - t0[$p]))
+		n=$((n + 1))
+	done
+	awk -v k="$k" -v d="$sum" -v n="$n" -v hz="$tck" \
+		'BEGIN { printf "cpu-window kind=%s s=%.2f procs=%d\n", k, d / hz, n }'
+done >"$out"
