@@ -225,7 +225,7 @@ for t in selftests/guest/[0-9]*.sh; do
 	[ -x "$t" ] && [ "$(test_tier "$t")" = check ] && is_solo "$t" && pool+=("$t")
 done
 tree_late=(selftests/tree/deb.sh selftests/tree/launch.sh selftests/tree/bench-report.sh
-	selftests/tree/wire-lossfree.sh selftests/tree/kernel-log-check.sh)
+	selftests/tree/wire-lossfree.sh selftests/tree/kernel-log-check.sh selftests/tree/ulp-pcap.sh)
 pool=(selftests/tree/patches.sh "${pool[@]:0:2}" "${tree_late[@]}" "${pool[@]:2}")
 for t in "${pool[@]}"; do
 	[ -x "$t" ] || continue

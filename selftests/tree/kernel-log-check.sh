@@ -78,7 +78,7 @@ guest_case() {
 }
 
 echo "TAP version 13"
-echo "1..$((blocks + 5))"
+echo "1..$((blocks + 6))"
 
 for i in $(seq "$blocks"); do
 	{ read -r kind; read -r name; read -r text; } <"$work/$i.head"
@@ -124,6 +124,35 @@ grep -q '^not ok .*kernel log: the check did not run' "$work/broken.out" &&
 	grep -qx "host's case: exit 1" "$work/broken.out" &&
 	grep -qx "guest's dmesg_quiet: exit 1" "$work/broken.out"
 result $? "a check that did not run (its grep failed) fails, host and guest" "$work/broken.out"
+
+# A known report (kernel_log_known) is left out only where the run's own
+# check explained it: the host's case with its key passes and says so, the
+# guest's dmesg_quiet with the key deferred passes; another WARN in the
+# same log still fails both, and so does the known one under another key.
+known=$(grep -l 'iser-logout-flush' "$work"/*.head | head -n 1)
+known=${known%.head}.log
+other=$(grep -l '^WARN()$' "$work"/*.head | head -n 1)
+cat "$known" "${other%.head}.log" >"$work/known-other.log"
+{
+	kernel_log_explained=iser-logout-flush host_case "$work/known" "$known"
+	echo "host's case, explained: exit $?"
+	ORCA_KERNEL_LOG_DEFER=iser-logout-flush guest_case "$known"
+	echo "guest's dmesg_quiet, deferred: exit $?"
+	kernel_log_explained=iser-logout-flush host_case "$work/known-other" "$work/known-other.log"
+	echo "host's case, explained, with another WARN: exit $?"
+	ORCA_KERNEL_LOG_DEFER=iser-logout-flush guest_case "$work/known-other.log"
+	echo "guest's dmesg_quiet, deferred, with another WARN: exit $?"
+	kernel_log_explained=no-such-key host_case "$work/known-wrong" "$known"
+	echo "host's case, another key: exit $?"
+} >"$work/known.out" 2>&1
+grep -q '^ok .*(iser-logout-flush x1: explained by the wire' "$work/known.out" &&
+	grep -qx "host's case, explained: exit 0" "$work/known.out" &&
+	grep -qx "guest's dmesg_quiet, deferred: exit 0" "$work/known.out" &&
+	grep -qx "host's case, explained, with another WARN: exit 1" "$work/known.out" &&
+	grep -q '^not ok .*orca_destroy_qp' "$work/known.out" &&
+	grep -qx "guest's dmesg_quiet, deferred, with another WARN: exit 1" "$work/known.out" &&
+	grep -qx "host's case, another key: exit 1" "$work/known.out"
+result $? "a known report passes only where the run explained it (iser-logout-flush)" "$work/known.out"
 
 # The case names what the guests' kernel can report: make check's has no
 # KASAN, lockdep or kmemleak (it would promise what it cannot check);

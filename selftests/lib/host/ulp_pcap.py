@@ -8,7 +8,8 @@ those QPs.  Headers and whole CM MADs are all it reads: a capture cut to
 a snap length (orca-wire --pcap-snaplen 512) is enough.
 
 Prints "ok NAME" / "fail NAME" lines (the caller turns them into test
-cases) and other lines as comments: first whether tshark read the capture
+cases), "explained KEY" for a known kernel report (lib/kernel-log.sh) whose
+cause the capture shows, and other lines as comments: first whether tshark read the capture
 and found RoCE packets in it (a tshark error, a missing or empty capture
 fail it), then each protocol's cases, failed too when there is nothing to
 read.  Exits 1 if a case failed, 2 on wrong usage, 0 otherwise: a caller
@@ -41,8 +42,15 @@ CAPTURE = "wire: tshark reads the capture, and it holds RoCE packets"
 FIELDS = [
     "ip.src", "ip.dst", "infiniband.bth.opcode", "infiniband.bth.destqp",
     "infiniband.cm.req.serviceid.dport", "infiniband.cm.req.localqpn",
-    "infiniband.cm.rep.localqpn",
+    "infiniband.cm.rep.localqpn", "infiniband.bth.psn",
+    "infiniband.mad.attributeid", "infiniband.aeth.syndrome",
 ]
+# BTH opcodes (RC, IBA table 38) of a requester's packets, the responses
+# that acknowledge them, and the CM's DREQ (attribute ID, IBA 16.7.2).
+REQUESTS = set(range(0, 13)) | {0x13, 0x14, 0x16, 0x17}
+RESPONSES = set(range(0x0d, 0x13))
+ACK, CM_DREQ, GSI_QP = 0x11, 0x15, 1
+PSN_MOD = 1 << 24
 
 
 def num(v):
@@ -77,6 +85,46 @@ def tshark(pcap):
     return [parse(line) for line in r.stdout.splitlines()]
 
 
+class Teardown:
+    """One connection's end: were the server's last requests acknowledged
+    before the client's DREQ?  A DREQ moves the server's QP to the error
+    state (rdma_disconnect()), so whatever it had not seen acknowledged by
+    then completes flushed, whichever order the ACK then takes.  That is
+    the IBTA's rule on every device; what a ULP does with a flushed send
+    is its own (lib/kernel-log.sh, iser-logout-flush)."""
+
+    def __init__(self, client, server, client_qp, server_qp):
+        self.client, self.server = client, server
+        self.client_qp, self.server_qp = client_qp, server_qp
+        self.last_req = None    # PSN of the server's last request
+        self.acked = None       # the client's latest positive ACK
+        self.unacked_at_dreq = None
+
+    def see(self, src, op, dqp, psn, attr, syndrome):
+        if self.unacked_at_dreq is not None or psn is None:
+            return
+        if src == self.server and dqp == self.client_qp and op in REQUESTS:
+            self.last_req = psn
+        elif (src == self.client and dqp == self.server_qp and
+              op in RESPONSES and
+              (op != ACK or syndrome is None or syndrome >> 5 == 0)):
+            self.acked = psn
+        elif (src == self.client and dqp == GSI_QP and attr == CM_DREQ and
+              self.server_qp is not None):
+            self.unacked_at_dreq = self.last_req is not None and (
+                self.acked is None or
+                (self.acked - self.last_req) % PSN_MOD >= PSN_MOD // 2)
+
+    def report(self, proto):
+        if not self.unacked_at_dreq:
+            return
+        print(f"{proto}: the client's DREQ came before its ACK of the "
+              f"server's last request (PSN {self.last_req}, last ACK "
+              f"{self.acked}): the server's QP flushed it")
+        if proto == "iser":
+            print("explained iser-logout-flush")
+
+
 def check(packets, proto):
     port, want = PROTOS[proto]
     # tshark names no comm ID field in a REQ: a REP answers the latest REQ
@@ -89,17 +137,24 @@ def check(packets, proto):
     qpns = set()
     ops = collections.Counter()
     inside = False
-    for src, dst, (op, dqp, dport, req_qpn, rep_qpn) in packets:
+    ends = []
+    for src, dst, (op, dqp, dport, req_qpn, rep_qpn, psn, attr,
+                   syndrome) in packets:
         if req_qpn is not None:
             inside = dport == port
             pending[(src, dst)] = inside
             if inside:
                 reqs += 1
                 qpns.add(req_qpn)
+                ends.append(Teardown(src, dst, req_qpn, None))
         if rep_qpn is not None and pending.pop((dst, src), False):
             qpns.add(rep_qpn)
+            if ends and ends[-1].server == src:
+                ends[-1].server_qp = rep_qpn
         if inside and op is not None and dqp in qpns and dqp != 1:
             ops[op] += 1
+        if ends:
+            ends[-1].see(src, op, dqp, psn, attr, syndrome)
     print(f"{proto}: {reqs} rdma_cm REQ(s) to port {port}, "
           f"QPs {sorted(hex(q) for q in qpns)}")
     if not reqs:
@@ -107,6 +162,8 @@ def check(packets, proto):
         return False
     print(f"ok {proto}: wire: rdma_cm connection to port {port} over RoCE")
     print(f"{proto}: opcodes on its QPs: {dict(sorted(ops.items()))}")
+    for end in ends:
+        end.report(proto)
     good = True
     for kind in want:
         n = sum(c for op, c in ops.items() if op in OPCODES[kind])
