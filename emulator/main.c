@@ -85,6 +85,22 @@ static int emu_roce_tx(void *ctx, const uint8_t *frame, size_t len)
 	return port_send_roce_nowait(ctx, frame, len);
 }
 
+/* A frame built in the port's ring itself: one copy fewer. */
+static uint8_t *emu_roce_tx_slot(void *ctx, size_t *cap)
+{
+	return port_roce_tx_slot(ctx, cap);
+}
+
+static int emu_roce_tx_commit(void *ctx, size_t len)
+{
+	return port_roce_tx_commit(ctx, len);
+}
+
+static void emu_roce_tx_abort(void *ctx)
+{
+	port_roce_tx_abort(ctx);
+}
+
 static void emu_roce_rx_ready(void *ctx)
 {
 	port_roce_rx_ready(ctx);
@@ -406,6 +422,9 @@ int main(int argc, char **argv)
 		};
 		struct engine_roce_link link = {
 			.tx = emu_roce_tx,
+			.tx_slot = emu_roce_tx_slot,
+			.tx_commit = emu_roce_tx_commit,
+			.tx_abort = emu_roce_tx_abort,
 			.rx_ready = emu_roce_rx_ready,
 			.rx_peek = emu_roce_peek,
 			.rx_pop = emu_roce_pop,

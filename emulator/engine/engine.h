@@ -198,6 +198,15 @@ void engine_set_roce_tx(struct orca_engine *eng,
  */
 struct engine_roce_link {
 	int (*tx)(void *ctx, const uint8_t *frame, size_t len);
+	/*
+	 * Optional: a frame built in the link's own memory (port.h:
+	 * port_roce_tx_slot()): tx_slot() gives room for one, or NULL (then
+	 * tx() sends it); exactly one tx_commit() or tx_abort() follows a
+	 * slot, and tx() is not called in between.
+	 */
+	uint8_t *(*tx_slot)(void *ctx, size_t *cap);
+	int (*tx_commit)(void *ctx, size_t len);
+	void (*tx_abort)(void *ctx);
 	void (*rx_ready)(void *ctx);
 	const uint8_t *(*rx_peek)(void *ctx, size_t *len);
 	void (*rx_pop)(void *ctx);

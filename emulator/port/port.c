@@ -99,6 +99,7 @@ struct port_shm {
 	struct link_state roce_ls;	/* the roce_up ring: under tx_lock */
 	pthread_mutex_t tx_lock;
 	pthread_cond_t tx_space;	/* CLOCK_MONOTONIC */
+	uint8_t *tx_slot;		/* reserved in roce_up: tx_lock held */
 };
 
 struct emu_port {
@@ -929,6 +930,52 @@ int port_send_roce_nowait(struct emu_port *port, const uint8_t *frame,
 	else if (ret)
 		count_failed(port, &port->stats.roce_tx);
 	return ret;
+}
+
+uint8_t *port_roce_tx_slot(struct emu_port *port, size_t *cap)
+{
+	struct port_shm *shm = &port->shm;
+
+	if (!port->shm.up)
+		return NULL;
+	pthread_mutex_lock(&shm->tx_lock);
+	shm->tx_slot = shm->dead ? NULL :
+		       wire_frame_ring_reserve(&shm->link.roce_up);
+	if (!shm->tx_slot) {
+		pthread_mutex_unlock(&shm->tx_lock);
+		return NULL;
+	}
+	*cap = FRAME_RING_MTU < PORT_MAX_FRAME ? FRAME_RING_MTU :
+						PORT_MAX_FRAME;
+	return shm->tx_slot;
+}
+
+int port_roce_tx_commit(struct emu_port *port, size_t len)
+{
+	struct port_shm *shm = &port->shm;
+	int ret = 0;
+
+	/* As port_send_roce_nowait(): counted before the peer can see it. */
+	if (len < ETH_HLEN || len > FRAME_RING_MTU || len > PORT_MAX_FRAME) {
+		ret = -EINVAL;
+	} else if (!frame_is_from_port(port, shm->tx_slot)) {
+		stat_inc(&port->stats.bad_src_mac);
+		stat_inc(&port->stats.dropped);
+		ret = -EPERM;
+	} else {
+		stat_inc(&port->stats.roce_tx);
+		wire_frame_ring_commit(&shm->link.roce_up, len);
+		link_taken(&shm->roce_ls);
+	}
+	shm->tx_slot = NULL;
+	pthread_mutex_unlock(&shm->tx_lock);
+	return ret;
+}
+
+void port_roce_tx_abort(struct emu_port *port)
+{
+	port->shm.tx_slot = NULL;
+	pthread_mutex_unlock(&port->shm.tx_lock);
 }
 
 void port_roce_rx_ready(struct emu_port *port)

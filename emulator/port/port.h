@@ -110,6 +110,22 @@ int port_send_roce(struct emu_port *port, const uint8_t *frame, size_t len);
  */
 int port_send_roce_nowait(struct emu_port *port, const uint8_t *frame,
 			  size_t len);
+/*
+ * A RoCE frame built in place, on a shared-memory wire (the copy that
+ * port_send_roce_nowait() makes is the one this saves):
+ * port_roce_tx_slot() reserves the next slot of the port's RoCE ring and
+ * returns its bytes (*cap of them), or NULL if the wire is no
+ * shared-memory link, is gone, or the ring is full (send the frame with
+ * port_send_roce_nowait(), which waits for room the usual way).  Until the
+ * frame is committed or the slot given back, the port's send lock is held:
+ * no other RoCE frame of this port can be sent meanwhile.
+ * port_roce_tx_commit() checks and sends the LEN bytes built there (as
+ * port_send_roce_nowait() checks a frame: its length and source MAC;
+ * -EINVAL, -EPERM and counted if wrong); port_roce_tx_abort() sends nothing.
+ */
+uint8_t *port_roce_tx_slot(struct emu_port *port, size_t *cap);
+int port_roce_tx_commit(struct emu_port *port, size_t len);
+void port_roce_tx_abort(struct emu_port *port);
 /* The rx callback has room again (any thread). */
 void port_roce_rx_ready(struct emu_port *port);
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st);

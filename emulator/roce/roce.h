@@ -32,6 +32,7 @@ extern const struct engine_data_path_ops roce_data_path;
 /* Counters, readable in tests and logged at exit. */
 struct roce_stats {
 	uint64_t tx_frames;
+	uint64_t tx_in_place;		/* of those, built in the link's ring */
 	uint64_t rx_frames;
 	uint64_t tx_bytes;		/* of those frames, Ethernet header to ICRC */
 	uint64_t rx_bytes;

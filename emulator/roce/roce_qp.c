@@ -67,6 +67,10 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rtt_samples,
 			(unsigned long long)dev->st.cwnd_cuts,
 			(unsigned long long)dev->st.rxq_full);
+	if (dev->st.tx_in_place)
+		eng_log("roce: tx built in the link's ring: %llu of %llu frames",
+			(unsigned long long)dev->st.tx_in_place,
+			(unsigned long long)dev->st.tx_frames);
 	if (dev->st.drop_uc)
 		eng_log("roce: UC: packets dropped %llu, messages given up %llu",
 			(unsigned long long)dev->st.drop_uc,
@@ -859,6 +863,67 @@ static bool mcg_has_other(struct orca_engine *eng, const uint8_t mgid[16],
 	return g && (g->nqp > 1 || g->qpn[0] != qpn);
 }
 
+static void count_tx(struct roce_dev *dev, const struct roce_pkt *pkt,
+		     size_t len)
+{
+	dev->st.tx_frames++;
+	dev->st.tx_bytes += len;
+	if (pkt->dmac[0] & 1)
+		dev->st.tx_mcast++;
+}
+
+/*
+ * A unicast frame for the wire, with nothing of ours waiting before it, on a
+ * link that takes frames in place: built there (send_in_place()).  Others
+ * are built in dev->frame: a multicast frame may go to the wire and back
+ * in, one to our own MAC only back in, and one behind the backlog keeps its
+ * place in it.
+ */
+static bool in_place_ok(const struct roce_dev *dev, const struct roce_pkt *pkt)
+{
+	return dev->link.tx_slot && !dev->tx && !dev->txb_head &&
+	       !(pkt->dmac[0] & 1) && memcmp(pkt->dmac, pkt->smac, 6) &&
+	       memcmp(pkt->dmac, dev->eng->cfg.mac, 6);
+}
+
+/*
+ * The frame built once, in the link's ring: the payload goes from guest
+ * memory (@fill) straight to the slot the peer reads, and its ICRC is
+ * computed there.  False: no slot (a full ring, or no shared memory): the
+ * caller builds and sends it the usual way, which waits for room.  True:
+ * done, with *err the build's outcome.
+ */
+static bool send_in_place(struct roce_dev *dev, struct roce_qp *rq,
+			  struct roce_pkt *pkt, roce_fill_fn fill, void *arg,
+			  int *err)
+{
+	size_t hdr, len, cap;
+	uint8_t *f;
+
+	pthread_mutex_lock(&dev->tx_lock);
+	f = dev->link.tx_slot(dev->link.ctx, &cap);
+	if (!f) {
+		pthread_mutex_unlock(&dev->tx_lock);
+		return false;
+	}
+	hdr = roce_build_hdrs(f, cap, pkt);
+	*err = hdr ? 0 : -EINVAL;
+	if (!*err && pkt->paylen && fill)
+		*err = fill(rq, arg, f + hdr, pkt->paylen);
+	if (*err) {
+		dev->link.tx_abort(dev->link.ctx);
+		pthread_mutex_unlock(&dev->tx_lock);
+		return true;
+	}
+	len = roce_build_finish(f, pkt);
+	count_tx(dev, pkt, len);
+	dev->st.tx_in_place++;
+	if (dev->link.tx_commit(dev->link.ctx, len))
+		dev->st.tx_dropped++;
+	pthread_mutex_unlock(&dev->tx_lock);
+	return true;
+}
+
 int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 		  struct roce_pkt *pkt, roce_fill_fn fill, void *arg)
 {
@@ -890,6 +955,8 @@ int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 	pkt->udp_sport = roce_udp_sport(rq->qp->qpn);
 	pkt->pkey = ROCE_DEFAULT_PKEY;
 
+	if (in_place_ok(dev, pkt) && send_in_place(dev, rq, pkt, fill, arg, &err))
+		return err;
 	hdr = roce_build_hdrs(dev->frame, sizeof(dev->frame), pkt);
 	if (!hdr)
 		return -EINVAL;
@@ -899,10 +966,7 @@ int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 			return err;
 	}
 	len = roce_build_finish(dev->frame, pkt);
-	dev->st.tx_frames++;
-	dev->st.tx_bytes += len;
-	if (pkt->dmac[0] & 1)
-		dev->st.tx_mcast++;
+	count_tx(dev, pkt, len);
 
 	/*
 	 * Multicast to a group that other QPs of ours joined: a copy back in

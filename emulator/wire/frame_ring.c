@@ -61,22 +61,37 @@ bool wire_frame_ring_has_space(struct frame_ring *r)
 	       ring_used(r, prod, LOAD_ACQ(&sh->cons)) < FRAME_RING_SLOTS;
 }
 
-bool wire_frame_ring_push(struct frame_ring *r, const void *frame, size_t len)
+uint8_t *wire_frame_ring_reserve(struct frame_ring *r)
 {
 	struct frame_ring_shared *sh = &r->mem->sh;
 	uint32_t prod = __atomic_load_n(&sh->prod, __ATOMIC_RELAXED);
-	struct frame_slot *s;
 
-	if (len > FRAME_RING_MTU || !wire_frame_ring_has_space(r))
-		return false;
-	s = &r->mem->slot[prod % FRAME_RING_SLOTS];
-	memcpy(s->data, frame, len);
-	s->len = (uint32_t)len;
+	if (!wire_frame_ring_has_space(r))
+		return NULL;
+	return r->mem->slot[prod % FRAME_RING_SLOTS].data;
+}
+
+void wire_frame_ring_commit(struct frame_ring *r, size_t len)
+{
+	struct frame_ring_shared *sh = &r->mem->sh;
+	uint32_t prod = __atomic_load_n(&sh->prod, __ATOMIC_RELAXED);
+
+	r->mem->slot[prod % FRAME_RING_SLOTS].len = (uint32_t)len;
 	STORE_REL(&sh->prod, prod + 1);
 	FENCE();
 	if (__atomic_load_n(&sh->cons_sleeping, __ATOMIC_RELAXED) &&
 	    __atomic_exchange_n(&sh->cons_sleeping, 0, __ATOMIC_ACQ_REL))
 		kick(r->data_fd);
+}
+
+bool wire_frame_ring_push(struct frame_ring *r, const void *frame, size_t len)
+{
+	uint8_t *slot;
+
+	if (len > FRAME_RING_MTU || !(slot = wire_frame_ring_reserve(r)))
+		return false;
+	memcpy(slot, frame, len);
+	wire_frame_ring_commit(r, len);
 	return true;
 }
 

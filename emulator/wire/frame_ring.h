@@ -2,7 +2,8 @@
 /*
  * A single-producer single-consumer ring of Ethernet frames in memory that
  * two processes share (an adapter's port and the wire switch).  A frame is
- * copied in once by the producer and read in place by the consumer.
+ * copied in once by the producer, or built in its slot (reserve, commit),
+ * and read in place by the consumer.
  *
  * Neither side makes a system call per frame while the other keeps up: the
  * consumer asks for a wake-up (an eventfd write) only when it found the
@@ -63,6 +64,14 @@ void wire_frame_ring_init(struct frame_ring *r, struct frame_ring_mem *mem,
 
 /* Producer.  Copies the frame in; false if the ring is full (or broken). */
 bool wire_frame_ring_push(struct frame_ring *r, const void *frame, size_t len);
+/*
+ * Producer, in place: the next free slot's FRAME_RING_MTU bytes, NULL if the
+ * ring is full.  The frame is built there and published, with its length
+ * (at most FRAME_RING_MTU), by wire_frame_ring_commit(); until then the
+ * consumer cannot see it, and not committing leaves the ring as it was.
+ */
+uint8_t *wire_frame_ring_reserve(struct frame_ring *r);
+void wire_frame_ring_commit(struct frame_ring *r, size_t len);
 /* True if a push would succeed now. */
 bool wire_frame_ring_has_space(struct frame_ring *r);
 /*

@@ -34,6 +34,21 @@ static inline int glue_tx(void *port, const uint8_t *frame, size_t len)
 	return port_send_roce_nowait(port, frame, len);
 }
 
+static inline uint8_t *glue_tx_slot(void *port, size_t *cap)
+{
+	return port_roce_tx_slot(port, cap);
+}
+
+static inline int glue_tx_commit(void *port, size_t len)
+{
+	return port_roce_tx_commit(port, len);
+}
+
+static inline void glue_tx_abort(void *port)
+{
+	port_roce_tx_abort(port);
+}
+
 static inline void glue_rx_ready(void *port)
 {
 	port_roce_rx_ready(port);
@@ -65,7 +80,9 @@ static inline void port_glue_link(struct engine_roce_link *link,
 				  struct emu_port *port, bool lane)
 {
 	*link = (struct engine_roce_link){
-		.tx = glue_tx, .rx_ready = glue_rx_ready, .ctx = port,
+		.tx = glue_tx, .tx_slot = glue_tx_slot,
+		.tx_commit = glue_tx_commit, .tx_abort = glue_tx_abort,
+		.rx_ready = glue_rx_ready, .ctx = port,
 	};
 	if (lane) {
 		link->rx_peek = glue_peek;

@@ -5,7 +5,9 @@
  * switch process over shared-memory links.  Every case runs twice: wired
  * as orca-emu's main.c wires it, with the RoCE lane (the engine reads the
  * switch's ring itself, and sleeps on its kick: port_roce_peek/pop/want,
- * port_roce_rx_fd; engine tx -> port_send_roce_nowait), and through the port thread (port rx ->
+ * port_roce_rx_fd; engine tx: frames built in the port's ring,
+ * port_roce_tx_slot/commit, else port_send_roce_nowait), and through the
+ * port thread (port rx ->
  * engine_roce_rx_try, and the ready hooks), as a port without a lane, or
  * on datagrams, has it.  RC SEND, WRITE and READ must move every byte,
  * and every RoCE frame in the switch's capture must be a well-formed
@@ -281,6 +283,23 @@ static void rc_over_ports(void)
 		CHECK(poll_cq(&b, &bcq, &c, WAIT_MS) && cqe_wr_id(&c) == 4 &&
 		      c.status == ORCA_CQE_ST_SUCCESS);
 		CHECK(buf_check(&b, &bbuf, 0, LEN, 2));
+
+		/*
+		 * Every frame was built in the port's ring itself (one copy
+		 * fewer); the switch's capture below checks each one.
+		 */
+		for (int i = 0; i < 2; i++) {
+			struct roce_stats st;
+			struct node *nd = i ? &b : &a;
+
+			engine_flush(nd->t.eng);
+			roce_get_stats(nd->t.eng, &st);
+			printf("# %c: %llu of %llu frames built in the ring\n",
+			       'A' + i, (unsigned long long)st.tx_in_place,
+			       (unsigned long long)st.tx_frames);
+			CHECK(st.tx_frames > 0 &&
+			      st.tx_in_place == st.tx_frames);
+		}
 	}
 	if (ktap_case_failures && pa && pb) {
 		struct emu_port_stats sa, sb;
@@ -599,8 +618,14 @@ static void two_way_flood(void)
 			      st[i].fast_retries == 0);
 			CHECK(st[i].rxq_full == 0 && st[i].tx_dropped == 0);
 			CHECK(st[i].seq_naks_tx == 0 && st[i].dup_requests == 0);
-			/* Both engines had more to send than the wire took. */
+			/*
+			 * Both engines had more to send than the wire took:
+			 * what met a full ring was built aside and waited in
+			 * the backlog, the rest was built in the ring.
+			 */
 			CHECK(st[i].tx_backlogged > 0);
+			CHECK(st[i].tx_in_place > 0 &&
+			      st[i].tx_in_place < st[i].tx_frames);
 		}
 	}
 	atomic_store(&fh_stall, false);
