@@ -18,7 +18,9 @@ above the table.  Ratios (what they compare is in their own words):
     way;
   - nvmeof: each row against the ceiling row of the same metric (fio on a
     ramdisk inside one guest): "3.1% of ceiling";
-  - native: each MiB/s figure against memcpy's: "12.0% of memcpy";
+  - native: each MiB/s figure against memcpy's: "12.0% of memcpy"; the
+    engines' CPU per GiB (s/GiB) against twice the floor row's (one copy
+    and one CRC of each byte, in each engine): "3.4x 2 engines' floor";
   - 64k-qps: each row against the row with variant "1 QP" (issue 11's
     target: 64 B rate with 64K QPs open within 10% of it).
 DIR (default: RESULTS' directory) receives bench.txt, bench.csv,
@@ -75,7 +77,9 @@ def fmt_value(v):
         return "%.0f" % v
     if abs(v) >= 10:
         return "%.1f" % v
-    return "%.2f" % v
+    if abs(v) >= 1:
+        return "%.2f" % v
+    return "%.3f" % v
 
 
 def find(rows, **want):
@@ -110,8 +114,18 @@ def ratios(rows):
                 x = v / ref["num"]
                 r["ratio2_num"] = x
                 r["ratio2"] = "%.1f%% of ceiling" % (100 * x)
-        if g == "native" and r["unit"] == "MiB/s" and \
+        if g == "native" and r["unit"] == "s/GiB" and \
                 not r["metric"].startswith("memcpy"):
+            ref = next((q for q in rows if q["group"] == "native" and
+                        q["unit"] == "s/GiB" and
+                        q["metric"].startswith("memcpy") and q["num"]),
+                       None)
+            if ref:
+                x = v / (2 * ref["num"])
+                r["ratio2_num"] = x
+                r["ratio2"] = "%.1fx 2 engines' floor" % x
+        if g == "native" and r["unit"] == "MiB/s" and \
+                not r["metric"].startswith(("memcpy", "CRC")):
             ref = next((q for q in rows if q["group"] == "native" and
                         q["metric"].startswith("memcpy") and q["num"]), None)
             if ref:

@@ -347,6 +347,22 @@ round_trip_us() {
 	awk -v r="$1" 'BEGIN { if (r > 0) printf "%.1f", 1e6 / r }'
 }
 
+# engine_cpu_row LOG VARIANT PREFIX WHAT: the CPU time both engine threads
+# spent per GiB of 64 KiB WRITEs (bench_native's what=cpu64k, medians),
+# next to the floor row's one copy and one CRC per byte on each side: what
+# is above twice the floor is the engines' own cost (wake-ups, system calls,
+# per-packet work), not the host's memory and CRC speed.
+engine_cpu_row() {
+	local log=$1 v=$2 pfx=$3 what=$4 req resp poster sum why
+	req=$(kvm "$log" "bench-native what=${pfx}cpu64k" req_s_gib)
+	resp=$(kvm "$log" "bench-native what=${pfx}cpu64k" resp_s_gib)
+	poster=$(kvm "$log" "bench-native what=${pfx}cpu64k" poster_s_gib)
+	sum=$(awk -v a="$req" -v b="$resp" 'BEGIN { if (a != "" && b != "") printf "%.3f", a + b }')
+	why=$([ -n "$sum" ] || tail -n 1 "$log")
+	record native - "$v" "engine CPU per GiB written" "$sum" s/GiB \
+		"${why:-requester $req + responder $resp s (the poster: $poster s), $what, 64 KiB WRITEs; medians of $NATIVE_RUNS}"
+}
+
 # run_native: the adapter's own code natively, no guests: two engines over
 # orca-wire against memcpy (bench_native), the depth-1 64 B WRITE rate with
 # 1 QP and with 65536 QPs open (bench_engine), ICRC (bench_icrc, log only).
@@ -367,6 +383,13 @@ run_native() {
 	record native - "$v" "64 B WRITE" "$w64" MiB/s "${why:-$note}"
 	record native - "this host, 1 core" "memcpy 64 KiB" "$cp" MiB/s \
 		"${why:-8 MiB buffers}"
+	record native - "this host, 1 core" "CRC-32 4 KiB" \
+		"$(kvm "$dir/native.log" "bench-native what=crc4k" mibs)" MiB/s \
+		"${why:-the ICRC CRC (PCLMULQDQ where the CPU has it)}"
+	record native - "this host, 1 core" "memcpy + CRC of each byte" \
+		"$(kvm "$dir/native.log" "bench-native what=cpu64k" floor_s_gib)" \
+		s/GiB "${why:-the least an engine spends per GiB it sends or receives: one copy, one CRC}"
+	engine_cpu_row "$dir/native.log" "2 engines, orca-wire" "" "path MTU 1024"
 
 	# Jumbo frames (Ethernet MTU 9000): path MTU 4096, a quarter of the
 	# frames for the same bytes.
@@ -376,6 +399,8 @@ run_native() {
 	note="$(kvm "$dir/jumbo.log" "bench-native what=write64k" msg_rate) msg/s, 16 outstanding, path MTU 4096; median of $NATIVE_RUNS"
 	record native - "2 engines, orca-wire, MTU 9000" "64 KiB WRITE" \
 		"$w64k" MiB/s "${why:-$note}"
+	engine_cpu_row "$dir/jumbo.log" "2 engines, orca-wire, MTU 9000" "" \
+		"path MTU 4096"
 	# One WRITE outstanding: a 64 B WRITE's round trip, doorbell to CQE
 	# through both engines and the switch (the issue's ib_send_lat-like
 	# figure): the hand-offs between threads, not bytes, set it.
@@ -398,6 +423,8 @@ run_native() {
 	record native - "$v" "64 B WRITE" \
 		"$(kvm "$dir/p2p.log" "bench-native what=p2p-write64" mibs)" MiB/s \
 		"${why:-$note}"
+	engine_cpu_row "$dir/p2p.log" "2 engines, point-to-point" p2p- \
+		"path MTU 1024"
 	v=$(kvm "$dir/p2p-depth1.log" "bench-native what=p2p-write64" msg_rate)
 	why=$([ -n "$v" ] || tail -n 1 "$dir/p2p-depth1.log")
 	record native - "2 engines, point-to-point, depth 1" \

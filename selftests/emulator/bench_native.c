@@ -10,7 +10,11 @@
  *   - RDMA WRITE of 64 B messages, DEPTH outstanding: messages/s;
  *   - memcpy of 64 KiB blocks between two 8 MiB buffers: MiB/s (what one
  *     core of this host copies; the engine copies every byte once on the
- *     way out and once on the way in);
+ *     way out and once on the way in), and the ICRC's CRC-32 on 4 KiB
+ *     blocks: MiB/s;
+ *   - the CPU time of each engine thread and of the poster over the 64 KiB
+ *     WRITEs, per GiB written, against an engine's floor: one memcpy and
+ *     one CRC of each byte at the two rates above (what=cpu64k);
  *   - request packets both engines sent again on this loss-free wire
  *     (after early retries or timeouts), and frames the ports dropped.
  * With -l PCT the switch drops and reorders PCT% of the frames on purpose
@@ -34,6 +38,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,6 +46,7 @@
 
 #include "ktap.h"
 #include "port_glue.h"
+#include "roce/roce_crc32.h"
 #include "roce_node.h"
 #include "wire_harness.h"
 #include "port/port.h"
@@ -106,6 +112,64 @@ static double writes(uint32_t len, unsigned int depth, double secs,
 	t1 = now_s();
 	*count = done;
 	return done / (t1 - t0);
+}
+
+/*
+ * CPU seconds of the threads a phase keeps busy: the two engines (each
+ * moves every byte once: a copy and a CRC) and this thread, the poster.
+ */
+struct cpu_mark {
+	double eng[2], poster;
+};
+
+static double clock_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts))
+		return 0;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void cpu_mark(struct cpu_mark *m, struct node *const nodes[2])
+{
+	for (int i = 0; i < 2; i++) {
+		clockid_t clk;
+
+		m->eng[i] = pthread_getcpuclockid(nodes[i]->t.eng->thread,
+						  &clk) ? 0 : clock_s(clk);
+	}
+	m->poster = clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* CPU seconds per GiB between two marks, for @bytes moved. */
+static void cpu_per_gib(const struct cpu_mark *from, const struct cpu_mark *to,
+			double bytes, double out[3])
+{
+	double gib = bytes / (1 << 30);
+
+	for (int i = 0; i < 2; i++)
+		out[i] = gib ? (to->eng[i] - from->eng[i]) / gib : 0;
+	out[2] = gib ? (to->poster - from->poster) / gib : 0;
+}
+
+/* The adapter's CRC-32 (the ICRC's) over 4 KiB blocks: MiB/s. */
+static double crc_mibs(double secs)
+{
+	static uint8_t blk[4096];
+	double t0 = now_s(), t1, stop = t0 + secs;
+	uint64_t bytes = 0;
+	uint32_t crc = 0;
+
+	memset(blk, 0x3c, sizeof(blk));
+	do {
+		for (unsigned int k = 0; k < 64; k++) {
+			crc = roce_crc32(crc, blk, sizeof(blk));
+			bytes += sizeof(blk);
+		}
+	} while ((t1 = now_s()) < stop);
+	__asm__ volatile("" : : "r"(crc));
+	return bytes / (t1 - t0) / (1 << 20);
 }
 
 /* memcpy of 64 KiB blocks through two 8 MiB buffers: MiB/s. */
@@ -208,7 +272,8 @@ int main(int argc, char **argv)
 	unsigned int depth = 16, up = 0, eth_mtu = 1500;
 	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
 	uint64_t dropped = 0;
-	double secs = 3, big, small, copy;
+	double secs = 3, big, small, copy, crc, cpu_big[3], floor_gib;
+	struct cpu_mark m0, m1;
 	struct port_starter start[2] = { 0 };
 	bool p2p = false;
 	int opt, rc = 1;
@@ -335,9 +400,15 @@ int main(int argc, char **argv)
 	/* Warm-up, then the figures. */
 	if (!writes(BIG, depth, secs / 10, &n_big))
 		goto out;
+	cpu_mark(&m0, nodes);
 	big = writes(BIG, depth, secs, &n_big);
+	cpu_mark(&m1, nodes);
+	cpu_per_gib(&m0, &m1, (double)n_big * BIG, cpu_big);
 	small = writes(SMALL, depth, secs, &n_small);
 	copy = memcpy_mibs(secs);
+	crc = crc_mibs(secs / 4);
+	/* Each engine copies and CRCs every byte once: its least work. */
+	floor_gib = copy && crc ? 1024 / copy + 1024 / crc : 0;
 	if (!big || !small)
 		goto out;
 	for (int i = 0; i < 2; i++) {
@@ -357,7 +428,10 @@ int main(int argc, char **argv)
 	       big * BIG / (1 << 20), (unsigned long long)n_big);
 	printf("  64 B WRITE:   %.0f messages/s (%llu messages)\n", small,
 	       (unsigned long long)n_small);
-	printf("  memcpy, 64 KiB blocks: %.1f MiB/s\n", copy);
+	printf("  memcpy, 64 KiB blocks: %.1f MiB/s; CRC-32, 4 KiB blocks: %.1f MiB/s\n",
+	       copy, crc);
+	printf("  CPU per GiB of 64 KiB WRITEs: requester engine %.3f s, responder engine %.3f s, poster %.3f s; an engine's floor (one memcpy and one CRC of each byte) %.3f s\n",
+	       cpu_big[0], cpu_big[1], cpu_big[2], floor_gib);
 	printf("  sent again: %llu packets (%llu early retries, %llu timeouts); frames the ports dropped: %llu\n",
 	       (unsigned long long)again, (unsigned long long)early,
 	       (unsigned long long)timeouts, (unsigned long long)dropped);
@@ -368,6 +442,9 @@ int main(int argc, char **argv)
 	       pfx, loss_pct, depth, (unsigned long long)n_small, small,
 	       small * SMALL / (1 << 20));
 	printf("bench-native what=memcpy64k mibs=%.1f\n", copy);
+	printf("bench-native what=crc4k mibs=%.1f\n", crc);
+	printf("bench-native what=%scpu64k req_s_gib=%.3f resp_s_gib=%.3f poster_s_gib=%.3f floor_s_gib=%.3f\n",
+	       pfx, cpu_big[0], cpu_big[1], cpu_big[2], floor_gib);
 	printf("bench-native what=%sretransmits pct=%u count=%llu early=%llu timeouts=%llu dropped=%llu msgs=%llu\n",
 	       pfx, loss_pct, (unsigned long long)again,
 	       (unsigned long long)early, (unsigned long long)timeouts,
