@@ -41,7 +41,17 @@
  * Usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]
  *                  [--drop-pct N] [--reorder-pct N] [--faults-rc-only]
  *                  [--isolate] [--seed S] [--qemu-wait-scale N]
- *                  [--log FILE]
+ *                  [--link-rate MBPS [--queue-bytes N]
+ *                   [--ecn MIN,MAX,PCT]] [--log FILE]
+ *
+ * --link-rate models each port's link (egress.h, issue 33): frames for a
+ * port wait in its egress queues, one per traffic class (the IP DSCP's top
+ * three bits) of --queue-bytes each (256 KiB by default), and leave at
+ * MBPS Mb/s.  A full queue drops (a lossy class; counted per port and at
+ * exit), and nothing is held back at its input: the wire is a congested
+ * fabric then, not the loss-free one.  --ecn marks ECN-capable IP packets
+ * Congestion Experienced when their queue holds more than MIN bytes, with
+ * a probability rising to PCT% at MAX bytes, and every one above MAX.
  *
  * --qemu-wait-scale multiplies wire_link_policy_qemu's wait for a QEMU whose
  * queue is full: guests that run N times slower (a debug kernel under TCG)
@@ -70,6 +80,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "egress.h"
 #include "link_policy.h"
 #include "roce/roce.h"
 #include "wire_link.h"
@@ -84,6 +95,7 @@
 #define RING_PFDS		5	/* poll entries per ring port */
 #define DGRAM_BATCH		16
 #define STALL_LOG_LINES		20	/* per port; then only counted */
+#define EGRESS_QUEUE_DEFAULT	(256u << 10)	/* --link-rate's class queues */
 
 /**
  * struct wire_port - a switch port
@@ -99,6 +111,8 @@
  *	before it took a frame again (how close a live guest came to being
  *	given up on)
  * @stall_logs: stall lines logged for it (at most STALL_LOG_LINES)
+ * @eg: with --link-rate, its egress (egress.h): the queues a frame for it
+ *	waits in, and the rate it leaves them at
  */
 struct wire_port {
 	struct sockaddr_un addr;
@@ -112,6 +126,7 @@ struct wire_port {
 	bool in_blocked[2];
 	bool hung_up;
 	bool used;
+	struct egress eg;		/* --link-rate: its queues and rate */
 };
 
 struct mac_entry {
@@ -145,6 +160,7 @@ struct wire_stats {
 	uint64_t fault_dropped;
 	uint64_t fault_reordered;
 	uint64_t isolated;		/* --isolate: not forwarded at all */
+	struct egress_stats eg;		/* --link-rate: of ports gone */
 };
 
 struct wire {
@@ -157,6 +173,8 @@ struct wire {
 	unsigned int reorder_pct;
 	bool faults_rc_only;
 	bool isolate;
+	struct egress_cfg eg_cfg;	/* rate_mbps 0: no egress model */
+	uint64_t eg_wait_ns;		/* the next queued frame's tokens */
 	/* wire_link_policy_qemu, its wait scaled */
 	struct link_policy qemu_policy;
 	uint64_t rng;
@@ -276,6 +294,9 @@ static int port_lookup(struct wire *w, const struct sockaddr_un *sa,
 	w->ports[free_slot].addr_len = len;
 	w->ports[free_slot].tx_fd = -1;
 	w->ports[free_slot].used = true;
+	if (w->eg_cfg.rate_mbps)
+		egress_init(&w->ports[free_slot].eg, &w->eg_cfg,
+			    w->rng + (uint64_t)free_slot);
 	wlog(w, "port %d: %s", free_slot, port_name(w, free_slot));
 	return free_slot;
 }
@@ -289,6 +310,29 @@ static void log_longest_wait(struct wire *w, int port)
 		     (unsigned long long)w->ports[port].longest_full_ms);
 }
 
+/* Its egress's counters, logged and kept; what it still queued is dropped. */
+static void egress_gone(struct wire *w, int port)
+{
+	struct egress *e = &w->ports[port].eg;
+	struct egress_stats *t = &w->st.eg;
+
+	egress_fini(e);
+	wlog(w, "port %d: egress: enqueued %llu sent %llu dropped %llu marked %llu not_ect %llu deepest %u",
+	     port, (unsigned long long)e->st.enqueued,
+	     (unsigned long long)e->st.sent,
+	     (unsigned long long)e->st.dropped,
+	     (unsigned long long)e->st.marked,
+	     (unsigned long long)e->st.not_ect, e->st.deepest);
+	t->enqueued += e->st.enqueued;
+	t->sent += e->st.sent;
+	t->dropped += e->st.dropped;
+	t->marked += e->st.marked;
+	t->not_ect += e->st.not_ect;
+	if (e->st.deepest > t->deepest)
+		t->deepest = e->st.deepest;
+	memset(&e->st, 0, sizeof(e->st));
+}
+
 /* A port whose socket is gone: forget it and every MAC behind it. */
 static void port_remove(struct wire *w, int port)
 {
@@ -296,6 +340,8 @@ static void port_remove(struct wire *w, int port)
 
 	log_longest_wait(w, port);
 	wlog(w, "port %d gone: %s", port, port_name(w, port));
+	if (w->eg_cfg.rate_mbps)
+		egress_gone(w, port);
 	w->ports[port].used = false;
 	if (w->ports[port].tx_fd >= 0)
 		close(w->ports[port].tx_fd);
@@ -443,7 +489,7 @@ static struct frame_ring *out_ring(struct wire_link *l, const struct frame *f)
 	return f->roce ? &l->roce_down : &l->down;
 }
 
-static void send_to_port(struct wire *w, int port, const struct frame *f)
+static void send_copy(struct wire *w, int port, const struct frame *f)
 {
 	struct wire_port *p = &w->ports[port];
 	struct frame_ring *r;
@@ -461,6 +507,15 @@ static void send_to_port(struct wire *w, int port, const struct frame *f)
 	w->st.stall_dropped++;
 	if (r->broken)
 		port_remove(w, port);
+}
+
+static void send_to_port(struct wire *w, int port, const struct frame *f)
+{
+	/* A modelled link: into its class's queue, or dropped (counted). */
+	if (w->eg_cfg.rate_mbps)
+		egress_enqueue(&w->ports[port].eg, f->data, f->len, now_ns());
+	else
+		send_copy(w, port, f);
 }
 
 /* The one port @f goes to, or -1: every port but its sender. */
@@ -522,6 +577,9 @@ static uint32_t frame_wait(struct wire *w, const struct frame *f)
 	uint32_t wait = 0, left;
 	int i;
 
+	/* A modelled link's queues take a frame or drop it: no waiting. */
+	if (w->eg_cfg.rate_mbps)
+		return 0;
 	if (dest >= 0)
 		return dest == f->src_port ? 0 : port_wait(w, dest, f, now);
 	for (i = 0; i < MAX_PORTS; i++) {
@@ -756,6 +814,49 @@ static bool receive_ring(struct wire *w, int port, int lane, uint32_t *wait)
 }
 
 /*
+ * --link-rate: each port's queued frames leave at its rate, while its ring
+ * (or its QEMU's queue) has room; a full one is asked for a kick (or
+ * polled for room) and the frames wait in their queues, which then fill
+ * and drop.  w->eg_wait_ns: when the next one's tokens are there.
+ */
+static bool egress_drain(struct wire *w)
+{
+	uint64_t now = now_ns();
+	bool sent = false;
+
+	w->eg_wait_ns = 0;
+	for (int i = 0; i < MAX_PORTS; i++) {
+		struct wire_port *p = &w->ports[i];
+		const struct egress_frame *ef;
+		uint64_t wait = 0;
+
+		while (p->used && p->eg.queued &&
+		       (ef = egress_peek(&p->eg, now, &wait))) {
+			struct frame f = { .data = ef->data, .len = ef->len,
+					   .src_port = -1 };
+
+			f.roce = frame_is_roce(&f);
+			if (p->shm) {
+				struct frame_ring *r = out_ring(p->shm, &f);
+
+				if (!wire_frame_ring_has_space(r) &&
+				    !wire_frame_ring_want_space(r))
+					break;
+			} else if (!dgram_has_room(w, i)) {
+				p->want_out = true;
+				break;
+			}
+			send_copy(w, i, &f);
+			egress_pop(&p->eg);
+			sent = true;
+		}
+		if (wait && (!w->eg_wait_ns || wait < w->eg_wait_ns))
+			w->eg_wait_ns = wait;
+	}
+	return sent;
+}
+
+/*
  * One round over every input.  Returns true if an input has more ready;
  * *wait is how long a waiting frame may still wait (UINT32_MAX: none).
  */
@@ -766,6 +867,8 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 
 	for (i = 0; i < MAX_PORTS; i++)
 		w->ports[i].want_out = false;
+	if (w->eg_cfg.rate_mbps && egress_drain(w))
+		busy = true;
 	if (w->has_held) {
 		if (now_ms() - w->held_since_ms >= HOLD_MS)
 			flush_held(w, wait);
@@ -790,6 +893,7 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	}
 	return busy;
 }
+
 
 /*
  * Before sleeping: every idle ring is asked for a kick when a frame comes.
@@ -870,6 +974,21 @@ static void clear_pollfds(struct wire *w, struct pollfd *pfd, int n,
 	}
 }
 
+/*
+ * poll() for at most @timeout_ms (-1: no limit), or @ns if that is sooner
+ * and not 0: a modelled link's next frame is due in microseconds.
+ */
+static int poll_until(struct pollfd *pfd, int n, int timeout_ms, uint64_t ns)
+{
+	struct timespec ts;
+
+	if (!ns || (timeout_ms >= 0 && (uint64_t)timeout_ms * 1000000 <= ns))
+		return poll(pfd, n, timeout_ms);
+	ts.tv_sec = ns / 1000000000;
+	ts.tv_nsec = ns % 1000000000;
+	return ppoll(pfd, n, &ts, NULL);
+}
+
 /* The switch's socket only receives: it sends on ports' own sockets. */
 static int open_socket(struct wire *w)
 {
@@ -895,7 +1014,8 @@ static void usage(void)
 		"usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]\n"
 		"                 [--drop-pct N] [--reorder-pct N] [--faults-rc-only]\n"
 		"                 [--isolate] [--seed S] [--qemu-wait-scale N]\n"
-		"                 [--log FILE]\n");
+		"                 [--link-rate MBPS [--queue-bytes N]\n"
+		"                  [--ecn MIN,MAX,PCT]] [--log FILE]\n");
 	exit(2);
 }
 
@@ -931,6 +1051,31 @@ static uint32_t parse_snaplen(const char *s)
 	return (uint32_t)v;
 }
 
+/* A number in [min, max], or the usage message. */
+static uint32_t parse_u32(const char *s, uint32_t min, uint32_t max)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v < min || v > max)
+		usage();
+	return (uint32_t)v;
+}
+
+/* --ecn MIN,MAX,PCT: RED's thresholds in bytes and its top probability. */
+static void parse_ecn(struct egress_cfg *c, const char *s)
+{
+	unsigned int min, max, pct;
+	int end = 0;
+
+	if (sscanf(s, "%u,%u,%u%n", &min, &max, &pct, &end) != 3 ||
+	    s[end] || min >= max || pct > 100)
+		usage();
+	c->ecn_min_bytes = min;
+	c->ecn_max_bytes = max;
+	c->ecn_max_pct = pct;
+}
+
 static void parse_args(struct wire *w, int argc, char **argv,
 		       const char **pcap, const char **logfile)
 {
@@ -945,6 +1090,9 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "seed", required_argument, NULL, 'S' },
 		{ "qemu-wait-scale", required_argument, NULL, 'w' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "link-rate", required_argument, NULL, 'L' },
+		{ "queue-bytes", required_argument, NULL, 'Q' },
+		{ "ecn", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -984,12 +1132,28 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		case 'l':
 			*logfile = optarg;
 			break;
+		case 'L':
+			w->eg_cfg.rate_mbps = parse_u32(optarg, 1, 400000);
+			break;
+		case 'Q':
+			w->eg_cfg.queue_bytes = parse_u32(optarg, 9018,
+							  1u << 30);
+			break;
+		case 'E':
+			parse_ecn(&w->eg_cfg, optarg);
+			break;
 		default:
 			usage();
 		}
 	}
 	if (!w->path || optind != argc)
 		usage();
+	/* Queues and marking model a link: without a rate they mean nothing. */
+	if (!w->eg_cfg.rate_mbps &&
+	    (w->eg_cfg.queue_bytes || w->eg_cfg.ecn_max_bytes))
+		usage();
+	if (!w->eg_cfg.queue_bytes)
+		w->eg_cfg.queue_bytes = EGRESS_QUEUE_DEFAULT;
 	if (!w->rng)
 		w->rng = 0x9e3779b97f4a7c15ULL;	/* xorshift needs non-zero */
 }
@@ -1048,7 +1212,8 @@ int main(int argc, char **argv)
 			busy = want_data(w);
 		n = build_pollfds(w, pfd, pfd_port, sfd, &nr_ring);
 		timeout = busy ? 0 : wait == UINT32_MAX ? -1 : (int)wait;
-		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
+		if (poll_until(pfd, n, timeout, w->eg_wait_ns) < 0 &&
+		    errno != EINTR)
 			break;
 		if (pfd[0].revents)
 			break;
@@ -1058,6 +1223,8 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 0; i < MAX_PORTS; i++) {
+		if (w->ports[i].used && w->eg_cfg.rate_mbps)
+			egress_gone(w, i);
 		if (w->ports[i].used)
 			log_longest_wait(w, i);
 		if (w->ports[i].shm) {
@@ -1085,5 +1252,13 @@ int main(int argc, char **argv)
 	     (unsigned long long)w->st.not_roce_dropped,
 	     (unsigned long long)w->st.departed_dropped,
 	     (unsigned long long)w->st.isolated);
+	if (w->eg_cfg.rate_mbps)
+		wlog(w, "exit: egress at %u Mb/s, queues of %u bytes: enqueued %llu sent %llu dropped %llu marked %llu not_ect %llu deepest %u",
+		     w->eg_cfg.rate_mbps, w->eg_cfg.queue_bytes,
+		     (unsigned long long)w->st.eg.enqueued,
+		     (unsigned long long)w->st.eg.sent,
+		     (unsigned long long)w->st.eg.dropped,
+		     (unsigned long long)w->st.eg.marked,
+		     (unsigned long long)w->st.eg.not_ect, w->st.eg.deepest);
 	return 0;
 }

@@ -14,6 +14,9 @@
 #ifndef ORCA_TEST_PORT_GLUE_H
 #define ORCA_TEST_PORT_GLUE_H
 
+#include <stdio.h>
+#include <string.h>
+
 #include "engine/engine.h"
 #include "port/port.h"
 
@@ -90,6 +93,49 @@ static inline void port_glue_link(struct engine_roce_link *link,
 		link->rx_want = glue_want;
 		link->rx_fd = port_roce_rx_fd(port);
 	}
+}
+
+/* The broadcast a port says hello with: the switch learns its MAC. */
+static inline void glue_say_hello(struct emu_port *port, const uint8_t mac[6])
+{
+	uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	memcpy(hello + 6, mac, 6);
+	hello[12] = 0x88;
+	hello[13] = 0xb5;		/* local experimental */
+	port_send_roce(port, hello, sizeof(hello));
+}
+
+/*
+ * An engine's port on the switch at @switch_path, its sockets named in
+ * @dir after @id, glued to the engine and introduced to the switch (a
+ * guest's ARP does that in real life); NULL if it did not start.
+ */
+static inline struct emu_port *glue_port_up(struct orca_engine *eng,
+					    const uint8_t mac[6],
+					    const char *dir, int id,
+					    const char *switch_path, bool lane)
+{
+	char nic[128], peer[128], wire[128];
+	struct emu_port_config pc = {
+		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
+		.switch_path = switch_path,
+	};
+	struct engine_roce_link link;
+	struct emu_port *port;
+
+	snprintf(nic, sizeof(nic), "%s/nic%d", dir, id);
+	snprintf(peer, sizeof(peer), "%s/qemu%d", dir, id);
+	snprintf(wire, sizeof(wire), "%s/wire%d", dir, id);
+	memcpy(pc.mac, mac, 6);
+	port_glue_config(&pc, lane);
+	port = port_start(&pc, glue_port_rx, eng);
+	if (port) {
+		glue_say_hello(port, mac);
+		port_glue_link(&link, port, lane);
+		engine_set_roce_link(eng, &link);
+	}
+	return port;
 }
 
 #endif /* ORCA_TEST_PORT_GLUE_H */

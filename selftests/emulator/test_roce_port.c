@@ -111,43 +111,9 @@ static const char *case_name(const char *name)
 	return buf;
 }
 
-/* The broadcast a port says hello with: the switch learns it. */
-static void say_hello(struct emu_port *port, const uint8_t mac[6])
-{
-	uint8_t hello[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-	memcpy(hello + 6, mac, 6);
-	hello[12] = 0x88;
-	hello[13] = 0xb5;		/* local experimental */
-	port_send_roce(port, hello, sizeof(hello));
-}
-
 static struct emu_port *wire_up(struct node *n, int id)
 {
-	char nic[128], peer[128], wire[128];
-	struct emu_port_config pc = {
-		.nic_path = nic, .nic_peer = peer, .wire_path = wire,
-		.switch_path = sw_path,
-	};
-	struct engine_roce_link link;
-	struct emu_port *port;
-
-	snprintf(nic, sizeof(nic), "%s/nic%d", dir, id);
-	snprintf(peer, sizeof(peer), "%s/qemu%d", dir, id);
-	snprintf(wire, sizeof(wire), "%s/wire%d", dir, id);
-	memcpy(pc.mac, n->mac, 6);
-	port_glue_config(&pc, use_lane);
-	port = port_start(&pc, glue_port_rx, n->t.eng);
-	if (port) {
-		/*
-		 * The switch knows a port once it has sent something (a
-		 * guest's ARP, in real life): say hello with a broadcast.
-		 */
-		say_hello(port, n->mac);
-		port_glue_link(&link, port, use_lane);
-		engine_set_roce_link(n->t.eng, &link);
-	}
-	return port;
+	return glue_port_up(n->t.eng, n->mac, dir, id, sw_path, use_lane);
 }
 
 /*
@@ -416,7 +382,7 @@ static void rx_flood_backpressure(void)
 	ok = fl.port && (a_up = node_init(&a, 1));
 	CHECK(ok);
 	if (ok) {
-		say_hello(fl.port, s.mac);
+		glue_say_hello(fl.port, s.mac);
 		/* Before its port exists: the engine thread is idle. */
 		a.t.eng->host.ops = &fh_stall_ops;
 		pa = wire_up(&a, 1);
@@ -680,7 +646,7 @@ static bool rig_up(struct flood_rig *r, const char *name, bool stalled)
 	ok = r->fl.port && (r->a_up = node_init(&r->a, 1));
 	CHECK(ok);
 	if (ok) {
-		say_hello(r->fl.port, r->s.mac);
+		glue_say_hello(r->fl.port, r->s.mac);
 		if (stalled)
 			r->a.t.eng->host.ops = &fh_stall_ops;
 		r->pa = wire_up(&r->a, 1);

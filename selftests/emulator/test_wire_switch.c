@@ -3,7 +3,8 @@
  * Test of the orca-wire program (emulator/wire/wire_switch.c) as a black box:
  * it runs the switch binary, exchanges frames between three client sockets and
  * checks learning, flooding, the pcap file, fault injection and a clean exit
- * on SIGTERM.
+ * on SIGTERM, and a modelled link (--link-rate, --queue-bytes, --ecn): its
+ * rate, its queue's drops and its ECN marks.
  *
  * The binary is $ORCA_WIRE_BIN if set, else orca-wire next to the tests'
  * directory (build/tests/test_wire_switch -> build/orca-wire).
@@ -32,7 +33,7 @@
 #define WAIT_MS		2000
 #define QUIET_MS	150
 #define NCLIENTS	3
-#define NCASES		16
+#define NCASES		18
 
 static char wire_bin[PATH_MAX];
 static char dir[40];
@@ -633,7 +634,9 @@ static void test_scaled_qemu_wait(void)
 	ktap_case_end("qemu_wait_scaled_for_slow_guests");
 }
 
-static void test_bad_args(void)
+/* True if orca-wire refuses these options with its usage (exit 2). */
+static bool refused(const char *o1, const char *v1, const char *o2,
+		    const char *v2)
 {
 	int status;
 	pid_t pid = fork();
@@ -642,24 +645,138 @@ static void test_bad_args(void)
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 2);
-		execl(wire_bin, wire_bin, "--socket", sw_path, "--drop-pct",
-		      "101", (char *)NULL);
+		execl(wire_bin, wire_bin, "--socket", sw_path, o1, v1, o2, v2,
+		      (char *)NULL);
 		_exit(127);
 	}
-	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      WEXITSTATUS(status) == 2);
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == 2;
+}
 
-		dup2(null, 2);
-		execl(wire_bin, wire_bin, "--socket", sw_path,
-		      "--qemu-wait-scale", "0", (char *)NULL);
-		_exit(127);
-	}
-	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      WEXITSTATUS(status) == 2);
+static void test_bad_args(void)
+{
+	CHECK(refused("--drop-pct", "101", NULL, NULL));
+	CHECK(refused("--qemu-wait-scale", "0", NULL, NULL));
 	ktap_case_end("bad_arguments_rejected");
+}
+
+/*
+ * --link-rate with --ecn: a burst of ECT(0) IPv4 frames from client 0 to
+ * client 1, far more than the port's 64 KiB class queue holds.  The queue
+ * takes what fits (the ones above its threshold marked CE), the rest is
+ * dropped and counted; what was queued leaves at the link's 20 Mb/s (after
+ * the bucket's first 18 KiB), one 1000-byte frame every 400 us.
+ */
+#define BURST		400
+#define BURST_LEN	1000
+
+static void burst_frame(uint8_t *f, int n)
+{
+	memset(f, 0, BURST_LEN);
+	memcpy(f, mac[1], 6);
+	memcpy(f + 6, mac[0], 6);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[15] = 0x02;				/* ECT(0) */
+	f[16] = (BURST_LEN - 14) >> 8;
+	f[17] = (BURST_LEN - 14) & 0xff;
+	f[22] = 64;
+	f[23] = 17;
+	wire_ipv4_csum(f + 14);
+	f[BURST_LEN - 2] = (uint8_t)(n >> 8);
+	f[BURST_LEN - 1] = (uint8_t)n;
+}
+
+/* The numbers of the switch's egress exit line, or false. */
+static bool egress_totals(unsigned long long *enq, unsigned long long *sent,
+			  unsigned long long *drop, unsigned long long *mark)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(log_path, "r");
+	const char *p;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "exit: egress at ");
+		if (p && (p = strstr(p, "enqueued ")))
+			found = sscanf(p, "enqueued %llu sent %llu dropped %llu marked %llu",
+				       enq, sent, drop, mark) == 4;
+	}
+	fclose(f);
+	return found;
+}
+
+static void test_link_rate(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static uint8_t f[BURST_LEN], r[9100];
+	unsigned long long enq = 0, sent = 0, drop = 0, mark = 0;
+	unsigned int got = 0, ce = 0, last = 0, bad = 0;
+	struct timespec t0 = { 0 }, t1 = { 0 };
+	double secs, mbps;
+	ssize_t n;
+
+	unlink(log_path);
+	{
+		const char *argv[] = {
+			wire_bin, "--socket", sw_path, "--log", log_path,
+			"--seed", "7", "--link-rate", "20", "--queue-bytes",
+			"65536", "--ecn", "16384,32768,100", NULL,
+		};
+
+		CHECK(wire_start(&sw_pid, sw_path, WAIT_MS, argv));
+	}
+	hello_all();
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sw_path);
+	for (int i = 0; i < BURST; i++) {
+		burst_frame(f, i);
+		if (sendto(cl_fd[0], f, BURST_LEN, 0, (struct sockaddr *)&sa,
+			   sizeof(sa)) != BURST_LEN)
+			CHECK(!"sendto switch");
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = cl_fd[1], .events = POLLIN };
+
+		if (poll(&pfd, 1, 300) != 1)
+			break;
+		n = recv(cl_fd[1], r, sizeof(r), 0);
+		if (n != BURST_LEN || r[12] != 0x08) {
+			bad++;
+			continue;
+		}
+		/* In order, and each CE mark with a valid IPv4 checksum. */
+		if (got && (unsigned int)(r[BURST_LEN - 2] << 8 |
+					  r[BURST_LEN - 1]) <= last)
+			bad++;
+		last = r[BURST_LEN - 2] << 8 | r[BURST_LEN - 1];
+		ce += (r[15] & 3) == 3;
+		got++;
+		/* The rate: from the 30th frame, past the bucket's burst. */
+		clock_gettime(CLOCK_MONOTONIC, got == 30 ? &t0 : &t1);
+	}
+	CHECK(stop_switch());
+	CHECK(egress_totals(&enq, &sent, &drop, &mark));
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	mbps = got > 40 && secs > 0 ? (got - 30) * BURST_LEN * 8 / secs / 1e6 :
+	       0;
+	printf("# %u of %d frames came, %u marked CE, %u bad; %.1f Mb/s; switch: enqueued %llu sent %llu dropped %llu marked %llu\n",
+	       got, BURST, ce, bad, mbps, enq, sent, drop, mark);
+	CHECK(bad == 0);
+	CHECK(got >= 60 && got < BURST);
+	/* Every frame of the burst was sent or dropped, none lost unseen. */
+	CHECK(drop == BURST - got);
+	CHECK(ce > 0 && ce == mark && ce < got);
+	CHECK(mbps > 15 && mbps < 26);
+	ktap_case_end("link_rate_queues_drop_and_mark_ce");
+
+	/* Queues or marking without a rate, or thresholds upside down. */
+	CHECK(refused("--ecn", "1000,2000,10", NULL, NULL));
+	CHECK(refused("--queue-bytes", "65536", NULL, NULL));
+	CHECK(refused("--link-rate", "100", "--ecn", "2000,1000,10"));
+	CHECK(refused("--link-rate", "0", NULL, NULL));
+	ktap_case_end("link_rate_options_checked");
 }
 
 int main(void)
@@ -706,6 +823,7 @@ int main(void)
 	test_scaled_qemu_wait();
 	test_departed_dgram();
 	test_bad_args();
+	test_link_rate();
 
 	for (c = 0; c < NCLIENTS; c++) {
 		if (cl_fd[c] >= 0)

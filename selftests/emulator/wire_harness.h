@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,31 @@ static inline int wire_bind_dgram(const char *path, int flags)
 		exit(2);
 	}
 	return fd;
+}
+
+/*
+ * The Internet checksum of a 20-byte IPv4 header at @ip: 0 if the header's
+ * checksum field is right.  wire_ipv4_csum() writes that field.
+ */
+static inline uint16_t wire_ipv4_sum(const uint8_t *ip)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static inline void wire_ipv4_csum(uint8_t *ip)
+{
+	uint16_t sum;
+
+	ip[10] = ip[11] = 0;
+	sum = wire_ipv4_sum(ip);
+	ip[10] = sum >> 8;
+	ip[11] = sum & 0xff;
 }
 
 /* Counter @what of the last exit line in @log, or ~0 if there is none. */

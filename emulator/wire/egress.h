@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A switch port's egress, as a fabric switch has one (issue 33): a link
+ * rate, enforced by a token bucket, and one FIFO queue per traffic class,
+ * each holding at most a configured number of bytes.  A frame that finds
+ * its class's queue full is dropped (a lossy class) and counted; an
+ * ECN-capable IP packet (ECT(0) or ECT(1)) that finds the queue above a
+ * threshold is marked Congestion Experienced first, with a probability
+ * that grows from 0 at ecn_min to ecn_max_pct at ecn_max and is 1 above
+ * it (RED's marking curve, as switches configure it for DCQCN).  The RoCE
+ * ICRC does not cover the ECN bits (IBA A17.3.3: TOS/traffic class masked),
+ * so marking keeps a frame valid; an IPv4 header's checksum is updated.
+ *
+ * The class of a frame is its IP DSCP's top three bits (DSCP 26, what
+ * rdma_cm's TOS 106 gives, is class 3); non-IP frames are class 0.  The
+ * queues are served highest class first.  Times are in nanoseconds of
+ * CLOCK_MONOTONIC, passed in, so that a test drives its own clock.
+ */
+#ifndef ORCA_EMU_EGRESS_H
+#define ORCA_EMU_EGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EGRESS_CLASSES		8
+
+/**
+ * struct egress_cfg - what every port's egress is given
+ * @rate_mbps: the link's rate in Mb/s (0: no egress model, frames go as
+ *	they come, with the wire's own backpressure)
+ * @queue_bytes: each class's queue holds at most this many bytes
+ * @ecn_min_bytes: no marking at or below this queue depth
+ * @ecn_max_bytes: every ECN-capable packet marked above it (0: no marking)
+ * @ecn_max_pct: the marking probability just below @ecn_max_bytes
+ */
+struct egress_cfg {
+	uint32_t rate_mbps;
+	uint32_t queue_bytes;
+	uint32_t ecn_min_bytes;
+	uint32_t ecn_max_bytes;
+	uint32_t ecn_max_pct;
+};
+
+struct egress_frame {
+	struct egress_frame *next;
+	size_t len;
+	uint8_t data[];
+};
+
+struct egress_stats {
+	uint64_t enqueued;
+	uint64_t sent;
+	uint64_t dropped;		/* a full queue: the lossy class's drop */
+	uint64_t marked;		/* CE set on an ECN-capable packet */
+	uint64_t not_ect;		/* above a threshold, but not ECN-capable */
+	uint32_t deepest;		/* the most bytes one queue held */
+};
+
+struct egress {
+	const struct egress_cfg *cfg;
+	struct {
+		struct egress_frame *head, **tail;
+		uint32_t bytes;
+	} q[EGRESS_CLASSES];
+	uint32_t queued;		/* frames in all queues */
+	uint64_t tokens;		/* bytes the link may send now */
+	uint64_t last_ns;		/* tokens were last added then */
+	uint64_t rng;
+	struct egress_stats st;
+};
+
+void egress_init(struct egress *e, const struct egress_cfg *cfg,
+		 uint64_t seed);
+/* Frees what the queues still hold (counted as dropped). */
+void egress_fini(struct egress *e);
+
+/* The class of an Ethernet frame (its DSCP's top three bits, else 0). */
+unsigned int egress_class(const uint8_t *frame, size_t len);
+
+/*
+ * Queue a copy of @frame: true if queued (and marked CE if due), false if
+ * its class's queue had no room (dropped, counted) or no memory.
+ */
+bool egress_enqueue(struct egress *e, const uint8_t *frame, size_t len,
+		    uint64_t now_ns);
+
+/*
+ * The next frame the link may send at @now_ns (highest class first), or
+ * NULL: nothing queued, or not enough tokens yet, in which case *wait_ns
+ * says when there will be (untouched when nothing is queued).  The frame
+ * stays queued until egress_pop().
+ */
+const struct egress_frame *egress_peek(struct egress *e, uint64_t now_ns,
+				       uint64_t *wait_ns);
+/* Send the frame egress_peek() gave: its bytes leave the bucket. */
+void egress_pop(struct egress *e);
+
+/* Sets CE on an ECT IP packet: true if it was ECN-capable (and is now CE). */
+bool egress_mark_ce(uint8_t *frame, size_t len);
+
+#endif /* ORCA_EMU_EGRESS_H */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Incast through a modelled link (issue 33): three adapters (engines with
+ * fake hosts, each with its port on a shared-memory link) write 1 MiB each
+ * into a fourth, at once, through orca-wire with --link-rate 200 and 64 KiB
+ * class queues.  The receiver's port is the bottleneck: its queue fills and
+ * drops (a lossy class; no congestion control yet), and RC recovers by
+ * retransmission.  Every WRITE must complete, every byte must arrive, the
+ * switch must count the drops and the senders their retransmissions, and
+ * the receiver's link must not have been faster than its rate.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "port/port.h"
+#include "port_glue.h"
+#include "roce_node.h"
+#include "wire_harness.h"
+
+#define SENDERS		3
+#define IOVA		0x10000000ull
+#define SLICE		(1u << 20)	/* each sender's bytes */
+#define MSG		(64u << 10)
+#define RATE_MBPS	"200"
+#define WAIT_MS		60000
+
+static char wire_bin[PATH_MAX], dir[40], sw_path[100], log_path[100];
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void incast(void)
+{
+	struct rc_opts o = { .path_mtu = 3, .timeout = 12, .retry_cnt = 7,
+			     .rnr_retry = 7, .min_rnr_timer = 1,
+			     .access = ORCA_QP_ACCESS_ALL };
+	const char *argv[] = {
+		wire_bin, "--socket", sw_path, "--log", log_path,
+		"--link-rate", RATE_MBPS, "--queue-bytes", "65536", NULL,
+	};
+	struct node n[SENDERS + 1];
+	struct emu_port *p[SENDERS + 1] = { NULL };
+	struct tcq cq[SENDERS + 1];
+	struct tqp rqp[SENDERS], sqp[SENDERS];
+	struct tbuf buf[SENDERS + 1] = { { 0 } };
+	bool up[SENDERS + 1] = { false }, ok;
+	unsigned long long dropped, sent;
+	uint64_t retransmits = 0;
+	unsigned int done = 0;
+	double t0, secs, mbps;
+	pid_t sw = 0;
+	int i, k;
+
+	ok = wire_start(&sw, sw_path, 5000, argv);
+	CHECK(ok);
+	for (i = 0; ok && i <= SENDERS; i++) {
+		ok = (up[i] = node_init(&n[i], i + 1));
+		p[i] = ok ? glue_port_up(n[i].t.eng, n[i].mac, dir, i + 1,
+					 sw_path, true) : NULL;
+		ok = p[i] && node_cq(&n[i], &cq[i], 8) &&
+		     node_buf(&n[i], &buf[i], IOVA,
+			      i ? SLICE : SENDERS * SLICE, ORCA_ACCESS_ALL);
+	}
+	CHECK(ok);
+	usleep(100000);		/* the switch learns every MAC */
+	for (i = 0; ok && i < SENDERS; i++)
+		ok = node_qp(&n[0], &rqp[i], ORCA_QPT_RC, &cq[0], &cq[0]) &&
+		     node_qp(&n[i + 1], &sqp[i], ORCA_QPT_RC, &cq[i + 1],
+			     &cq[i + 1]) &&
+		     node_connect(&n[0], &rqp[i], &n[i + 1], sqp[i].qpn, &o) &&
+		     node_connect(&n[i + 1], &sqp[i], &n[0], rqp[i].qpn, &o);
+	CHECK(ok);
+	t0 = now_s();
+	for (i = 0; ok && i < SENDERS; i++) {
+		buf_fill(&n[i + 1], &buf[i + 1], 0, SLICE, i + 3);
+		for (k = 0; k < (int)(SLICE / MSG); k++) {
+			struct orca_send_wqe_hdr h =
+				wqe(ORCA_WQE_RDMA_WRITE, k);
+			struct tsge s = { IOVA + (uint64_t)k * MSG, MSG,
+					  buf[i + 1].key };
+
+			h.remote_addr = htole64(IOVA + (uint64_t)i * SLICE +
+						(uint64_t)k * MSG);
+			h.rkey = htole32(buf[0].key);
+			post_send(&n[i + 1], &sqp[i], &h, &s, 1);
+		}
+	}
+	for (i = 0; ok && i < SENDERS; i++) {
+		struct orca_cqe c;
+
+		for (k = 0; k < (int)(SLICE / MSG); k++) {
+			if (!poll_cq(&n[i + 1], &cq[i + 1], &c, WAIT_MS)) {
+				printf("# sender %d: WRITE %d never completed\n",
+				       i, k);
+				ok = false;
+				break;
+			}
+			CHECK(c.status == ORCA_CQE_ST_SUCCESS &&
+			      cqe_wr_id(&c) == (uint64_t)k);
+			done++;
+		}
+	}
+	secs = now_s() - t0;
+	CHECK(done == SENDERS * SLICE / MSG);
+	for (i = 0; ok && i < SENDERS; i++)
+		CHECK(buf_check(&n[0], &buf[0], (uint64_t)i * SLICE, SLICE,
+				i + 3));
+	for (i = 1; i <= SENDERS; i++) {
+		struct roce_stats st;
+
+		if (!up[i])
+			continue;
+		engine_flush(n[i].t.eng);
+		roce_get_stats(n[i].t.eng, &st);
+		retransmits += st.retransmits;
+	}
+	for (i = 0; i <= SENDERS; i++) {
+		if (up[i])
+			engine_set_roce_tx(n[i].t.eng, NULL, NULL);
+		if (p[i])
+			port_stop(p[i]);
+	}
+	for (i = 0; i <= SENDERS; i++)
+		if (up[i])
+			th_fini(&n[i].t);
+	wire_stop(sw);
+	dropped = wire_exit_count(log_path, "dropped");
+	sent = wire_exit_count(log_path, "sent");
+	mbps = SENDERS * SLICE * 8.0 / secs / 1e6;
+	printf("# %u WRITEs of 64 KiB in %.2f s (%.0f Mb/s of data through a %s Mb/s link); switch: sent %llu, dropped %llu; senders resent %llu packets\n",
+	       done, secs, mbps, RATE_MBPS, sent, dropped,
+	       (unsigned long long)retransmits);
+	/* The receiver's queue overflowed, and RC made up for it. */
+	CHECK(dropped != ~0ull && dropped > 0);
+	CHECK(retransmits > 0);
+	/* 3 MiB of payload cannot cross a 200 Mb/s link faster than this. */
+	CHECK(mbps < 200);
+	for (i = 0; i <= SENDERS; i++)
+		free(buf[i].pages);
+	ktap_case_end("incast_overflows_the_queue_rc_recovers_every_byte");
+}
+
+int main(void)
+{
+	ktap_plan(1);
+	wire_find_binary(wire_bin, sizeof(wire_bin));
+	snprintf(dir, sizeof(dir), "/tmp/orca-incast.XXXXXX");
+	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
+		/* orca-wire is built with this test: its absence is a failure. */
+		printf("# %s: no orca-wire, or no temporary directory\n",
+		       wire_bin);
+		CHECK(false);
+		ktap_case_end("incast_overflows_the_queue_rc_recovers_every_byte");
+		return ktap_finish();
+	}
+	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
+	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
+	incast();
+	if (!getenv("ORCA_KEEP_LOG"))
+		unlink(log_path);
+	for (int i = 1; i <= SENDERS + 1; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/nic%d", dir, i);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/wire%d", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+	return ktap_finish();
+}
