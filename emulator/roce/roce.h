@@ -110,7 +110,34 @@ struct roce_stats {
 	/* Send queue polling (roce_poll.c). */
 	uint64_t poll_hits;		/* posts found while polling */
 	uint64_t poll_misses;		/* windows ended without a post */
+	/*
+	 * Congestion notification (roce_ecn.c), named as mlx5 names them:
+	 * CE-marked packets a QP took, the CNPs sent for them (at most one
+	 * per QP per interval), and CNPs received for a QP that takes them
+	 * or not (reaction point off, no such QP, not its peer).
+	 */
+	uint64_t np_ecn_marked_roce_packets;
+	uint64_t np_cnp_sent;
+	uint64_t rp_cnp_handled;
+	uint64_t rp_cnp_ignored;
 };
+
+/**
+ * struct roce_ecn_cfg - ECN and congestion notification of one adapter
+ * @ect: RC, UC and XRC packets go out ECN-capable (ECT(0))
+ * @np: the notification point: a CE-marked packet a QP takes is answered
+ *	with a CNP to the QP's peer
+ * @rp: the reaction point: CNPs for a QP are taken (counted)
+ * @cnp_interval_us: at most one CNP per QP in this time (mlx5's
+ *	min_time_between_cnps)
+ */
+struct roce_ecn_cfg {
+	bool ect, np, rp;
+	uint32_t cnp_interval_us;
+};
+
+/* Sets it (any thread; the engine reads it per packet). */
+void roce_set_ecn(struct orca_engine *eng, const struct roce_ecn_cfg *cfg);
 
 /* Counters, for tests and the exit log. */
 void roce_get_stats(struct orca_engine *eng, struct roce_stats *st);

@@ -158,6 +158,8 @@ struct roce_dev {
 	 * open (atomics: set from a test's thread while the engine runs).
 	 */
 	_Atomic uint32_t poll_min_us, poll_max_us;
+	/* ECN (roce_ecn.c): each field set atomically, by any thread. */
+	struct roce_ecn_cfg ecn;
 
 	/* --- engine thread only --- */
 	struct roce_qp *qps;		/* every QP with transport state */
@@ -282,6 +284,7 @@ struct roce_qp {
 	struct roce_qp *run_next, *run_prev;
 	bool on_run;
 	struct timer_node timer;
+	uint64_t cnp_sent_us;		/* the last CNP for it (roce_ecn.c) */
 
 	/* requester + completer */
 	struct roce_swqe *sw;		/* [sq depth] */
@@ -584,6 +587,12 @@ void roce_comp_flush_sq(struct roce_qp *rq);
 
 /* ---- roce_resp.c ---- */
 void roce_resp_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
+
+/* ECN (roce_ecn.c): a packet's traffic class out, CE in, a CNP in. */
+uint8_t roce_ecn_tx_tclass(struct roce_dev *dev, const struct roce_pkt *pkt,
+			   uint8_t tclass);
+void roce_ecn_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
+void roce_ecn_cnp_rx(struct roce_dev *dev, const struct roce_pkt *pkt);
 void roce_resp_uc_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 /* Sends queued responses and the coalesced ACK; true if more remain. */

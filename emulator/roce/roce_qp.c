@@ -67,6 +67,13 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rtt_samples,
 			(unsigned long long)dev->st.cwnd_cuts,
 			(unsigned long long)dev->st.rxq_full);
+	if (dev->st.np_ecn_marked_roce_packets || dev->st.rp_cnp_handled ||
+	    dev->st.rp_cnp_ignored)
+		eng_log("roce: ecn: CE-marked packets %llu, CNPs sent %llu, CNPs handled %llu, ignored %llu",
+			(unsigned long long)dev->st.np_ecn_marked_roce_packets,
+			(unsigned long long)dev->st.np_cnp_sent,
+			(unsigned long long)dev->st.rp_cnp_handled,
+			(unsigned long long)dev->st.rp_cnp_ignored);
 	if (dev->st.tx_in_place)
 		eng_log("roce: tx built in the link's ring: %llu of %llu frames",
 			(unsigned long long)dev->st.tx_in_place,
@@ -949,7 +956,7 @@ int roce_send_pkt(struct roce_qp *rq, const struct orca_av *av,
 		return -EINVAL;		/* IPv4 to IPv6 cannot be routed */
 	memcpy(pkt->sgid, gid->gid, 16);
 	memcpy(pkt->dgid, av->dgid, 16);
-	pkt->traffic_class = av->traffic_class;
+	pkt->traffic_class = roce_ecn_tx_tclass(dev, pkt, av->traffic_class);
 	pkt->hop_limit = av->hop_limit ? av->hop_limit : 64;
 	pkt->flow_label = le32toh(av->flow_label) & 0xfffff;
 	pkt->udp_sport = roce_udp_sport(rq->qp->qpn);
@@ -1095,6 +1102,10 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 		dev->st.drop_bad_pkt++;
 		return;
 	}
+	if (op->flags & ROCE_K_CNP) {
+		roce_ecn_cnp_rx(dev, &pkt);
+		return;
+	}
 	qp = pkt.dest_qpn ? engine_qp_lookup(eng, pkt.dest_qpn) : NULL;
 	if (!qp) {
 		dev->st.drop_no_qp++;
@@ -1127,6 +1138,7 @@ static void rx_frame(struct roce_dev *dev, const uint8_t *frame, size_t len)
 	rq = roce_qp_get(eng, qp);
 	if (!rq)
 		return;
+	roce_ecn_rx(rq, &pkt);
 	if (op->flags & ROCE_K_UC) {
 		/* UC has requests only: no ACKs, nothing for a completer. */
 		if (!qp_takes_requests(qp)) {

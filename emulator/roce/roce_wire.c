@@ -26,6 +26,7 @@
 	(((f) & ROCE_H_DETH ? ROCE_DETH_LEN : 0) + \
 	 ((f) & ROCE_H_XRCETH ? ROCE_XRCETH_LEN : 0) + \
 	 ((f) & ROCE_H_FETH ? ROCE_FETH_LEN : 0) + \
+	 ((f) & ROCE_K_CNP ? ROCE_CNP_RSVD_LEN : 0) + \
 	 ((f) & ROCE_H_RETH ? ROCE_RETH_LEN : 0) + \
 	 ((f) & ROCE_H_ATMETH ? ROCE_ATMETH_LEN : 0) + \
 	 ((f) & ROCE_H_AETH ? ROCE_AETH_LEN : 0) + \
@@ -126,6 +127,7 @@ static const struct roce_opinfo opinfo[256] = {
 	[ROCE_UD_SEND_ONLY_IMM] = OP("UD SEND Only with Immediate",
 		ROCE_K_REQ | ROCE_K_UD | ROCE_K_SEND | ROCE_K_ONLY | PL |
 		ROCE_H_DETH | ROCE_H_IMMDT),
+	[ROCE_CNP] = OP("CNP", ROCE_K_CNP | ROCE_K_ONLY),
 	/*
 	 * XRC (IBA A14): RC's packets with the XRC opcodes, requests with
 	 * the XRCETH first after the BTH; no FLUSH or ATOMIC WRITE.
@@ -455,6 +457,10 @@ static uint8_t *build_ext(uint8_t *p, const struct roce_pkt *pkt,
 	if (flags & ROCE_H_IETH) {
 		put32(p, pkt->ieth_rkey);
 		p += ROCE_IETH_LEN;
+	}
+	if (flags & ROCE_K_CNP) {
+		memset(p, 0, ROCE_CNP_RSVD_LEN);
+		p += ROCE_CNP_RSVD_LEN;
 	}
 	return p;
 }

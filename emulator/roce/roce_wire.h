@@ -33,6 +33,11 @@
 #define ROCE_IETH_LEN		4
 #define ROCE_DETH_LEN		8
 #define ROCE_FETH_LEN		4
+#define ROCE_CNP_RSVD_LEN	16
+/* The IP header's ECN bits (RFC 3168), in the traffic class's low two. */
+#define ROCE_ECN_MASK		3u
+#define ROCE_ECN_ECT0		2u
+#define ROCE_ECN_CE		3u
 #define ROCE_XRCETH_LEN		4
 #define ROCE_ICRC_LEN		4
 #define ROCE_ETH_MIN_FRAME	60	/* without FCS */
@@ -90,6 +95,11 @@ enum roce_opcode {
 	ROCE_UD_SEND_ONLY		= 0x64,
 	ROCE_UD_SEND_ONLY_IMM		= 0x65,
 	/*
+	 * RoCEv2's Congestion Notification Packet (IBA A17.9.2): the CNP
+	 * transport, BECN set, 16 reserved bytes before the ICRC.
+	 */
+	ROCE_CNP			= 0x81,
+	/*
 	 * XRC (IBA 1.2 Annex A14): the RC opcodes | ROCE_XRC_BASE, every
 	 * one but FLUSH and ATOMIC WRITE; requests carry the XRCETH.
 	 */
@@ -146,6 +156,7 @@ enum roce_opcode {
 #define ROCE_K_UC		(1u << 23)
 #define ROCE_H_XRCETH		(1u << 24)
 #define ROCE_K_XRC		(1u << 25)
+#define ROCE_K_CNP		(1u << 26)	/* a CNP: its reserved bytes */
 
 /* FETH (IBA 1.5 A19.4): placement type and selectivity level. */
 #define ROCE_FETH_PLT_MASK	0x0fu

@@ -72,7 +72,7 @@ static const uint8_t all_opcodes[] = {
 	ROCE_XRC_READ_REQ, ROCE_XRC_READ_RESP_FIRST, ROCE_XRC_READ_RESP_MIDDLE,
 	ROCE_XRC_READ_RESP_LAST, ROCE_XRC_READ_RESP_ONLY, ROCE_XRC_ACK,
 	ROCE_XRC_ATOMIC_ACK, ROCE_XRC_CMP_SWAP, ROCE_XRC_FETCH_ADD,
-	ROCE_XRC_SEND_LAST_INV, ROCE_XRC_SEND_ONLY_INV,
+	ROCE_XRC_SEND_LAST_INV, ROCE_XRC_SEND_ONLY_INV, ROCE_CNP,
 };
 
 static uint8_t payload_src[8192];
@@ -238,6 +238,18 @@ static void test_opcode_table(void)
 		if (!oi)
 			continue;
 		known++;
+		/*
+		 * RoCEv2's CNP (IBA A17.9.2): a transport of its own, no
+		 * direction, 16 reserved bytes and no payload.
+		 */
+		if (oi->flags & ROCE_K_CNP) {
+			CHECK(op == ROCE_CNP && oi->ext_len == 16 &&
+			      !(oi->flags & (ROCE_K_PAYLOAD | ROCE_K_REQ |
+					     ROCE_K_RESP | ROCE_K_RC |
+					     ROCE_K_UD | ROCE_K_UC |
+					     ROCE_K_XRC)));
+			continue;
+		}
 		/* exactly one direction, and one of RC, UC, UD and XRC */
 		CHECK(!!(oi->flags & ROCE_K_REQ) + !!(oi->flags & ROCE_K_RESP)
 		      == 1);

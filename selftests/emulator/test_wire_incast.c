@@ -4,10 +4,15 @@
  * fake hosts, each with its port on a shared-memory link) write 1 MiB each
  * into a fourth, at once, through orca-wire with --link-rate 200 and 64 KiB
  * class queues.  The receiver's port is the bottleneck: its queue fills and
- * drops (a lossy class; no congestion control yet), and RC recovers by
+ * drops (a lossy class; no rate control yet), and RC recovers by
  * retransmission.  Every WRITE must complete, every byte must arrive, the
  * switch must count the drops and the senders their retransmissions, and
  * the receiver's link must not have been faster than its rate.
+ *
+ * Then the same with ECN (roce_ecn.c): the switch marks above 16 KiB, the
+ * senders send ECT(0), the receiver (the notification point) answers CE
+ * with CNPs, at most one per QP per 50 us, and the senders (the reaction
+ * points) take every one; with their reaction point off they ignore them.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -39,15 +44,29 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void incast(void)
+static void set_ecn(struct node *n, bool rp)
+{
+	struct roce_ecn_cfg c = { .ect = true, .np = true, .rp = rp,
+				  .cnp_interval_us = 50 };
+
+	roce_set_ecn(n->t.eng, &c);
+}
+
+/* @ecn: marking on, and each adapter's ECN (@rp: the senders take CNPs). */
+static void incast(bool ecn, bool rp)
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 12, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
 			     .access = ORCA_QP_ACCESS_ALL };
 	const char *argv[] = {
 		wire_bin, "--socket", sw_path, "--log", log_path,
-		"--link-rate", RATE_MBPS, "--queue-bytes", "65536", NULL,
+		"--link-rate", RATE_MBPS, "--queue-bytes", "65536",
+		ecn ? "--ecn" : NULL, "16384,32768,100", NULL,
 	};
+	uint64_t marked = 0, cnps = 0, handled = 0, ignored = 0;
+	const char *name = !ecn ? "incast_overflows_the_queue_rc_recovers_every_byte" :
+			   rp ? "incast_with_ecn_ce_answered_by_cnps_taken" :
+			   "incast_with_ecn_cnps_ignored_without_reaction_point";
 	struct node n[SENDERS + 1];
 	struct emu_port *p[SENDERS + 1] = { NULL };
 	struct tcq cq[SENDERS + 1];
@@ -67,6 +86,8 @@ static void incast(void)
 		ok = (up[i] = node_init(&n[i], i + 1));
 		p[i] = ok ? glue_port_up(n[i].t.eng, n[i].mac, dir, i + 1,
 					 sw_path, true) : NULL;
+		if (ok && ecn)
+			set_ecn(&n[i], rp);
 		ok = p[i] && node_cq(&n[i], &cq[i], 8) &&
 		     node_buf(&n[i], &buf[i], IOVA,
 			      i ? SLICE : SENDERS * SLICE, ORCA_ACCESS_ALL);
@@ -115,14 +136,23 @@ static void incast(void)
 	for (i = 0; ok && i < SENDERS; i++)
 		CHECK(buf_check(&n[0], &buf[0], (uint64_t)i * SLICE, SLICE,
 				i + 3));
-	for (i = 1; i <= SENDERS; i++) {
+	for (i = 0; i <= SENDERS; i++) {
 		struct roce_stats st;
 
 		if (!up[i])
 			continue;
 		engine_flush(n[i].t.eng);
 		roce_get_stats(n[i].t.eng, &st);
+		if (!i) {
+			marked = st.np_ecn_marked_roce_packets;
+			cnps = st.np_cnp_sent;
+			continue;
+		}
 		retransmits += st.retransmits;
+		handled += st.rp_cnp_handled;
+		ignored += st.rp_cnp_ignored;
+		/* The senders saw no CE: CNPs and ACKs are all they got. */
+		CHECK(st.np_ecn_marked_roce_packets == 0 && st.np_cnp_sent == 0);
 	}
 	for (i = 0; i <= SENDERS; i++) {
 		if (up[i])
@@ -140,32 +170,51 @@ static void incast(void)
 	printf("# %u WRITEs of 64 KiB in %.2f s (%.0f Mb/s of data through a %s Mb/s link); switch: sent %llu, dropped %llu; senders resent %llu packets\n",
 	       done, secs, mbps, RATE_MBPS, sent, dropped,
 	       (unsigned long long)retransmits);
-	/* The receiver's queue overflowed, and RC made up for it. */
+	printf("# receiver: %llu CE-marked packets, %llu CNPs sent; senders: %llu CNPs handled, %llu ignored\n",
+	       (unsigned long long)marked, (unsigned long long)cnps,
+	       (unsigned long long)handled, (unsigned long long)ignored);
+	/*
+	 * The receiver's queue overflowed, and RC made up for it: no sender
+	 * cuts its rate yet, so marking does not prevent the drops.
+	 */
 	CHECK(dropped != ~0ull && dropped > 0);
 	CHECK(retransmits > 0);
+	if (!ecn) {
+		CHECK(marked == 0 && cnps == 0 && handled == 0 &&
+		      ignored == 0);
+	} else {
+		/* CNPs for CE, at most one per QP per interval, all taken. */
+		CHECK(marked > 0 && cnps > 0 && cnps <= marked);
+		CHECK(rp ? handled == cnps && !ignored :
+			   ignored == cnps && !handled);
+	}
 	/* 3 MiB of payload cannot cross a 200 Mb/s link faster than this. */
 	CHECK(mbps < 200);
 	for (i = 0; i <= SENDERS; i++)
 		free(buf[i].pages);
-	ktap_case_end("incast_overflows_the_queue_rc_recovers_every_byte");
+	ktap_case_end("%s", name);
 }
 
 int main(void)
 {
-	ktap_plan(1);
+	ktap_plan(3);
 	wire_find_binary(wire_bin, sizeof(wire_bin));
 	snprintf(dir, sizeof(dir), "/tmp/orca-incast.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		/* orca-wire is built with this test: its absence is a failure. */
 		printf("# %s: no orca-wire, or no temporary directory\n",
 		       wire_bin);
-		CHECK(false);
-		ktap_case_end("incast_overflows_the_queue_rc_recovers_every_byte");
+		for (int i = 0; i < 3; i++) {
+			CHECK(false);
+			ktap_case_end("incast (not run)");
+		}
 		return ktap_finish();
 	}
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
 	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
-	incast();
+	incast(false, false);
+	incast(true, true);
+	incast(true, false);
 	if (!getenv("ORCA_KEEP_LOG"))
 		unlink(log_path);
 	for (int i = 1; i <= SENDERS + 1; i++) {
