@@ -120,6 +120,9 @@ struct roce_stats {
 	uint64_t np_cnp_sent;
 	uint64_t rp_cnp_handled;
 	uint64_t rp_cnp_ignored;
+	/* DCQCN (roce_dcqcn.c): rate cuts, and packets the pacer held. */
+	uint64_t rp_rate_cuts;
+	uint64_t rp_paced;
 };
 
 /**
@@ -135,6 +138,25 @@ struct roce_ecn_cfg {
 	bool ect, np, rp;
 	uint32_t cnp_interval_us;
 };
+
+/*
+ * DCQCN's reaction point (roce_dcqcn.c), with the DCQCN paper's and
+ * ConnectX's defaults: a QP starts at line rate; a CNP cuts its rate to
+ * rc * (1 - alpha / 2), at most once per 4 us, and raises alpha; alpha
+ * decays by g every 55 us without one; every 300 us, and every 32 KiB
+ * sent, the rate recovers: halfway to the target (5 fast recovery
+ * stages), then additively (5 Mb/s), then hyper (50 Mb/s per stage).
+ */
+#define ROCE_DCQCN_LINE_MBPS	100000
+#define ROCE_DCQCN_MIN_MBPS	10
+#define ROCE_DCQCN_CUT_US	4
+#define ROCE_DCQCN_ALPHA_US	55
+#define ROCE_DCQCN_G_SHIFT	8	/* g = 1/256 */
+#define ROCE_DCQCN_TIMER_US	300
+#define ROCE_DCQCN_BYTES	(32u << 10)
+#define ROCE_DCQCN_F		5
+#define ROCE_DCQCN_AI_MBPS	5
+#define ROCE_DCQCN_HAI_MBPS	50
 
 /* Sets it (any thread; the engine reads it per packet). */
 void roce_set_ecn(struct orca_engine *eng, const struct roce_ecn_cfg *cfg);

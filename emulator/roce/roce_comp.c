@@ -500,6 +500,7 @@ void roce_comp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 
 void roce_comp_timers(struct roce_qp *rq, uint64_t now)
 {
+	roce_dcqcn_timer(rq, now);
 	if (rq->rnr_deadline && now >= rq->rnr_deadline) {
 		rq->rnr_deadline = 0;
 		rq->sq_kick = true;

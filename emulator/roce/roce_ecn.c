@@ -13,8 +13,7 @@
  *   reserved bytes, and goes with the QP's own address vector.
  * - The reaction point: a CNP for a QP of this adapter, from that QP's
  *   peer, is handled when rp is on, and ignored otherwise (both counted).
- *   Handling it is counting it, for now: the rate a CNP cuts is DCQCN's,
- *   which the requester does not pace by yet.
+ *   Handling it cuts the QP's rate, as DCQCN does (roce_dcqcn.c).
  */
 #include <string.h>
 
@@ -76,8 +75,13 @@ void roce_ecn_cnp_rx(struct roce_dev *dev, const struct roce_pkt *pkt)
 			   qp->type == ORCA_QPT_XRC_INI) &&
 		    !memcmp(pkt->sgid, qp->attr.av.dgid, 16);
 
-	if (peer && ECN(dev, rp))
+	if (peer && ECN(dev, rp)) {
+		struct roce_qp *rq = roce_qp_get(dev->eng, qp);
+
 		dev->st.rp_cnp_handled++;
-	else
+		if (rq)
+			roce_dcqcn_cnp(rq, now_us());
+	} else {
 		dev->st.rp_cnp_ignored++;
+	}
 }

@@ -276,6 +276,30 @@ struct roce_res {
 	uint64_t orig;			/* atomic: value returned */
 };
 
+/**
+ * struct roce_dcqcn - a requester's DCQCN rate (roce_dcqcn.c)
+ * @limited: a CNP cut the rate; paced until it is back at line rate
+ * @rc_mbps: the current rate, @rt_mbps: the target it recovers towards
+ * @alpha: DCQCN's congestion estimate, in 1/1024ths
+ * @cut_us: the last rate cut (at most one per ROCE_DCQCN_CUT_US)
+ * @alpha_us: alpha last decayed then
+ * @timer_us: the last rate increase by the timer
+ * @bytes: sent since the last increase by the byte counter
+ * @t_stage, @b_stage: increases by the timer and by bytes since the cut
+ * @next_ns: the pacer's clock: the next packet may leave then
+ * @pace_deadline: us, 0: not waiting for the pacer
+ */
+struct roce_dcqcn {
+	bool limited;
+	uint32_t rc_mbps, rt_mbps;
+	uint32_t alpha;
+	uint64_t cut_us, alpha_us, timer_us;
+	uint64_t bytes;
+	uint32_t t_stage, b_stage;
+	uint64_t next_ns;
+	uint64_t pace_deadline;
+};
+
 struct roce_qp {
 	struct roce_dev *dev;
 	struct emu_qp *qp;
@@ -285,6 +309,7 @@ struct roce_qp {
 	bool on_run;
 	struct timer_node timer;
 	uint64_t cnp_sent_us;		/* the last CNP for it (roce_ecn.c) */
+	struct roce_dcqcn dcqcn;	/* its rate, once a CNP cut it */
 
 	/* requester + completer */
 	struct roce_swqe *sw;		/* [sq depth] */
@@ -593,6 +618,12 @@ uint8_t roce_ecn_tx_tclass(struct roce_dev *dev, const struct roce_pkt *pkt,
 			   uint8_t tclass);
 void roce_ecn_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 void roce_ecn_cnp_rx(struct roce_dev *dev, const struct roce_pkt *pkt);
+
+/* DCQCN's reaction point (roce_dcqcn.c). */
+void roce_dcqcn_cnp(struct roce_qp *rq, uint64_t now_us);
+bool roce_dcqcn_may_send(struct roce_qp *rq, uint64_t now_ns);
+void roce_dcqcn_sent(struct roce_qp *rq, uint64_t bytes, uint64_t now_ns);
+void roce_dcqcn_timer(struct roce_qp *rq, uint64_t now_us);
 void roce_resp_uc_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 /* Sends queued responses and the coalesced ACK; true if more remain. */

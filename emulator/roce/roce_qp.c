@@ -783,6 +783,7 @@ void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 	case ORCA_QPS_ERR:
 		rq->sqd_notify = false;
 		rq->retry_deadline = rq->rnr_deadline = 0;
+		rq->dcqcn.pace_deadline = 0;
 		rq->ack_pending = false;
 		roce_comp_flush_sq(rq);
 		roce_resp_flush_rq(rq);

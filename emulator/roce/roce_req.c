@@ -711,6 +711,7 @@ void roce_req_run(struct roce_qp *rq)
 	struct emu_qp *qp = rq->qp;
 	int budget = ROCE_TX_BURST;
 	bool idle = false;
+	uint64_t tx_bytes;
 
 	rq->sq_kick = false;
 	if (rq->rnr_deadline)
@@ -741,7 +742,14 @@ void roce_req_run(struct roce_qp *rq)
 				return;
 			continue;
 		}
+		/* DCQCN: a QP whose rate a CNP cut waits for its pacer. */
+		if (rq->dcqcn.limited && !roce_dcqcn_may_send(rq, now_ns()))
+			break;		/* its timer kicks it */
+		tx_bytes = rq->dev->st.tx_bytes;
 		r = send_rc_packet(rq, w);
+		if (rq->dcqcn.limited && rq->dev->st.tx_bytes != tx_bytes)
+			roce_dcqcn_sent(rq, rq->dev->st.tx_bytes - tx_bytes,
+					now_ns());
 		if (r == TX_WINDOW)
 			break;		/* ACKs will kick us */
 		if (r == TX_FAILED) {

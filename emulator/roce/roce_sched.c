@@ -14,7 +14,7 @@
  * yet, else by the next pass (which then runs at once: see roce_run()).
  *
  * The timer heap holds each QP's earliest deadline (retransmission, early
- * retransmission, RNR wait).  A QP's deadlines only change while the
+ * retransmission, RNR wait, DCQCN's pacer).  A QP's deadlines only change while the
  * engine works on it (a frame, a timer, a step, a state change), and
  * every one of those puts it on the run list, whose step brings its heap
  * entry up to date.  So an entry is never later than the QP's deadline;
@@ -97,6 +97,9 @@ static void timer_sync(struct roce_qp *rq)
 
 	if (rq->rnr_deadline && (!due || rq->rnr_deadline < due))
 		due = rq->rnr_deadline;
+	if (rq->dcqcn.pace_deadline &&
+	    (!due || rq->dcqcn.pace_deadline < due))
+		due = rq->dcqcn.pace_deadline;
 	timer_heap_set(&rq->dev->timers, &rq->timer, due);
 }
 
