@@ -69,11 +69,13 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rxq_full);
 	if (dev->st.np_ecn_marked_roce_packets || dev->st.rp_cnp_handled ||
 	    dev->st.rp_cnp_ignored)
-		eng_log("roce: ecn: CE-marked packets %llu, CNPs sent %llu, CNPs handled %llu, ignored %llu",
+		eng_log("roce: ecn: CE-marked packets %llu, CNPs sent %llu, CNPs handled %llu, ignored %llu; DCQCN rate cuts %llu, packets paced %llu",
 			(unsigned long long)dev->st.np_ecn_marked_roce_packets,
 			(unsigned long long)dev->st.np_cnp_sent,
 			(unsigned long long)dev->st.rp_cnp_handled,
-			(unsigned long long)dev->st.rp_cnp_ignored);
+			(unsigned long long)dev->st.rp_cnp_ignored,
+			(unsigned long long)dev->st.rp_rate_cuts,
+			(unsigned long long)dev->st.rp_paced);
 	if (dev->st.tx_in_place)
 		eng_log("roce: tx built in the link's ring: %llu of %llu frames",
 			(unsigned long long)dev->st.tx_in_place,
