@@ -31,6 +31,7 @@
 #include "orca_hw.h"
 
 #include "engine/engine.h"
+#include "roce/roce.h"
 #include "util/log.h"
 #include "port/port.h"
 #include "vfio/vfio_user.h"
@@ -47,6 +48,7 @@ struct emu_opts {
 	uint8_t mac[6];
 	bool mac_set;
 	unsigned int num_msix;
+	bool ecn;
 };
 
 /* The control file: new lines appended to it are fault injections. */
@@ -128,7 +130,7 @@ static void usage(FILE *f)
 		"usage: orca-emu --socket PATH [--mac 52:54:00:xx:xx:xx]\n"
 		"                [--nic PATH --nic-peer PATH]\n"
 		"                [--wire PATH (--switch PATH | --peer PATH)]\n"
-		"                [--ctl PATH] [--log PATH] [--msix N]\n");
+		"                [--ctl PATH] [--log PATH] [--msix N] [--ecn]\n");
 }
 
 static int parse_mac(const char *s, uint8_t mac[6])
@@ -174,6 +176,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "msix", required_argument, NULL, 'x' },
+		{ "ecn", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -193,6 +196,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
 		case 'P': o->peer_path = optarg; break;
 		case 'c': o->ctl_path = optarg; break;
 		case 'l': o->log_path = optarg; break;
+		case 'E': o->ecn = true; break;
 		case 'm':
 			if (parse_mac(optarg, o->mac)) {
 				fprintf(stderr, "orca-emu: bad --mac %s\n",
@@ -407,6 +411,19 @@ int main(int argc, char **argv)
 	emu_log("adapter %02x:%02x:%02x:%02x:%02x:%02x, %u MSI-X vectors",
 		o.mac[0], o.mac[1], o.mac[2], o.mac[3], o.mac[4], o.mac[5],
 		o.num_msix);
+	/*
+	 * --ecn, as a ConnectX ships: ECN-capable packets, CNPs for CE marks
+	 * (at most one per QP per 4 us) and DCQCN's reaction to CNPs.
+	 */
+	if (o.ecn) {
+		static const struct roce_ecn_cfg ecn = {
+			.ect = true, .np = true, .rp = true,
+			.cnp_interval_us = 4,
+		};
+
+		roce_set_ecn(dev->eng, &ecn);
+		emu_log("ECN: ECT on, CNPs for CE marks, DCQCN on CNPs");
+	}
 
 	if (o.nic_path || o.wire_path) {
 		struct emu_port_config pc = {

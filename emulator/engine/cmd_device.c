@@ -158,6 +158,11 @@ int cmd_query_stats(struct cmd_ctx *c)
 		.rx_bytes = htole64(st.rx_bytes),
 		.tx_mcast_packets = htole64(st.tx_mcast),
 		.rx_mcast_packets = htole64(st.rx_mcast),
+		.np_ecn_marked_roce_packets =
+			htole64(st.np_ecn_marked_roce_packets),
+		.np_cnp_sent = htole64(st.np_cnp_sent),
+		.rp_cnp_handled = htole64(st.rp_cnp_handled),
+		.rp_cnp_ignored = htole64(st.rp_cnp_ignored),
 	};
 	return cmd_write_out(c, &out, sizeof(out));
 }

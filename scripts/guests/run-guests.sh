@@ -7,7 +7,7 @@
 # See Documentation/orca/topology.rst.
 #
 # Usage: scripts/guests/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
-#            [--wire-opts "OPTS"] [--out DIR] [--no-orca]
+#            [--wire-opts "OPTS"] [--emu-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
 #            [--kernel-checks] [--launcher PATH] [--udev] [--p2p] -- CMD...
 #
@@ -15,6 +15,7 @@
 #   -t TIMEOUT      seconds for the whole run, boot included (default 300)
 #   --pcap FILE     capture every frame the wire switch forwards
 #   --wire-opts     extra orca-wire options, e.g. "--drop-pct 5 --seed 1"
+#   --emu-opts      extra options of every orca-emu, e.g. "--ecn"
 #   --out DIR       run directory (default <repo>/out/run-<timestamp>); must
 #                   be inside the repo, which the guests see at the same path
 #   --no-orca       no ORCA adapter in any guest: virtio-net goes straight
@@ -92,7 +93,7 @@ usage() {
 	exit 2
 }
 
-count=2 timeout=300 pcap='' wire_opts='' out='' all_no_orca=0 smp=1 mem=1G
+count=2 timeout=300 pcap='' wire_opts='' emu_opts='' out='' all_no_orca=0 smp=1 mem=1G
 kernel_checks=0 launcher='' udev=0 p2p=0
 
 declare -A gopts=()
@@ -102,6 +103,7 @@ while [ $# -gt 0 ]; do
 	-t) timeout=$2; shift 2 ;;
 	--pcap) pcap=$2; shift 2 ;;
 	--wire-opts) wire_opts=$2; shift 2 ;;
+	--emu-opts) emu_opts=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--no-orca) all_no_orca=1; shift ;;
 	--guest-opts)
@@ -233,7 +235,7 @@ adapter_start() {
 	# shellcheck disable=SC2059 # the format is ours
 	"$emu" --socket "$g/adapter.sock" --mac "$(printf "$mac_fmt" $(($1 + 1)))" \
 		--nic "$g/nic.sock" --nic-peer "$g/qemu-nic.sock" \
-		--wire "$g/wire.sock" "$2" "$3" \
+		--wire "$g/wire.sock" "$2" "$3" $emu_opts \
 		--ctl "$g/ctl" --log "$g/emu.log" </dev/null \
 		>>"$g/emu.log" 2>&1 &
 	pids+=($!)

@@ -309,7 +309,12 @@ struct orca_port_stats {
 	__le64 rx_bytes;		/* octets of rx_packets */
 	__le64 tx_mcast_packets;	/* of tx_packets, to a multicast MAC */
 	__le64 rx_mcast_packets;	/* of rx_packets, to a multicast MAC */
-	__le64 rsvd[10];
+	/* 1.7: congestion notification (IBA A17.9), as mlx5 names them */
+	__le64 np_ecn_marked_roce_packets;	/* CE-marked packets taken */
+	__le64 np_cnp_sent;		/* CNPs sent for them */
+	__le64 rp_cnp_handled;		/* CNPs that cut a QP's rate */
+	__le64 rp_cnp_ignored;		/* CNPs not acted on */
+	__le64 rsvd[6];
 };
 
 /* SET_GID: write or clear one GID table entry of a port. */

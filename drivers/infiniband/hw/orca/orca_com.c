@@ -177,7 +177,10 @@ int orca_com_query_port(struct orca_dev *odev, struct orca_com_port_info *info)
 	return 0;
 }
 
-/* The first ORCA_COM_NUM_PORT_STATS counters of struct orca_port_stats. */
+/*
+ * The counters the driver reports: the first ORCA_COM_NUM_XPORT_STATS words
+ * of struct orca_port_stats, then congestion notification's four (1.7).
+ */
 int orca_com_query_stats(struct orca_dev *odev,
 			 u64 counters[ORCA_COM_NUM_PORT_STATS])
 {
@@ -193,8 +196,12 @@ int orca_com_query_stats(struct orca_dev *odev,
 	err = orca_com_exec_out(odev, &cmd, &hw, sizeof(hw));
 	if (err)
 		return err;
-	for (i = 0; i < ORCA_COM_NUM_PORT_STATS; i++)
+	for (i = 0; i < ORCA_COM_NUM_XPORT_STATS; i++)
 		counters[i] = le64_to_cpu(v[i]);
+	counters[i++] = le64_to_cpu(hw.np_ecn_marked_roce_packets);
+	counters[i++] = le64_to_cpu(hw.np_cnp_sent);
+	counters[i++] = le64_to_cpu(hw.rp_cnp_handled);
+	counters[i++] = le64_to_cpu(hw.rp_cnp_ignored);
 	return 0;
 }
 

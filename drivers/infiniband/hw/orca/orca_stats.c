@@ -11,8 +11,9 @@
 #include "orca_diag.h"
 
 /*
- * One name per __le64 of struct orca_port_stats, in the header's order: the
- * counter at index i is the i-th __le64 of the structure.
+ * One name per counter orca_com_query_stats() reads, in its order: the
+ * transport's (the i-th __le64 of struct orca_port_stats is the counter at
+ * index i), then congestion notification's.
  *
  * The names are ABI.  Where another RoCE driver counts the same thing, its
  * name is used (mlx5 and bnxt_re for the requester's view, rxe where it is
@@ -37,6 +38,11 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	{ .name = "acks_tx" },
 	{ .name = "duplicate_request" },	/* mlx5, bnxt_re, rxe */
 	{ .name = "cq_overruns" },
+	/* 1.7: congestion notification, as mlx5 names it */
+	{ .name = "np_ecn_marked_roce_packets" },
+	{ .name = "np_cnp_sent" },
+	{ .name = "rp_cnp_handled" },
+	{ .name = "rp_cnp_ignored" },
 	/* The driver's counters (enum orca_drv_stat) follow the adapter's. */
 	{ .name = "driver_bad_eqes" },
 	{ .name = "driver_bad_cqes" },
@@ -49,7 +55,7 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 				 ORCA_DRV_STAT_MAX)
 
 static_assert(offsetof(struct orca_port_stats, cq_overruns) ==
-	      sizeof(__le64) * (ORCA_NUM_DEV_STATS - 1));
+	      sizeof(__le64) * (ORCA_COM_NUM_XPORT_STATS - 1));
 static_assert(ORCA_NUM_DEV_STATS == ORCA_COM_NUM_PORT_STATS);
 
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two ORCA guests whose adapters do ECN (orca-emu --ecn) on a wire that
+# models a congested fabric (orca-wire --link-rate 1000 with 128 KiB queues
+# and ECN marking above 32 KiB): ib_write_bw from guest 1 into guest 0
+# makes guest 0's adapter send CNPs and guest 1's cut its rate (DCQCN),
+# counted in rdma statistic under mlx5's names (in-guest/ecn.sh).  The
+# host checks that every CNP guest 0's adapter sent was taken by guest 1's
+# (their exit logs).
+. "$(dirname "$0")/../lib/host/host.sh"
+wire_lossy "the switch models a 1000 Mb/s link whose queues drop when full (--link-rate)"
+run_guests 2 600 \
+	--wire-opts "--link-rate 1000 --queue-bytes 131072 --ecn 32768,98304,20" \
+	--emu-opts "--ecn" -- selftests/guest/in-guest/ecn.sh
+rc=$?
+
+# ecn_count G FIELD: a number of guest G's adapter's exit line "roce: ecn:".
+ecn_count() {
+	sed -n "s/.*roce: ecn: .*$2 \([0-9]*\).*/\1/p" "$out/run/g$1/emu.log" |
+		tail -n 1
+}
+sent=$(ecn_count 0 "CNPs sent")
+handled=$(ecn_count 1 "CNPs handled")
+cuts=$(ecn_count 1 "DCQCN rate cuts")
+echo "# adapters: guest 0 sent ${sent:-?} CNPs; guest 1 handled ${handled:-?}, cut its rate ${cuts:-?} times"
+if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$sent" = "$handled" ] &&
+	[ -n "$cuts" ] && [ "$cuts" -gt 0 ]; then
+	host_result OK "every CNP one adapter sent, the other took, and cut its rate"
+else
+	host_result FAIL "every CNP one adapter sent, the other took, and cut its rate"
+fi
+host_done "$rc"
