@@ -142,6 +142,11 @@ if [ -n "$launcher" ] && { [ "$all_no_orca" = 1 ] || [ ${#gopts[@]} -gt 0 ]; }; 
 	log "--launcher gives every guest an adapter: no --no-orca or --guest-opts"
 	exit 2
 fi
+# The launcher starts the adapters itself: it would drop them silently.
+if [ -n "$launcher" ] && [ -n "$emu_opts" ]; then
+	log "--launcher starts its own adapters: no --emu-opts"
+	exit 2
+fi
 
 for i in "${!gopts[@]}"; do
 	[[ $i =~ ^[0-9]+$ ]] && [ "$i" -lt "$count" ] ||
