@@ -127,7 +127,7 @@ struct roce_stats {
 
 /**
  * struct roce_ecn_cfg - ECN and congestion notification of one adapter
- * @ect: RC, UC and XRC packets go out ECN-capable (ECT(0))
+ * @ect: RoCE packets but CNPs go out ECN-capable (ECT(0))
  * @np: the notification point: a CE-marked packet a QP takes is answered
  *	with a CNP to the QP's peer
  * @rp: the reaction point: CNPs for a QP are taken (counted)

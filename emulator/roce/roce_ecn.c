@@ -3,9 +3,10 @@
  * ECN and congestion notification (IBA Annex A17.9, issue 33): the
  * adapter's halves of DCQCN that live on the wire.
  *
- * - ECT: with ect on, RC, UC and XRC packets leave ECN-capable (ECT(0) in
- *   the IP header's ECN bits), so that a congested switch marks them
- *   instead of dropping them (orca-wire --ecn).  CNPs themselves do not.
+ * - ECT: with ect on, every RoCE packet (UD and the CM's MADs too) leaves
+ *   ECN-capable (ECT(0) in the IP header's ECN bits), so that a congested
+ *   switch marks it instead of dropping it (orca-wire --ecn).  CNPs
+ *   themselves do not.
  * - The notification point: a CE-marked packet that a QP takes (a request,
  *   a response or an ACK, from its connected peer) is counted; with np on,
  *   the QP's peer gets a CNP, at most one per QP per cnp_interval_us, as a
