@@ -21,7 +21,10 @@
 #   orca.dmesg=1                when the command ends, save the kernel log in
 #                               DIR/g<I>/dmesg (after a kmemleak scan, whose
 #                               report goes to DIR/g<I>/kmemleak, when the
-#                               kernel has kmemleak)
+#                               kernel has kmemleak), and eth0's counters
+#                               and its qdisc's in DIR/g<I>/netstack (what
+#                               the guest's own network stack dropped: an
+#                               rxe guest's RoCE frames go through it)
 #
 # The virtio-net interface is renamed "eth0" and gets 10.0.0.<I+1>/24 and
 # fd00::<I+1>/64.  The command's exit status is printed on the console as
@@ -188,5 +191,10 @@ if [ "$dmesg" = 1 ] && [ -d "$run/g$index" ]; then
 		$bb cat "$kml" >"$run/g$index/kmemleak"
 	fi
 	$bb dmesg >"$run/g$index/dmesg"
+	# Full paths: this shell runs busybox's own tc and ip for bare names.
+	{
+		/usr/sbin/tc -s qdisc show dev eth0
+		/usr/bin/ip -s -s link show dev eth0
+	} >"$run/g$index/netstack" 2>&1
 fi
 finish "$rc"

@@ -10,7 +10,9 @@
 # reported; a switch of the older exit line is still read; on slower guests
 # (--slow-guests) retransmissions count only with a drop; with an rxe peer
 # (--rxe-peer) only what rxe's retransmissions cause is excused: a
-# sequence NAK of ours and the datagrams ours dropped still fail; on a
+# sequence NAK of ours and the datagrams ours dropped still fail, unless
+# the rxe guest's own stack dropped frames (then what ours resent for
+# them, and the gaps, are reported); on a
 # point-to-point link (--p2p) there is no switch log to read.  No
 # guests: make check runs it with the other host-side tests.
 set -u
@@ -74,6 +76,38 @@ rxe_peer() {
 	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
 }
 
+# rxe_stack NAME QDISC SEND_ERR TIMEOUTS SEQ_NAKS PORT_DROPS: a run of an
+# ORCA adapter (g0) and an rxe guest (g1) whose qdisc dropped QDISC frames
+# and rxe counted SEND_ERR send errors (the files the guests save); ours
+# timed out TIMEOUTS times (6 packets resent, 5 early retransmissions),
+# received SEQ_NAKS sequence NAKs and dropped PORT_DROPS frames to the wire.
+rxe_stack() {
+	local run=$out/$1
+	mkdir -p "$run/g0" "$run/g1"
+	cat >"$run/g0/emu.log" <<-END
+	2026-12-07 04:10:01.100 orca-emu: port: nic->wire 41, wire->nic 57, roce rx 1301, roce tx 1290, dropped $6 (foreign source MAC 0, not taken by the guest 0, to the wire $6), rx held for the engine 0
+	2026-12-07 04:10:01.100 orca-emu: engine: roce: tx 1290 rx 1301 loopback 0 retransmits 6 (after RNR NAKs 0) timeouts $4 early 5 (rtt samples 402) send windows cut 2 rx queue full 0
+	2026-12-07 04:10:01.100 orca-emu: engine: roce: rx dropped: no QP 0, QP state 0, bad packet 0, Q_Key 0, no receive WQE 0, too big 0, response to nothing outstanding 40
+	2026-12-07 04:10:01.100 orca-emu: engine: roce: duplicate requests 0, sequence NAKs tx 0 rx $5, RNR NAKs tx 0 rx 0
+	2026-12-07 04:10:01.300 orca-emu: exit 0
+	END
+	echo "2026-12-07 04:10:02.000 orca-wire: exit: received 2591 forwarded 2591 flooded 2 copies 2 send_errors 0 stall_dropped 0 backpressured 0 invalid 0 fault_dropped 0 fault_reordered 0 held_unsent 0 not_roce_dropped 0" >"$run/wire.log"
+	printf 'link rxe0/1 \n    sent_pkts 35004 \n    send_err %s \n    link_downed 0 \n' \
+		"$3" >"$run/g1/rxe-counters"
+	cat >"$run/g1/netstack" <<-END
+	qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64
+	 Sent 28702433 bytes 29170 pkt (dropped $2, overlimits 0 requeues 16)
+	 backlog 0b 0p requeues 16
+	2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc fq_codel state UP mode DEFAULT group default qlen 1000
+	    link/ether 52:54:00:0d:ca:01 brd ff:ff:ff:ff:ff:ff
+	    RX:  bytes packets errors dropped  missed   mcast
+	      44757632   42942      0       0       0       0
+	    TX:  bytes packets errors dropped carrier collsns
+	      28702433   29170      0       0       0       0
+	END
+	python3 "$check" "$run" --rxe-peer >"$out/$1.log" 2>&1
+}
+
 # foreign NAME FOREIGN [OPTS...]: a clean run of one adapter whose port
 # dropped FOREIGN frames for their source MAC; the check run with OPTS.
 foreign() {
@@ -112,7 +146,7 @@ p2p() {
 }
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..21"
 
 # A point-to-point link has no switch and no wire.log: only --p2p (which
 # run-guests.sh --p2p runs have) takes the adapters' logs alone; a drop
@@ -192,6 +226,30 @@ result $? "rxe peer: a datagram ours dropped for its Q_Key fails the check" "$ou
 rxe_peer rxenowqe 0 0 3
 grep -qx 'fail wire loss-free: .*g0: datagrams dropped without a receive WQE 3.*' "$out/rxenowqe.log"
 result $? "rxe peer: a datagram ours dropped without a receive WQE fails the check" "$out/rxenowqe.log"
+
+# Frames the rxe guest's own stack dropped (its qdisc, rxe's send errors)
+# were lost on that guest's Ethernet: what ours resent for them, and the
+# gaps either way, are reported, not counted; without such a drop they
+# count, and so does any drop on the wire with them.
+rxe_stack rxeqdisc 7 0 1 2 0
+grep -qx 'ok wire loss-free: .*(rxe peer: .*' "$out/rxeqdisc.log" &&
+	grep -q '^# g1 (rxe): its own network stack dropped 7 frames (qdisc 7, eth0 rx 0 tx 0, rxe send_err 0)$' "$out/rxeqdisc.log" &&
+	grep -q '^# not counted (the rxe guest dropped 7): g0: retry timeouts 1$' "$out/rxeqdisc.log" &&
+	grep -q '^# not counted (the rxe guest dropped 7): g0: sequence NAKs received 2$' "$out/rxeqdisc.log"
+result $? "rxe peer: what ours resent for frames the rxe guest's qdisc dropped is reported, not counted" "$out/rxeqdisc.log"
+
+rxe_stack rxesenderr 0 3 1 0 0
+grep -qx 'ok wire loss-free: .*' "$out/rxesenderr.log" &&
+	grep -q 'dropped 3 frames (qdisc 0, eth0 rx 0 tx 0, rxe send_err 3)$' "$out/rxesenderr.log"
+result $? "rxe peer: rxe's send errors are the guest's drops too" "$out/rxesenderr.log"
+
+rxe_stack rxenodrop 0 0 1 2 0
+grep -qx 'fail wire loss-free: .*g0: sequence NAKs received 2; g0: retransmits 6; g0: retry timeouts 1.*' "$out/rxenodrop.log"
+result $? "rxe peer: without a drop in the rxe guest a retransmission of ours fails the check" "$out/rxenodrop.log"
+
+rxe_stack rxewiredrop 7 0 1 0 2
+grep -qx 'fail wire loss-free: .*g0: port dropped 2 frames to the wire; g0: retransmits 6.*' "$out/rxewiredrop.log"
+result $? "rxe peer: a drop on the wire still fails the check, with the retransmissions" "$out/rxewiredrop.log"
 
 # A frame the port drops for its foreign source MAC fails the check,
 # unless the test changed the guest's MAC on purpose (20-port-ops).

@@ -283,6 +283,11 @@ rdma_down() {
 		ok_if "orca: rmmod orca" rmmod orca
 		;;
 	rxe)
+		# Its counters go with it: the host's loss-free check reads
+		# send_err (wire_lossfree.py).
+		[ -d "${ORCA_RUN_DIR:-}/g$gi" ] &&
+			rdma statistic show link rxe0/1 \
+				>"$ORCA_RUN_DIR/g$gi/rxe-counters" 2>&1
 		ok_if "rxe: rxe0 deleted" rdma link delete rxe0 &&
 		ok_if "rxe: rmmod rdma_rxe" rmmod rdma_rxe
 		;;

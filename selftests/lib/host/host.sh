@@ -116,7 +116,9 @@ run_guests() {
 # rxe retransmits on its own timers, which are not ours to assert on; every
 # retransmission and drop of ours still counts, and so does a gap in what
 # rxe sent (a sequence NAK of ours) and a datagram of rxe's that ours
-# dropped.  On slower guests (ORCA_TIMEOUT_SCALE > 1: the debug kernel) a
+# dropped, unless the rxe guest's own network stack (its qdisc, rxe's send
+# errors: saved by the guest) dropped frames: then that guest's Ethernet
+# lost them, and what ours resent is reported, not counted.  On slower guests (ORCA_TIMEOUT_SCALE > 1: the debug kernel) a
 # retransmission on a wire that dropped nothing is a peer slower than its
 # QP's ACK timeout, and is reported, not counted (--slow-guests).  Skipped
 # (with the reason) after wire_lossy.

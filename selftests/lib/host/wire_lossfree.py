@@ -30,8 +30,16 @@ own retransmissions cause is not ours and is reported but not counted:
 duplicate requests and ghosts at an ORCA adapter.  A sequence NAK an ORCA
 adapter sent still counts (rxe resends from its oldest unacknowledged PSN:
 duplicates, never a gap), and so do the datagrams it dropped for a wrong
-Q_Key or for want of a receive WQE: nothing else shows them (rxe's own
-counters are not read).
+Q_Key or for want of a receive WQE: nothing else shows them.
+An rxe guest's RoCE frames go through its own network stack, which can
+drop them before they reach the wire: its qdisc (fq_codel drops what
+waited too long while QEMU did not take the virtio-net ring), eth0's
+counters, rxe's send_err (RUN_DIR/g*/netstack and rxe-counters, saved by
+the guests).  If it did, that guest's Ethernet lost frames, not the RDMA
+wire: the drops are reported, and what ORCA sent again for them
+(retransmissions, retry timeouts, early retransmissions, window cuts) and
+the sequence NAKs either way are reported, not counted, if nothing else
+was dropped.
 Drops towards a guest's own virtio-net (QEMU not reading its socket, e.g.
 before the guest's driver is up) are reported, not counted: that is the
 guest's Ethernet, not the RDMA wire.  So are the frames other than RoCE
@@ -89,7 +97,7 @@ ROCE_EXIT = (r'roce: tx (\d+) rx (\d+) loopback (\d+) '
              r'rx queue full (\d+)')
 
 
-def check_emu(name, text, rxe_peer, bad, notes, timing):
+def check_emu(name, text, rxe_peer, bad, notes, timing, gaps):
     m = last_match(text, ROCE_EXIT)
     if not m:
         # The emulator logs that line only if it sent or received a
@@ -139,9 +147,12 @@ def check_emu(name, text, rxe_peer, bad, notes, timing):
         # retransmission, which is, or as a gap: a sequence NAK either
         # way, counted with any peer (a peer's retransmission starts at
         # its oldest unacknowledged PSN: duplicates, never a gap).
-        counted = [('frames too big', big),
-                   ('sequence NAKs received', snak_rx),
-                   ('sequence NAKs sent', snak_tx)]
+        counted = [('frames too big', big)]
+        # Gaps: with an rxe peer, a frame its own stack dropped may be
+        # what ours NAKs or was NAKed for (main()).
+        gaps.extend(f'{name}: {what} {v}' for what, v in
+                    (('sequence NAKs received', snak_rx),
+                     ('sequence NAKs sent', snak_tx)) if v)
         # What a peer's retransmission causes here: duplicates (and
         # duplicated responses) are timing.
         peer_timing = [('duplicate requests', dup), ('ghosts', ghost)]
@@ -228,6 +239,35 @@ def check_wire(text, bad, notes):
             bad.append(f'switch: {what} {v}')
 
 
+def rxe_stack_drops(run, notes):
+    """Frames each rxe guest's own network stack dropped (the docstring)."""
+    total = 0
+    for path in sorted(glob.glob(os.path.join(run, 'g*', 'rxe-counters'))):
+        g = os.path.dirname(path)
+        name = os.path.basename(g)
+        with open(path, errors='replace') as f:
+            m = re.search(r'\bsend_err (\d+)', f.read())
+        send_err = int(m.group(1)) if m else 0
+        try:
+            with open(os.path.join(g, 'netstack'), errors='replace') as f:
+                text = f.read()
+        except OSError:
+            text = ''
+        qdisc = sum(int(x) for x in re.findall(r'\(dropped (\d+),', text))
+        link = {}
+        for way in ('RX', 'TX'):
+            m = re.search(way + r':\s+bytes\s+packets\s+errors\s+dropped'
+                          r'.*\n\s*\d+\s+\d+\s+\d+\s+(\d+)', text)
+            link[way] = int(m.group(1)) if m else 0
+        n = send_err + qdisc + link['RX'] + link['TX']
+        notes.append(f'{name} (rxe): its own network stack dropped {n} '
+                     f'frames (qdisc {qdisc}, eth0 rx {link["RX"]} tx '
+                     f'{link["TX"]}, rxe send_err {send_err})'
+                     + ('' if text else '; no netstack saved'))
+        total += n
+    return total
+
+
 def emu_logs(run):
     for log in sorted(glob.glob(os.path.join(run, 'g*', 'emu.log'))):
         with open(log, errors='replace') as f:
@@ -262,7 +302,7 @@ def main():
     global MAC_CHANGES
     MAC_CHANGES = '--mac-changes' in sys.argv[2:]
     p2p = '--p2p' in sys.argv[2:]
-    bad, notes, timing = [], [], []
+    bad, notes, timing, gaps = [], [], [], []
     if p2p:
         notes.append('point-to-point link: no switch, the adapters count '
                      'every drop')
@@ -273,12 +313,16 @@ def main():
         except OSError:
             bad.append('switch: no wire.log')
     for name, text in emu_logs(run):
-        check_emu(name, text, rxe_peer, bad, notes, timing)
-    if slow and not bad:
+        check_emu(name, text, rxe_peer, bad, notes, timing, gaps)
+    rxe_dropped = rxe_stack_drops(run, notes) if rxe_peer else 0
+    if rxe_dropped and not bad:
+        notes += [f'not counted (the rxe guest dropped {rxe_dropped}): {t}'
+                  for t in gaps + timing]
+    elif slow and not bad and not gaps:
         notes += [f'not counted (slow guests, no frame dropped): {t}'
                   for t in timing]
     else:
-        bad += timing
+        bad += gaps + timing
     for n in notes:
         print(f'# {n}')
     desc = 'wire loss-free: 0 retransmissions, 0 drops'
