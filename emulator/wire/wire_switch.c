@@ -867,8 +867,6 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 
 	for (i = 0; i < MAX_PORTS; i++)
 		w->ports[i].want_out = false;
-	if (w->eg_cfg.rate_mbps && egress_drain(w))
-		busy = true;
 	if (w->has_held) {
 		if (now_ms() - w->held_since_ms >= HOLD_MS)
 			flush_held(w, wait);
@@ -891,6 +889,13 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 			if (receive_ring(w, i, lane, wait))
 				busy = true;
 	}
+	/*
+	 * Last, so that what this round queued leaves now or sets the wait
+	 * the loop sleeps for: drained first, a frame queued behind an empty
+	 * queue waited for the next frame in, however late that came.
+	 */
+	if (w->eg_cfg.rate_mbps && egress_drain(w))
+		busy = true;
 	return busy;
 }
 

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * One flow through a modelled link first: a sender whose window the
+ * receiver's queue holds loses nothing, sends nothing again and never
+ * times out, streaming or one WRITE at a time (every frame leaves its
+ * queue at the link's rate, the last ACK too, with nothing behind it to
+ * wake the switch).
+ *
  * Incast through a modelled link (issue 33): three adapters (engines with
  * fake hosts, each with its port on a shared-memory link) write 4 MiB each
  * into a fourth, at once, through orca-wire with --link-rate 200 and 64 KiB
@@ -37,6 +43,7 @@
 #define MSG		(64u << 10)
 #define RATE_MBPS	"200"
 #define WAIT_MS		60000
+#define SERIAL		16	/* one flow: WRITEs one at a time */
 
 static char wire_bin[PATH_MAX], dir[40], sw_path[100], log_path[100];
 
@@ -56,20 +63,27 @@ static void set_ecn(struct node *n, bool rp)
 	roce_set_ecn(n->t.eng, &c);
 }
 
-/* @ecn: marking on, and each adapter's ECN (@rp: the senders take CNPs). */
-static void incast(bool ecn, bool rp)
+/*
+ * @senders (SENDERS: the incast; 1: one flow whose window the queue holds)
+ * write into the receiver; @ecn: marking on, and each adapter's ECN (@rp:
+ * the senders take CNPs).
+ */
+static void incast(int senders, bool ecn, bool rp)
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 12, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
 			     .access = ORCA_QP_ACCESS_ALL };
 	const char *argv[] = {
 		wire_bin, "--socket", sw_path, "--log", log_path,
-		"--link-rate", RATE_MBPS, "--queue-bytes", "65536",
+		"--link-rate", RATE_MBPS, "--queue-bytes",
+		senders > 1 ? "65536" : "262144",
 		ecn ? "--ecn" : NULL, "16384,32768,100", NULL,
 	};
 	uint64_t marked = 0, cnps = 0, handled = 0, ignored = 0, cuts = 0;
 	uint64_t paced = 0;
-	const char *name = !ecn ? "incast_overflows_the_queue_rc_recovers_every_byte" :
+	const char *name = senders == 1 ?
+			   "one_flow_through_a_queue_that_holds_its_window_loses_nothing" :
+			   !ecn ? "incast_overflows_the_queue_rc_recovers_every_byte" :
 			   rp ? "incast_with_ecn_ce_answered_by_cnps_taken" :
 			   "incast_with_ecn_cnps_ignored_without_reaction_point";
 	struct node n[SENDERS + 1];
@@ -79,7 +93,7 @@ static void incast(bool ecn, bool rp)
 	struct tbuf buf[SENDERS + 1] = { { 0 } };
 	bool up[SENDERS + 1] = { false }, ok;
 	unsigned long long dropped, sent;
-	uint64_t retransmits = 0;
+	uint64_t retransmits = 0, timeouts = 0;
 	unsigned int done = 0;
 	double t0, secs, mbps;
 	pid_t sw = 0;
@@ -87,7 +101,7 @@ static void incast(bool ecn, bool rp)
 
 	ok = wire_start(&sw, sw_path, 5000, argv);
 	CHECK(ok);
-	for (i = 0; ok && i <= SENDERS; i++) {
+	for (i = 0; ok && i <= senders; i++) {
 		ok = (up[i] = node_init(&n[i], i + 1));
 		p[i] = ok ? glue_port_up(n[i].t.eng, n[i].mac, dir, i + 1,
 					 sw_path, true) : NULL;
@@ -95,11 +109,11 @@ static void incast(bool ecn, bool rp)
 			set_ecn(&n[i], rp);
 		ok = p[i] && node_cq(&n[i], &cq[i], 8) &&
 		     node_buf(&n[i], &buf[i], IOVA,
-			      i ? SLICE : SENDERS * SLICE, ORCA_ACCESS_ALL);
+			      i ? SLICE : senders * SLICE, ORCA_ACCESS_ALL);
 	}
 	CHECK(ok);
 	usleep(100000);		/* the switch learns every MAC */
-	for (i = 0; ok && i < SENDERS; i++)
+	for (i = 0; ok && i < senders; i++)
 		ok = node_qp(&n[0], &rqp[i], ORCA_QPT_RC, &cq[0], &cq[0]) &&
 		     node_qp(&n[i + 1], &sqp[i], ORCA_QPT_RC, &cq[i + 1],
 			     &cq[i + 1]) &&
@@ -107,7 +121,7 @@ static void incast(bool ecn, bool rp)
 		     node_connect(&n[i + 1], &sqp[i], &n[0], rqp[i].qpn, &o);
 	CHECK(ok);
 	t0 = now_s();
-	for (i = 0; ok && i < SENDERS; i++) {
+	for (i = 0; ok && i < senders; i++) {
 		buf_fill(&n[i + 1], &buf[i + 1], 0, SLICE, i + 3);
 		for (k = 0; k < (int)(SLICE / MSG); k++) {
 			struct orca_send_wqe_hdr h =
@@ -121,7 +135,7 @@ static void incast(bool ecn, bool rp)
 			post_send(&n[i + 1], &sqp[i], &h, &s, 1);
 		}
 	}
-	for (i = 0; ok && i < SENDERS; i++) {
+	for (i = 0; ok && i < senders; i++) {
 		struct orca_cqe c;
 
 		for (k = 0; k < (int)(SLICE / MSG); k++) {
@@ -137,11 +151,27 @@ static void incast(bool ecn, bool rp)
 		}
 	}
 	secs = now_s() - t0;
-	CHECK(done == SENDERS * SLICE / MSG);
-	for (i = 0; ok && i < SENDERS; i++)
+	CHECK(done == senders * SLICE / MSG);
+	/*
+	 * One flow: then WRITEs one at a time, so that each one's last frames
+	 * cross an idle switch with nothing behind them.
+	 */
+	for (k = 0; ok && senders == 1 && k < SERIAL; k++) {
+		struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_WRITE, k);
+		struct tsge s = { IOVA + (uint64_t)k * MSG, MSG, buf[1].key };
+		struct orca_cqe c;
+
+		h.remote_addr = htole64(IOVA + (uint64_t)k * MSG);
+		h.rkey = htole32(buf[0].key);
+		post_send(&n[1], &sqp[0], &h, &s, 1);
+		ok = poll_cq(&n[1], &cq[1], &c, WAIT_MS);
+		CHECK(ok && c.status == ORCA_CQE_ST_SUCCESS &&
+		      cqe_wr_id(&c) == (uint64_t)k);
+	}
+	for (i = 0; ok && i < senders; i++)
 		CHECK(buf_check(&n[0], &buf[0], (uint64_t)i * SLICE, SLICE,
 				i + 3));
-	for (i = 0; i <= SENDERS; i++) {
+	for (i = 0; i <= senders; i++) {
 		struct roce_stats st;
 
 		if (!up[i])
@@ -154,6 +184,7 @@ static void incast(bool ecn, bool rp)
 			continue;
 		}
 		retransmits += st.retransmits;
+		timeouts += st.timeouts + st.fast_retries;
 		handled += st.rp_cnp_handled;
 		ignored += st.rp_cnp_ignored;
 		cuts += st.rp_rate_cuts;
@@ -161,29 +192,38 @@ static void incast(bool ecn, bool rp)
 		/* The senders saw no CE: CNPs and ACKs are all they got. */
 		CHECK(st.np_ecn_marked_roce_packets == 0 && st.np_cnp_sent == 0);
 	}
-	for (i = 0; i <= SENDERS; i++) {
+	for (i = 0; i <= senders; i++) {
 		if (up[i])
 			engine_set_roce_tx(n[i].t.eng, NULL, NULL);
 		if (p[i])
 			port_stop(p[i]);
 	}
-	for (i = 0; i <= SENDERS; i++)
+	for (i = 0; i <= senders; i++)
 		if (up[i])
 			th_fini(&n[i].t);
 	wire_stop(sw);
 	dropped = wire_exit_count(log_path, "dropped");
 	sent = wire_exit_count(log_path, "sent");
-	mbps = SENDERS * SLICE * 8.0 / secs / 1e6;
-	printf("# %u WRITEs of 64 KiB in %.2f s (%.0f Mb/s of data through a %s Mb/s link); switch: sent %llu, dropped %llu; senders resent %llu packets\n",
+	mbps = senders * SLICE * 8.0 / secs / 1e6;
+	printf("# %u WRITEs of 64 KiB in %.2f s (%.0f Mb/s of data through a %s Mb/s link); switch: sent %llu, dropped %llu; senders resent %llu packets, timed out %llu times\n",
 	       done, secs, mbps, RATE_MBPS, sent, dropped,
-	       (unsigned long long)retransmits);
+	       (unsigned long long)retransmits, (unsigned long long)timeouts);
 	printf("# receiver: %llu CE-marked packets, %llu CNPs sent; senders: %llu CNPs handled, %llu ignored, %llu rate cuts, %llu packets paced\n",
 	       (unsigned long long)marked, (unsigned long long)cnps,
 	       (unsigned long long)handled, (unsigned long long)ignored,
 	       (unsigned long long)cuts, (unsigned long long)paced);
-	/* The receiver's queue overflowed, and RC made up for it. */
-	CHECK(dropped != ~0ull && dropped > 0);
-	CHECK(retransmits > 0);
+	if (senders == 1) {
+		/*
+		 * Nothing dropped, nothing sent again, no timer fired: every
+		 * frame, the last ACK too, left its queue at the link's rate,
+		 * with no later frame to wake the switch.
+		 */
+		CHECK(dropped == 0 && retransmits == 0 && timeouts == 0);
+	} else {
+		/* The receiver's queue overflowed; RC made up for it. */
+		CHECK(dropped != ~0ull && dropped > 0);
+		CHECK(retransmits > 0);
+	}
 	if (!ecn) {
 		CHECK(marked == 0 && cnps == 0 && handled == 0 &&
 		      ignored == 0);
@@ -196,23 +236,23 @@ static void incast(bool ecn, bool rp)
 	/* Only a reaction point cuts its rate and paces. */
 	CHECK(ecn && rp ? cuts > 0 && cuts <= handled && paced > 0 :
 			  cuts == 0 && paced == 0);
-	/* 3 MiB of payload cannot cross a 200 Mb/s link faster than this. */
+	/* The payload cannot cross a 200 Mb/s link faster than this. */
 	CHECK(mbps < 200);
-	for (i = 0; i <= SENDERS; i++)
+	for (i = 0; i <= senders; i++)
 		free(buf[i].pages);
 	ktap_case_end("%s", name);
 }
 
 int main(void)
 {
-	ktap_plan(3);
+	ktap_plan(4);
 	wire_find_binary(wire_bin, sizeof(wire_bin));
 	snprintf(dir, sizeof(dir), "/tmp/orca-incast.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		/* orca-wire is built with this test: its absence is a failure. */
 		printf("# %s: no orca-wire, or no temporary directory\n",
 		       wire_bin);
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < 4; i++) {
 			CHECK(false);
 			ktap_case_end("incast (not run)");
 		}
@@ -220,9 +260,10 @@ int main(void)
 	}
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
 	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
-	incast(false, false);
-	incast(true, true);
-	incast(true, false);
+	incast(1, false, false);
+	incast(SENDERS, false, false);
+	incast(SENDERS, true, true);
+	incast(SENDERS, true, false);
 	if (!getenv("ORCA_KEEP_LOG"))
 		unlink(log_path);
 	for (int i = 1; i <= SENDERS + 1; i++) {

@@ -7,7 +7,8 @@
 # reported when it was the guest's other Ethernet traffic
 # (not_roce_dropped) or went to a QEMU that had exited (departed_dropped);
 # the log's give-up and longest-wait lines are
-# reported; a switch of the older exit line is still read; on slower guests
+# reported; a switch of the older exit line is still read; a modelled
+# link's queue drops count; on slower guests
 # (--slow-guests) retransmissions count only with a drop; with an rxe peer
 # (--rxe-peer) only what rxe's retransmissions cause is excused: a
 # sequence NAK of ours and the datagrams ours dropped still fail, unless
@@ -146,7 +147,7 @@ p2p() {
 }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..22"
 
 # A point-to-point link has no switch and no wire.log: only --p2p (which
 # run-guests.sh --p2p runs have) takes the adapters' logs alone; a drop
@@ -187,6 +188,18 @@ sample old 0
 grep -qx 'ok wire loss-free: .*' "$out/old.log" &&
 	grep -q 'did not read 0 (not counted)' "$out/old.log"
 result $? "an exit line without not_roce_dropped is still read" "$out/old.log"
+
+# A modelled link (--link-rate) whose queue overflowed dropped frames: they
+# count as any other drop; its counters are reported either way.
+for d in 0 3; do
+	sample "egress$d" 0
+	echo "2026-12-07 04:20:00.000 orca-wire: exit: egress at 1000 Mb/s, queues of 262144 bytes: enqueued 152362 sent $((152362 - d)) dropped $d marked 1883 not_ect 0 deepest 127708" >>"$out/egress$d/wire.log"
+	python3 "$check" "$out/egress$d" >"$out/egress$d.log" 2>&1
+done
+grep -qx 'ok wire loss-free: .*' "$out/egress0.log" &&
+	grep -q '^# switch: links of 1000 Mb/s, queues of 262144 bytes: enqueued 152362 sent 152362 dropped 0 marked CE 1883$' "$out/egress0.log" &&
+	grep -qx 'fail wire loss-free: .*switch: queue drops 3.*' "$out/egress3.log"
+result $? "a modelled link's queue drops fail the check, its counters are reported" "$out/egress3.log"
 
 # The debug tier's guests are slower than the ACK timeouts applications
 # give their QPs: a retransmission on a wire that dropped nothing is

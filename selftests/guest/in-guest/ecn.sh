@@ -25,8 +25,7 @@ for c in np_ecn_marked_roce_packets np_cnp_sent rp_cnp_handled rp_cnp_ignored; d
 	ok_if "rdma statistic has $c" sh -c "rdma statistic show link $dev/1 | tr ' ' '\\n' | grep -qx $c"
 done
 
-# -u 18: a 1 s ACK timeout, as perftest.sh: the link drops what its
-# queue cannot hold, and a TCG guest is slow to retransmit.
+# -u 18: a 1 s ACK timeout, as perftest.sh: a TCG guest is slow.
 pair_case "ib_write_bw 64 KiB for 8 s through the congested link" 150 \
 	"tcp_listening 18611" \
 	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18611 -s 65536 -D 8" \

@@ -24,7 +24,9 @@ Counted as a failure:
     frames too big
   the switch: frames dropped to a stalled adapter, RoCE frames a QEMU did
     not take (send errors), invalid frames, injected drops and reorders, a
-    reordered frame never sent
+    reordered frame never sent, frames a modelled link's full queue
+    dropped (--link-rate: its "exit: egress" line; a queue that holds
+    every window in flight drops nothing)
 With --rxe-peer (a guest runs Soft-RoCE on its virtio-net), what only rxe's
 own retransmissions cause is not ours and is reported but not counted:
 duplicate requests and ghosts at an ORCA adapter.  A sequence NAK an ORCA
@@ -232,7 +234,17 @@ def check_wire(text, bad, notes):
     for line in re.findall(r'^.*(?:took no frame for|longest wait for room)'
                            r'.*$', text, re.M):
         notes.append('switch: ' + line.split('orca-wire: ', 1)[-1])
-    for what, v in (('send errors', senderr), ('stall drops', stall),
+    m = last_match(text, r'exit: egress at (\d+) Mb/s, queues of (\d+) '
+                   r'bytes: enqueued (\d+) sent (\d+) dropped (\d+) '
+                   r'marked (\d+)')
+    egress = 0
+    if m:
+        rate, qbytes, enq, sent, egress, marked = ints(m)
+        notes.append(f'switch: links of {rate} Mb/s, queues of {qbytes} '
+                     f'bytes: enqueued {enq} sent {sent} dropped {egress} '
+                     f'marked CE {marked}')
+    for what, v in (('queue drops', egress),
+                    ('send errors', senderr), ('stall drops', stall),
                     ('invalid frames', inval), ('injected drops', fdrop),
                     ('injected reorders', freord), ('held unsent', held)):
         if v:
