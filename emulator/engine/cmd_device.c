@@ -50,7 +50,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_ATOMIC_WRITE |
 				    ORCA_DEV_CAP_SRQ_RESIZE |
 				    ORCA_DEV_CAP_SRQ_TAG |
-				    ORCA_DEV_CAP_XRC),
+				    ORCA_DEV_CAP_XRC |
+				    ORCA_DEV_CAP_CC),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_QP_LIMIT - 1),

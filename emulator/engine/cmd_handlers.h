@@ -16,6 +16,8 @@ int cmd_query_port(struct cmd_ctx *c);
 int cmd_query_stats(struct cmd_ctx *c);
 int cmd_set_port(struct cmd_ctx *c);
 int cmd_set_gid(struct cmd_ctx *c);
+int cmd_query_cc(struct cmd_ctx *c);
+int cmd_set_cc(struct cmd_ctx *c);
 int cmd_create_eq(struct cmd_ctx *c);
 int cmd_destroy_eq(struct cmd_ctx *c);
 int cmd_alloc_uar(struct cmd_ctx *c);

@@ -139,24 +139,49 @@ struct roce_ecn_cfg {
 	uint32_t cnp_interval_us;
 };
 
+/**
+ * struct roce_dcqcn_cfg - DCQCN's reaction point of one adapter (roce_dcqcn.c)
+ *
+ * Named after the fields of SET_CC (struct orca_cc_params), which sets
+ * them.  A QP starts at line rate; a CNP cuts its rate to
+ * rc * (1 - alpha / 2), at most once per @cut_us, and raises alpha by
+ * @g / 1024 of what it lacks to 1; alpha decays by @g / 1024 of itself
+ * every @alpha_us without one; every @timer_us, and every @bytes sent, the
+ * rate recovers: halfway to the target (@f fast recovery stages), then
+ * additively (@ai_mbps), then by @hai_mbps per stage beyond @f.
+ *
+ * @max_mbps: rp_max_rate, the most a cut QP recovers to (0: line rate,
+ *	ROCE_DCQCN_LINE_MBPS, where it is unpaced again)
+ * @min_mbps: rp_min_rate, the least a cut leaves
+ * @ai_mbps: rp_ai_rate; @hai_mbps: rp_hai_rate
+ * @f: rp_threshold
+ * @timer_us: rp_time_reset; @bytes: rp_byte_reset
+ * @g: rp_dce_tcp_g, in 1/1024ths; @alpha_us: rp_dce_tcp_rtt
+ * @cut_us: rp_rate_reduce_monitor_period
+ * @alpha0: rp_initial_alpha_value, alpha at a QP's first cut (1/1024ths)
+ */
+struct roce_dcqcn_cfg {
+	uint32_t max_mbps, min_mbps, ai_mbps, hai_mbps;
+	uint32_t f, timer_us, bytes, g, alpha_us, cut_us, alpha0;
+};
+
 /*
- * DCQCN's reaction point (roce_dcqcn.c), with the DCQCN paper's and
- * ConnectX's defaults: a QP starts at line rate; a CNP cuts its rate to
- * rc * (1 - alpha / 2), at most once per 4 us, and raises alpha; alpha
- * decays by g every 55 us without one; every 300 us, and every 32 KiB
- * sent, the rate recovers: halfway to the target (5 fast recovery
- * stages), then additively (5 Mb/s), then hyper (50 Mb/s per stage).
+ * The DCQCN paper's and ConnectX's defaults, which an adapter starts
+ * with: at least 10 Mb/s, a cut per 4 us at most, g = 1/256 every 55 us,
+ * an increase per 300 us or 32 KiB, 5 stages, 5 and 50 Mb/s.
  */
 #define ROCE_DCQCN_LINE_MBPS	100000
-#define ROCE_DCQCN_MIN_MBPS	10
-#define ROCE_DCQCN_CUT_US	4
-#define ROCE_DCQCN_ALPHA_US	55
-#define ROCE_DCQCN_G_SHIFT	8	/* g = 1/256 */
-#define ROCE_DCQCN_TIMER_US	300
-#define ROCE_DCQCN_BYTES	(32u << 10)
-#define ROCE_DCQCN_F		5
-#define ROCE_DCQCN_AI_MBPS	5
-#define ROCE_DCQCN_HAI_MBPS	50
+extern const struct roce_dcqcn_cfg roce_dcqcn_defaults;
+
+/* Whether each field is in its range (Documentation/orca/commands.rst). */
+bool roce_dcqcn_cfg_valid(const struct roce_dcqcn_cfg *cfg);
+
+/* Sets them (any thread; the engine reads each field on its own). */
+void roce_set_dcqcn(struct orca_engine *eng, const struct roce_dcqcn_cfg *cfg);
+
+/* Reads what roce_set_ecn() and roce_set_dcqcn() set. */
+void roce_get_cc(struct orca_engine *eng, struct roce_ecn_cfg *ecn,
+		 struct roce_dcqcn_cfg *dcqcn);
 
 /* Sets it (any thread; the engine reads it per packet). */
 void roce_set_ecn(struct orca_engine *eng, const struct roce_ecn_cfg *cfg);

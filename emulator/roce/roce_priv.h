@@ -158,8 +158,9 @@ struct roce_dev {
 	 * open (atomics: set from a test's thread while the engine runs).
 	 */
 	_Atomic uint32_t poll_min_us, poll_max_us;
-	/* ECN (roce_ecn.c): each field set atomically, by any thread. */
+	/* ECN (roce_ecn.c) and DCQCN (roce_dcqcn.c): each field set atomically, by any thread. */
 	struct roce_ecn_cfg ecn;
+	struct roce_dcqcn_cfg dcqcn;
 
 	/* --- engine thread only --- */
 	struct roce_qp *qps;		/* every QP with transport state */
@@ -281,7 +282,7 @@ struct roce_res {
  * @limited: a CNP cut the rate; paced until it is back at line rate
  * @rc_mbps: the current rate, @rt_mbps: the target it recovers towards
  * @alpha: DCQCN's congestion estimate, in 1/1024ths
- * @cut_us: the last rate cut (at most one per ROCE_DCQCN_CUT_US)
+ * @cut_us: the last rate cut (at most one per rp_rate_reduce_monitor_period)
  * @alpha_us: alpha last decayed then
  * @timer_us: the last rate increase by the timer
  * @bytes: sent since the last increase by the byte counter

@@ -33,6 +33,9 @@ int roce_dev_create(struct orca_engine *eng)
 	atomic_init(&dev->poll_max_us, ROCE_POLL_MAX_US);
 	dev->eng = eng;
 	dev->txb_tail = &dev->txb_head;
+	/* ECN off until --ecn or SET_CC; DCQCN's parameters as ConnectX's. */
+	dev->ecn.cnp_interval_us = 4;
+	dev->dcqcn = roce_dcqcn_defaults;
 	eng->roce = dev;
 	return 0;
 }

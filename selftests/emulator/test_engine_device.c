@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Engine device-level commands: QUERY_DEVICE, QUERY_PORT, SET_PORT,
- * SET_GID, UARs, PDs and EQs, each success path and each error status.
+ * SET_GID, QUERY_CC and SET_CC, UARs, PDs and EQs, each success path and
+ * each error status.
  */
 #include "engine_harness.h"
 
@@ -184,6 +185,125 @@ static void test_query_stats(void)
 	      ORCA_CMD_ST_BAD_LENGTH);
 	th_fini(&t);
 	ktap_case_end("query_stats");
+}
+
+static int query_cc(struct th *t, uint32_t out_len, struct orca_cc_params *p)
+{
+	uint64_t out = galloc(t, 4096, 0);
+	struct tcmd c = { .opcode = ORCA_CMD_QUERY_CC, .out_addr = out,
+			  .out_len = out_len };
+	int st;
+
+	memset(gptr(t, out), 0xa5, sizeof(*p));
+	st = th_exec(t, &c);
+	memcpy(p, gptr(t, out), sizeof(*p));
+	return st;
+}
+
+/* SET_CC with @p but for one 32-bit word, @word, set to @v. */
+static int set_cc_word(struct th *t, const struct orca_cc_params *p,
+		       unsigned int word, uint32_t v)
+{
+	struct orca_cc_params in = *p;
+
+	((__le32 *)&in)[word] = htole32(v);
+	return th_cmd(t, ORCA_CMD_SET_CC, &in, sizeof(in));
+}
+
+#define CC_WORD(f)	(offsetof(struct orca_cc_params, f) / 4)
+
+/*
+ * QUERY_CC: ECN off, DCQCN's defaults; SET_CC sets every field, and a bad
+ * field or reserved bit fails with BAD_PARAM and changes nothing.
+ */
+static void test_cc(void)
+{
+	struct orca_cc_params p, q, want;
+	struct orca_dev_caps *caps;
+	struct tcmd c = { .opcode = ORCA_CMD_QUERY_DEVICE };
+	struct th t;
+	static const struct {
+		unsigned int word;
+		uint32_t v;
+	} bad[] = {
+		{ CC_WORD(flags), 1u << 3 },
+		{ CC_WORD(np_min_time_between_cnps), 1000001 },
+		{ CC_WORD(rp_max_rate), 100001 },
+		{ CC_WORD(rp_min_rate), 0 },
+		{ CC_WORD(rp_ai_rate), 0 },
+		{ CC_WORD(rp_hai_rate), 0 },
+		{ CC_WORD(rp_threshold), 0 },
+		{ CC_WORD(rp_time_reset), 0 },
+		{ CC_WORD(rp_byte_reset), 63 },
+		{ CC_WORD(rp_dce_tcp_g), 1025 },
+		{ CC_WORD(rp_dce_tcp_rtt), 0 },
+		{ CC_WORD(rp_rate_reduce_monitor_period), 1000001 },
+		{ CC_WORD(rp_initial_alpha_value), 1025 },
+		{ CC_WORD(rsvd), 1 },
+		{ CC_WORD(rsvd) + 2, 1 },
+	};
+
+	th_init(&t);
+	CHECK(th_boot(&t, 3));
+	c.out_addr = galloc(&t, 4096, 0);
+	c.out_len = sizeof(*caps);
+	caps = gptr(&t, c.out_addr);
+	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_CC);
+
+	CHECK(query_cc(&t, sizeof(p), &p) == ORCA_CMD_ST_OK);
+	CHECK(p.flags == 0 && le32toh(p.np_min_time_between_cnps) == 4);
+	CHECK(p.rp_max_rate == 0 && le32toh(p.rp_min_rate) == 10 &&
+	      le32toh(p.rp_ai_rate) == 5 && le32toh(p.rp_hai_rate) == 50 &&
+	      le32toh(p.rp_threshold) == 5 &&
+	      le32toh(p.rp_time_reset) == 300 &&
+	      le32toh(p.rp_byte_reset) == 32768 &&
+	      le32toh(p.rp_dce_tcp_g) == 4 &&
+	      le32toh(p.rp_dce_tcp_rtt) == 55 &&
+	      le32toh(p.rp_rate_reduce_monitor_period) == 4 &&
+	      le32toh(p.rp_initial_alpha_value) == 1024);
+	CHECK(!p.rsvd[0] && !p.rsvd[1] && !p.rsvd[2]);
+	CHECK(query_cc(&t, sizeof(p) - 4, &q) == ORCA_CMD_ST_BAD_LENGTH);
+
+	want = (struct orca_cc_params){
+		.flags = htole32(ORCA_CC_F_ECT | ORCA_CC_F_NP | ORCA_CC_F_RP),
+		.np_min_time_between_cnps = htole32(50),
+		.rp_max_rate = htole32(25000),
+		.rp_min_rate = htole32(100),
+		.rp_ai_rate = htole32(20),
+		.rp_hai_rate = htole32(200),
+		.rp_threshold = htole32(3),
+		.rp_time_reset = htole32(100),
+		.rp_byte_reset = htole32(65536),
+		.rp_dce_tcp_g = htole32(16),
+		.rp_dce_tcp_rtt = htole32(20),
+		.rp_rate_reduce_monitor_period = htole32(0),
+		.rp_initial_alpha_value = htole32(512),
+	};
+	CHECK(th_cmd(&t, ORCA_CMD_SET_CC, &want, sizeof(want)) ==
+	      ORCA_CMD_ST_OK);
+	CHECK(query_cc(&t, sizeof(q), &q) == ORCA_CMD_ST_OK);
+	CHECK(!memcmp(&q, &want, sizeof(q)));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(set_cc_word(&t, &want, bad[i].word, bad[i].v) ==
+		      ORCA_CMD_ST_BAD_PARAM);
+		CHECK(query_cc(&t, sizeof(q), &q) == ORCA_CMD_ST_OK);
+		CHECK(!memcmp(&q, &want, sizeof(q)));
+	}
+	/* rp_min_rate above rp_max_rate; and above the line rate (max 0). */
+	CHECK(set_cc_word(&t, &want, CC_WORD(rp_min_rate), 25001) ==
+	      ORCA_CMD_ST_BAD_PARAM);
+	want.rp_max_rate = 0;
+	CHECK(set_cc_word(&t, &want, CC_WORD(rp_min_rate), 100001) ==
+	      ORCA_CMD_ST_BAD_PARAM);
+	/* Back to ECN off, the rest kept. */
+	want.flags = 0;
+	CHECK(th_cmd(&t, ORCA_CMD_SET_CC, &want, sizeof(want)) ==
+	      ORCA_CMD_ST_OK);
+	CHECK(query_cc(&t, sizeof(q), &q) == ORCA_CMD_ST_OK);
+	CHECK(!memcmp(&q, &want, sizeof(q)));
+	th_fini(&t);
+	ktap_case_end("query_and_set_cc");
 }
 
 static void test_set_gid(void)
@@ -402,10 +522,11 @@ static void test_eq_interrupt_vector(void)
 
 int main(void)
 {
-	ktap_plan(9);
+	ktap_plan(10);
 	test_query_device();
 	test_query_and_set_port();
 	test_query_stats();
+	test_cc();
 	test_set_gid();
 	test_uar_alloc_exhaust_and_busy();
 	test_pd_create_destroy();

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DCQCN's reaction point (emulator/roce/roce_dcqcn.c) on a clock the test
- * drives, one QP with no engine behind it: a CNP cuts the rate by alpha / 2
- * (at most once per ROCE_DCQCN_CUT_US) and raises alpha; alpha decays
- * without CNPs; the pacer holds packets to the rate and its timer kicks the
+ * drives, one QP with no engine behind it, with ConnectX's parameters
+ * (roce_dcqcn_defaults): a CNP cuts the rate by alpha / 2 (at most once per
+ * rp_rate_reduce_monitor_period) and raises alpha; alpha decays without
+ * CNPs; the pacer holds packets to the rate and its timer kicks the
  * requester; the rate recovers by the timer and by bytes, fast, then
  * additively, then hyper, back to line rate and unpaced; it never falls
- * below ROCE_DCQCN_MIN_MBPS.
+ * below rp_min_rate.  Then other parameters (what SET_CC sets) change
+ * each of those steps, and values out of range are refused.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,11 +18,13 @@
 
 static struct roce_dev dev;
 static struct roce_qp rq;
+static const struct roce_dcqcn_cfg *const D = &roce_dcqcn_defaults;
 
 static void reset(void)
 {
 	memset(&dev, 0, sizeof(dev));
 	memset(&rq, 0, sizeof(rq));
+	dev.dcqcn = *D;
 	rq.dev = &dev;
 }
 
@@ -37,15 +41,15 @@ static void test_cut(void)
 	      rq.dcqcn.rt_mbps == ROCE_DCQCN_LINE_MBPS);
 	CHECK(rq.dcqcn.alpha == 1024 && dev.st.rp_rate_cuts == 1);
 	/* A CNP within the cut period is the same congestion. */
-	roce_dcqcn_cnp(&rq, t + ROCE_DCQCN_CUT_US - 1);
+	roce_dcqcn_cnp(&rq, t + D->cut_us - 1);
 	CHECK(dev.st.rp_rate_cuts == 1 &&
 	      rq.dcqcn.rc_mbps == ROCE_DCQCN_LINE_MBPS / 2);
-	roce_dcqcn_cnp(&rq, t + ROCE_DCQCN_CUT_US);
+	roce_dcqcn_cnp(&rq, t + D->cut_us);
 	CHECK(dev.st.rp_rate_cuts == 2 &&
 	      rq.dcqcn.rc_mbps == ROCE_DCQCN_LINE_MBPS / 4 &&
 	      rq.dcqcn.rt_mbps == ROCE_DCQCN_LINE_MBPS / 2);
 	/* Alpha decays by g per period without a CNP: the next cut is less. */
-	t += ROCE_DCQCN_CUT_US + 100 * ROCE_DCQCN_ALPHA_US;
+	t += D->cut_us + 100 * D->alpha_us;
 	roce_dcqcn_cnp(&rq, t);
 	printf("# after 100 quiet periods: alpha %u/1024, rate %u Mb/s\n",
 	       rq.dcqcn.alpha, rq.dcqcn.rc_mbps);
@@ -53,10 +57,10 @@ static void test_cut(void)
 	CHECK(rq.dcqcn.alpha < 1024);
 	/* Never below the minimum, however many CNPs. */
 	for (int i = 0; i < 200; i++) {
-		t += ROCE_DCQCN_CUT_US;
+		t += D->cut_us;
 		roce_dcqcn_cnp(&rq, t);
 	}
-	CHECK(rq.dcqcn.rc_mbps == ROCE_DCQCN_MIN_MBPS);
+	CHECK(rq.dcqcn.rc_mbps == D->min_mbps);
 	ktap_case_end("cnp_cuts_by_alpha_half_once_per_period_to_the_minimum");
 }
 
@@ -109,7 +113,7 @@ static void test_recovery(void)
 	roce_dcqcn_cnp(&rq, t);
 	CHECK(rq.dcqcn.rc_mbps == 50000 && rq.dcqcn.rt_mbps == 100000);
 	/* Timer only, fast recovery: halfway to the target each period. */
-	t += ROCE_DCQCN_TIMER_US;
+	t += D->timer_us;
 	ns = t * 1000;
 	roce_dcqcn_sent(&rq, 64, ns);
 	CHECK(rq.dcqcn.t_stage == 1 && rq.dcqcn.rc_mbps == 75000 &&
@@ -120,7 +124,7 @@ static void test_recovery(void)
 	      rq.dcqcn.t_stage == 0);
 	/* Bytes count too: 32 KiB sent is one stage. */
 	prev = rq.dcqcn.rc_mbps;
-	roce_dcqcn_sent(&rq, ROCE_DCQCN_BYTES, t * 1000 + 1);
+	roce_dcqcn_sent(&rq, D->bytes, t * 1000 + 1);
 	CHECK(rq.dcqcn.b_stage == 1 && rq.dcqcn.rc_mbps > prev);
 	/* Then back to line rate, unpaced, in bounded time. */
 	for (steps = 0; rq.dcqcn.limited && steps < 100000; steps++) {
@@ -131,16 +135,89 @@ static void test_recovery(void)
 	       steps, rq.dcqcn.t_stage, rq.dcqcn.b_stage);
 	CHECK(!rq.dcqcn.limited && rq.dcqcn.rc_mbps == ROCE_DCQCN_LINE_MBPS);
 	/* Past fast recovery both stages count: additive, then hyper. */
-	CHECK(rq.dcqcn.t_stage > ROCE_DCQCN_F || rq.dcqcn.b_stage > ROCE_DCQCN_F);
+	CHECK(rq.dcqcn.t_stage > D->f || rq.dcqcn.b_stage > D->f);
 	CHECK(roce_dcqcn_may_send(&rq, t * 1000));
 	ktap_case_end("rate_recovers_by_timer_and_bytes_to_line_rate");
 }
 
+/*
+ * Other parameters: the first cut starts from rp_initial_alpha_value and
+ * never leaves more than rp_max_rate; with no monitor period every CNP
+ * cuts; rp_dce_tcp_g 1024 takes alpha to 1 at once; rp_min_rate is the
+ * floor; recovery stops at rp_max_rate, where the QP stays paced (below
+ * line rate).  And a value out of its range is refused.
+ */
+static void test_params(void)
+{
+	struct roce_dcqcn_cfg c = *D, bad;
+	uint64_t t = 3000000;
+	int steps;
+
+	reset();
+	c.max_mbps = 20000;
+	c.min_mbps = 1000;
+	c.cut_us = 0;
+	c.g = 1024;
+	c.alpha0 = 512;
+	c.ai_mbps = 100;
+	CHECK(roce_dcqcn_cfg_valid(&c));
+	dev.dcqcn = c;
+	roce_dcqcn_cnp(&rq, t);
+	/* 100000 * (1 - 512 / 2048) = 75000, clamped to 20000. */
+	CHECK(rq.dcqcn.rc_mbps == 20000 && rq.dcqcn.alpha == 1024);
+	roce_dcqcn_cnp(&rq, t);		/* the same microsecond: cut */
+	CHECK(dev.st.rp_rate_cuts == 2 && rq.dcqcn.rc_mbps == 10000);
+	for (int i = 0; i < 20; i++)
+		roce_dcqcn_cnp(&rq, t);
+	CHECK(rq.dcqcn.rc_mbps == 1000);
+	for (steps = 0; steps < 100000 && rq.dcqcn.rc_mbps < 20000; steps++) {
+		t += 10;
+		roce_dcqcn_sent(&rq, 1024, t * 1000);
+	}
+	printf("# rp_max_rate 20000 after %d packets; alpha %u\n", steps,
+	       rq.dcqcn.alpha);
+	CHECK(rq.dcqcn.rc_mbps == 20000 && rq.dcqcn.limited);
+	for (int i = 0; i < 1000; i++) {
+		t += 10;
+		roce_dcqcn_sent(&rq, 1024, t * 1000);
+	}
+	CHECK(rq.dcqcn.rc_mbps == 20000 && rq.dcqcn.limited);
+
+	CHECK(roce_dcqcn_cfg_valid(D));
+	bad = *D;
+	bad.min_mbps = 0;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	bad = *D;
+	bad.max_mbps = 500;
+	bad.min_mbps = 600;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	bad = *D;
+	bad.max_mbps = ROCE_DCQCN_LINE_MBPS + 1;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	bad = *D;
+	bad.g = 1025;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	bad = *D;
+	bad.timer_us = 0;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	bad = *D;
+	bad.alpha_us = 0;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	bad = *D;
+	bad.f = 0;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	bad = *D;
+	bad.alpha0 = 1025;
+	CHECK(!roce_dcqcn_cfg_valid(&bad));
+	ktap_case_end("parameters_change_the_cut_floor_gain_and_ceiling");
+}
+
 int main(void)
 {
-	ktap_plan(3);
+	ktap_plan(4);
 	test_cut();
 	test_pacer();
 	test_recovery();
+	test_params();
 	return ktap_finish();
 }

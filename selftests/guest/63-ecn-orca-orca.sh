@@ -6,7 +6,8 @@
 # makes guest 0's adapter send CNPs and guest 1's cut its rate (DCQCN),
 # counted in rdma statistic under mlx5's names (in-guest/ecn.sh).  The
 # host checks that every CNP guest 0's adapter sent was taken by guest 1's
-# (their exit logs).  The queues hold a QP's whole send window (128
+# (their exit logs): handled in the first run, ignored in the second, after
+# the devlink parameters turned its reaction point off (in-guest/ecn.sh).  The queues hold a QP's whole send window (128
 # packets of at most 1 KiB and their headers): the wire loses nothing, and
 # the loss-free case holds as on an unmodelled wire.
 . "$(dirname "$0")/../lib/host/host.sh"
@@ -22,12 +23,15 @@ ecn_count() {
 }
 sent=$(ecn_count 0 "CNPs sent")
 handled=$(ecn_count 1 "CNPs handled")
+ignored=$(ecn_count 1 "ignored")
 cuts=$(ecn_count 1 "DCQCN rate cuts")
-echo "# adapters: guest 0 sent ${sent:-?} CNPs; guest 1 handled ${handled:-?}, cut its rate ${cuts:-?} times"
-if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$sent" = "$handled" ] &&
+echo "# adapters: guest 0 sent ${sent:-?} CNPs; guest 1 handled ${handled:-?} (cutting its rate ${cuts:-?} times) and ignored ${ignored:-?} (its reaction point off)"
+if [ -n "$sent" ] && [ -n "$handled" ] && [ -n "$ignored" ] &&
+	[ "$handled" -gt 0 ] && [ "$ignored" -gt 0 ] &&
+	[ "$sent" = $((handled + ignored)) ] &&
 	[ -n "$cuts" ] && [ "$cuts" -gt 0 ]; then
-	host_result OK "every CNP one adapter sent, the other took, and cut its rate"
+	host_result OK "every CNP one adapter sent, the other took: handled, cutting its rate, then ignored"
 else
-	host_result FAIL "every CNP one adapter sent, the other took, and cut its rate"
+	host_result FAIL "every CNP one adapter sent, the other took: handled, cutting its rate, then ignored"
 fi
 host_done "$rc"

@@ -5,7 +5,10 @@
 # with ib_write_bw faster than the link carries, the switch marks the ECT
 # packets in guest 0's queue, guest 0's adapter answers with CNPs and guest
 # 1's cuts its rate.  Each guest checks its own side in rdma statistic,
-# under mlx5's names; the host compares the two adapters' logs.
+# under mlx5's names; the host compares the two adapters' logs.  Then the
+# devlink parameters (orca_cc.c): their defaults, the ranges and the
+# adapter's cross-check; a second run with the receiver's CNP interval at
+# 100 ms and the sender's reaction point off, whose counters show both.
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
 . "$ORCA_TOP/selftests/lib/guest/uverbs.sh"
 
@@ -45,5 +48,70 @@ else
 	# The sender: every CNP came from its QP's peer and cut its rate.
 	ok_if "sender: CNPs handled" test "${handled:-0}" -gt 0
 	ok_if "sender: no CNP ignored" test "${ignored:-1}" = 0
+fi
+
+# The administrator's interface: devlink parameters of the PCI function,
+# named as mlx5's cc_params (orca_cc.c).
+fn=pci/$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")
+param() {	# param NAME: its runtime value
+	devlink dev param show "$fn" name "$1" |
+		sed -n 's/.*cmode runtime value \([^ ]*\).*/\1/p'
+}
+set_param() {	# set_param NAME VALUE
+	devlink dev param set "$fn" name "$1" value "$2" cmode runtime
+}
+defaults="np_enable=true rp_enable=true ect_enable=true"
+defaults+=" np_min_time_between_cnps=4 rp_max_rate=0 rp_min_rate=10"
+defaults+=" rp_ai_rate=5 rp_hai_rate=50 rp_threshold=5 rp_time_reset=300"
+defaults+=" rp_byte_reset=32768 rp_dce_tcp_g=4 rp_dce_tcp_rtt=55"
+defaults+=" rp_rate_reduce_monitor_period=4 rp_initial_alpha_value=1024"
+got=
+for nv in $defaults; do
+	got+=" ${nv%%=*}=$(param "${nv%%=*}")"
+done
+ktap_line "# devlink $fn:$got"
+ok_if "devlink: the 15 congestion control parameters, ConnectX's defaults (orca-emu --ecn)" \
+	test "$got" = " $defaults"
+refused() {	# refused NAME VALUE: the set fails, the value stays
+	local was
+	was=$(param "$1")
+	! set_param "$1" "$2" && [ "$(param "$1")" = "$was" ]
+}
+min_above_max() {
+	set_param rp_max_rate 1000 && refused rp_min_rate 2000 &&
+		set_param rp_max_rate 0
+}
+param_is() {	# param_is NAME VALUE: set it, and it reads back
+	set_param "$1" "$2" && [ "$(param "$1")" = "$2" ]
+}
+ok_if "devlink: a value out of its range is refused" refused rp_dce_tcp_g 1025
+ok_if "devlink: the adapter refuses rp_min_rate above rp_max_rate" min_above_max
+
+# Then they change what the adapters do, measurably: the receiver sends
+# at most one CNP per QP per 100 ms, and the sender ignores CNPs.
+if [ "$gi" = 0 ]; then
+	ok_if "devlink: np_min_time_between_cnps set to 100000 us" \
+		param_is np_min_time_between_cnps 100000
+else
+	ok_if "devlink: rp_enable set to false" param_is rp_enable false
+fi
+t0=$(date +%s)
+pair_case "ib_write_bw 64 KiB for 4 s: CNPs at most every 100 ms, the sender ignoring them" 150 \
+	"tcp_listening 18612" \
+	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18612 -s 65536 -D 4" \
+	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18612 -s 65536 -D 4 $srv"
+secs=$(($(date +%s) - t0))
+marked2=$(($(stat np_ecn_marked_roce_packets) - marked))
+sent2=$(($(stat np_cnp_sent) - sent))
+handled2=$(($(stat rp_cnp_handled) - handled))
+ignored2=$(($(stat rp_cnp_ignored) - ignored))
+ktap_line "# $dev, second run ($secs s): np_ecn_marked_roce_packets +$marked2 np_cnp_sent +$sent2 rp_cnp_handled +$handled2 rp_cnp_ignored +$ignored2"
+if [ "$gi" = 0 ]; then
+	# With 4 us between CNPs about 3 marks in 5 were answered (run 1).
+	ok_if "receiver: at most one CNP per 100 ms while marks came faster" \
+		sh -c "[ $sent2 -gt 0 ] && [ $sent2 -le $((secs * 10 + 2)) ] && [ $marked2 -ge $((2 * sent2)) ]"
+else
+	ok_if "sender: every CNP ignored, none handled" \
+		sh -c "[ $ignored2 -gt 0 ] && [ $handled2 = 0 ]"
 fi
 ktap_done

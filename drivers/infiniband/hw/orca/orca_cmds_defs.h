@@ -37,6 +37,8 @@ enum orca_cmd_opcode {
 	ORCA_CMD_SET_PORT		= 0x03,
 	ORCA_CMD_SET_GID		= 0x04,
 	ORCA_CMD_QUERY_STATS		= 0x05,
+	ORCA_CMD_QUERY_CC		= 0x06,	/* 1.8 */
+	ORCA_CMD_SET_CC			= 0x07,	/* 1.8 */
 	ORCA_CMD_CREATE_EQ		= 0x10,
 	ORCA_CMD_DESTROY_EQ		= 0x11,
 	ORCA_CMD_ALLOC_UAR		= 0x18,
@@ -202,6 +204,13 @@ struct orca_cmd_comp {
  * max_xrcd.
  */
 #define ORCA_DEV_CAP_XRC		BIT(17)
+/*
+ * 1.8: congestion control: QUERY_CC and SET_CC read and set whether the
+ * device sends ECN-capable packets, answers CE marks with CNPs and cuts a
+ * QP's rate on a CNP (DCQCN), and DCQCN's parameters (struct
+ * orca_cc_params).
+ */
+#define ORCA_DEV_CAP_CC			BIT(18)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -315,6 +324,36 @@ struct orca_port_stats {
 	__le64 rp_cnp_handled;		/* CNPs that cut a QP's rate */
 	__le64 rp_cnp_ignored;		/* CNPs not acted on */
 	__le64 rsvd[6];
+};
+
+/*
+ * QUERY_CC (1.8, ORCA_DEV_CAP_CC): no input; output struct orca_cc_params at
+ * out_addr.  SET_CC: inline input struct orca_cc_params, every field (read,
+ * change, write); a field out of its range (commands.rst) or a reserved
+ * bit set fails it with BAD_PARAM and changes nothing.  A SET_CC applies to
+ * every QP from its next packet on; a reset restores the defaults.  The
+ * fields are named as mlx5 names its cc_params; data-path.rst says what
+ * each one does.
+ */
+#define ORCA_CC_F_ECT			BIT(0)	/* packets but CNPs ECT(0) */
+#define ORCA_CC_F_NP			BIT(1)	/* CNPs for CE-marked packets */
+#define ORCA_CC_F_RP			BIT(2)	/* a CNP cuts its QP's rate */
+
+struct orca_cc_params {
+	__le32 flags;				/* ORCA_CC_F_* */
+	__le32 np_min_time_between_cnps;	/* us, per QP */
+	__le32 rp_max_rate;			/* Mb/s; 0: the line rate */
+	__le32 rp_min_rate;			/* Mb/s */
+	__le32 rp_ai_rate;			/* Mb/s per additive increase */
+	__le32 rp_hai_rate;			/* Mb/s per hyper increase */
+	__le32 rp_threshold;			/* fast recovery stages (F) */
+	__le32 rp_time_reset;			/* us per timer increase */
+	__le32 rp_byte_reset;			/* bytes per byte increase */
+	__le32 rp_dce_tcp_g;			/* alpha's gain, 1/1024ths */
+	__le32 rp_dce_tcp_rtt;			/* us per alpha update */
+	__le32 rp_rate_reduce_monitor_period;	/* us: one cut per */
+	__le32 rp_initial_alpha_value;		/* 1/1024ths */
+	__le32 rsvd[3];
 };
 
 /* SET_GID: write or clear one GID table entry of a port. */
@@ -693,6 +732,7 @@ static_assert(sizeof(struct orca_cq_attr) == 48, "cq attr");
 static_assert(sizeof(struct orca_cmd_modify_cq) == 16, "modify cq");
 static_assert(sizeof(struct orca_cmd_mcast) == 24, "mcast");
 static_assert(sizeof(struct orca_port_stats) == 256, "port stats");
+static_assert(sizeof(struct orca_cc_params) == 64, "cc params");
 static_assert(sizeof(struct orca_qp_attr) <= ORCA_CMD_INLINE_BYTES, "qp attr");
 static_assert(sizeof(struct orca_cmd_create_qp) <= ORCA_CMD_INLINE_BYTES, "create qp");
 static_assert(sizeof(struct orca_cmd_create_srq) <= ORCA_CMD_INLINE_BYTES, "create srq");

@@ -230,6 +230,24 @@ int orca_com_query_traffic(struct orca_dev *odev,
 	return 0;
 }
 
+/* 1.8, ORCA_DEV_CAP_CC: the adapter's congestion control (orca_cc.c). */
+int orca_com_query_cc(struct orca_dev *odev, struct orca_cc_params *p)
+{
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, ORCA_CMD_QUERY_CC);
+	return orca_com_exec_out(odev, &cmd, p, sizeof(*p));
+}
+
+int orca_com_set_cc(struct orca_dev *odev, const struct orca_cc_params *p)
+{
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, ORCA_CMD_SET_CC);
+	memcpy(cmd.in, p, sizeof(*p));
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
+}
+
 int orca_com_set_port(struct orca_dev *odev, u32 eth_mtu)
 {
 	struct orca_cmd_set_port *in;

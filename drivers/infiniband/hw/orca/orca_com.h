@@ -17,6 +17,7 @@
 struct orca_dev;
 struct orca_caps;
 struct orca_pgl;
+struct orca_cc_params;
 
 /**
  * struct orca_com_ring - where a queue's ring is, for CREATE_* commands
@@ -201,6 +202,8 @@ int orca_com_query_stats(struct orca_dev *odev,
 			 u64 counters[ORCA_COM_NUM_PORT_STATS]);
 int orca_com_query_traffic(struct orca_dev *odev,
 			   struct orca_com_port_traffic *t);
+int orca_com_query_cc(struct orca_dev *odev, struct orca_cc_params *p);
+int orca_com_set_cc(struct orca_dev *odev, const struct orca_cc_params *p);
 int orca_com_set_port(struct orca_dev *odev, u32 eth_mtu);
 int orca_com_set_gid(struct orca_dev *odev, u32 index, u8 type,
 		     const u8 *mac, u16 vlan, const u8 *gid);

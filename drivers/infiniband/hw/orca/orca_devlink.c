@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ORCA devlink: an instance per PCI function and its "fw_fatal" health
- * reporter.  A dead adapter is reported to it, with a dump read from the
- * adapter's diagnostic dump window (interface 1.2; registers only, so it
- * works on an adapter that is fatal and fenced); diagnose shows the
- * driver's and the adapter's state; recover destroys the orca_dev and
- * brings up a new one (function reset, port, ib_device).
+ * reporter (its parameters are in orca_cc.c).  A dead adapter is reported
+ * to it, with a dump read from the adapter's diagnostic dump window
+ * (interface 1.2; registers only, so it works on an adapter that is fatal
+ * and fenced); diagnose shows the driver's and the adapter's state;
+ * recover destroys the orca_dev and brings up a new one (function reset,
+ * port, ib_device).
  *
  * Locking: the devlink instance lock (devl_lock) serialises recoveries
  * (devlink core holds it around ->recover, ->dump and ->diagnose) and
@@ -456,6 +457,7 @@ int orca_pf_register(struct orca_pf *pf)
 {
 	struct devlink *devlink = priv_to_devlink(pf);
 	struct devlink_health_reporter *reporter;
+	int err;
 
 	reporter = devlink_health_reporter_create(devlink, &orca_fw_fatal_ops,
 						  pf);
@@ -465,6 +467,12 @@ int orca_pf_register(struct orca_pf *pf)
 		return PTR_ERR(reporter);
 	}
 	pf->fw_reporter = reporter;
+	err = orca_cc_params_register(pf);
+	if (err) {
+		dev_err(&pf->pdev->dev, "devlink params: %d\n", err);
+		devlink_health_reporter_destroy(reporter);
+		return err;
+	}
 	devlink_register(devlink);
 	/* A death during probe was not reported: report it now. */
 	enable_and_queue_work(system_dfl_wq, &pf->fatal_work);
@@ -484,6 +492,7 @@ void orca_pf_unregister(struct orca_pf *pf)
 	disable_work_sync(&pf->fatal_work);
 	devl_lock(devlink);
 	devl_unregister(devlink);
+	orca_cc_params_unregister(pf);
 	devl_health_reporter_destroy(pf->fw_reporter);
 	devl_unlock(devlink);
 }
