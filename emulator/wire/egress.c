@@ -194,6 +194,7 @@ bool egress_enqueue(struct egress *e, const uint8_t *frame, size_t len,
 		e->st.deepest = e->q[c].bytes;
 	e->queued++;
 	e->st.enqueued++;
+	e->st.class_enqueued[c]++;
 	return true;
 }
 

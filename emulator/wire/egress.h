@@ -55,6 +55,7 @@ struct egress_stats {
 	uint64_t marked;		/* CE set on an ECN-capable packet */
 	uint64_t not_ect;		/* above a threshold, but not ECN-capable */
 	uint32_t deepest;		/* the most bytes one queue held */
+	uint64_t class_enqueued[EGRESS_CLASSES];	/* of enqueued */
 };
 
 struct egress {

@@ -328,9 +328,27 @@ static void egress_gone(struct wire *w, int port)
 	t->dropped += e->st.dropped;
 	t->marked += e->st.marked;
 	t->not_ect += e->st.not_ect;
+	for (int c = 0; c < EGRESS_CLASSES; c++)
+		t->class_enqueued[c] += e->st.class_enqueued[c];
 	if (e->st.deepest > t->deepest)
 		t->deepest = e->st.deepest;
 	memset(&e->st, 0, sizeof(e->st));
+}
+
+/*
+ * What every port queued, by traffic class (the DSCP's top three bits:
+ * an AH's traffic class, rdma_cm's TOS), the classes that saw a frame.
+ */
+static void log_classes(struct wire *w)
+{
+	char line[256];
+	int n = 0;
+
+	for (int c = 0; c < EGRESS_CLASSES; c++)
+		if (w->st.eg.class_enqueued[c])
+			n += snprintf(line + n, sizeof(line) - n, " %d:%llu", c,
+				      (unsigned long long)w->st.eg.class_enqueued[c]);
+	wlog(w, "exit: egress by class (class:frames):%s", n ? line : " none");
 }
 
 /* A port whose socket is gone: forget it and every MAC behind it. */
@@ -1265,5 +1283,7 @@ int main(int argc, char **argv)
 		     (unsigned long long)w->st.eg.dropped,
 		     (unsigned long long)w->st.eg.marked,
 		     (unsigned long long)w->st.eg.not_ect, w->st.eg.deepest);
+	if (w->eg_cfg.rate_mbps)
+		log_classes(w);
 	return 0;
 }

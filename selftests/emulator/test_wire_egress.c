@@ -6,7 +6,7 @@
  * queue drops and counts; RED marks ECN-capable packets Congestion
  * Experienced above its thresholds (IPv4 with a valid header checksum,
  * IPv6) and counts the packets it could not mark; higher classes leave
- * first.
+ * first; what each class queued is counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +202,9 @@ static void test_priority(void)
 	CHECK(ef && ef->data[LEN - 1] == 1);
 	egress_pop(&e);
 	CHECK(!e.queued);
+	/* Counted by class: one frame each in 0 and 3. */
+	for (int c = 0; c < EGRESS_CLASSES; c++)
+		CHECK(e.st.class_enqueued[c] == (c == 0 || c == 3));
 	egress_fini(&e);
 	ktap_case_end("higher_classes_leave_first");
 }

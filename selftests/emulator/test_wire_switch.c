@@ -665,7 +665,8 @@ static void test_bad_args(void)
  * client 1, far more than the port's 64 KiB class queue holds.  The queue
  * takes what fits (the ones above its threshold marked CE), the rest is
  * dropped and counted; what was queued leaves at the link's 20 Mb/s (after
- * the bucket's first 18 KiB), one 1000-byte frame every 400 us.
+ * the bucket's first 18 KiB), one 1000-byte frame every 400 us; the exit
+ * log counts them all in class 0 (DSCP 0).
  */
 #define BURST		400
 #define BURST_LEN	1000
@@ -769,6 +770,10 @@ static void test_link_rate(void)
 	CHECK(drop == BURST - got);
 	CHECK(ce > 0 && ce == mark && ce < got);
 	CHECK(mbps > 15 && mbps < 26);
+	/* DSCP 0: every frame queued was class 0's. */
+	snprintf((char *)r, sizeof(r),
+		 "exit: egress by class (class:frames): 0:%llu\n", enq);
+	CHECK(log_contains((char *)r));
 	ktap_case_end("link_rate_queues_drop_and_mark_ce");
 
 	/* Queues or marking without a rate, or thresholds upside down. */

@@ -34,4 +34,17 @@ if [ -n "$sent" ] && [ -n "$handled" ] && [ -n "$ignored" ] &&
 else
 	host_result FAIL "every CNP one adapter sent, the other took: handled, cutting its rate, then ignored"
 fi
+# The address vectors' traffic class picked the switch's queue: run 1's
+# DSCP 26 is class 3, run 2's DSCP 40 class 5 (in-guest/ecn.sh); class 0
+# is what has none (the CM's MADs, ARP).
+classes=$(sed -n 's/.*exit: egress by class (class:frames): //p' "$out/run/wire.log" | tail -n 1)
+echo "# switch: frames queued by class (class:frames): ${classes:-none}"
+c3=$(tr ' ' '\n' <<<"$classes" | sed -n 's/^3://p')
+c5=$(tr ' ' '\n' <<<"$classes" | sed -n 's/^5://p')
+others=$(tr ' ' '\n' <<<"$classes" | grep -cv '^[035]:')
+if [ "${c3:-0}" -gt 1000 ] && [ "${c5:-0}" -gt 1000 ] && [ "$others" = 0 ]; then
+	host_result OK "the traffic class of each run's address vectors picked its switch queue (3, then 5)"
+else
+	host_result FAIL "the traffic class of each run's address vectors picked its switch queue (3, then 5)"
+fi
 host_done "$rc"
