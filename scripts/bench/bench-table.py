@@ -22,7 +22,11 @@ above the table.  Ratios (what they compare is in their own words):
     engines' CPU per GiB (s/GiB) against twice the floor row's (one copy
     and one CRC of each byte, in each engine): "3.4x 2 engines' floor";
   - 64k-qps: each row against the row with variant "1 QP" (issue 11's
-    target: 64 B rate with 64K QPs open within 10% of it).
+    target: 64 B rate with 64K QPs open within 10% of it);
+  - fabric (the incast, bench_incast): each row with congestion control
+    against the variant ending ", no CC" of the same metric, plainly
+    divided, whichever way is better: "0.25x no CC" (goodput and
+    fairness: higher is better; p99, drops, packets sent again: lower).
 DIR (default: RESULTS' directory) receives bench.txt, bench.csv,
 bench.json and bench.png.  Without matplotlib the PNG is skipped with a
 message (exit status 3 if it was asked for), the rest is written.
@@ -139,6 +143,14 @@ def ratios(rows):
                 r["ratio_num"] = x
                 r["ratio"] = "%.2fx 1 QP (%s %.2f)" % (
                     x, "meets" if x >= QP_TARGET else "misses", QP_TARGET)
+        if g == "fabric" and not r["variant"].endswith(", no CC"):
+            ref = find(rows, group=g, metric=r["metric"],
+                       variant=r["variant"].rsplit(", ", 1)[0] +
+                       ", no CC")
+            if ref:
+                x = v / ref["num"]
+                r["ratio_num"] = x
+                r["ratio"] = "%.2fx no CC" % x
     return rows
 
 

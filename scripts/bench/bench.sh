@@ -35,11 +35,21 @@
 #   wire that drops and reorders 5% of the frames; the 64 B depth-1
 #   message rate with 1 QP and with 65536 QPs open and traffic on 4
 #   (bench_engine.c); ICRC throughput (bench_icrc.c, log only);
+# - fabric, no guests, once per run: an incast through a congested switch
+#   port (selftests/emulator/bench_incast.c): three adapters keep 64 KiB
+#   RDMA WRITEs outstanding and a fourth sends 64 B ones one at a time, all
+#   into a fifth, through orca-wire --link-rate 200 with 256 KiB queues,
+#   without congestion control and with ECN marking + DCQCN: goodput,
+#   Jain's fairness index of the three, the probe's p99 round trip, the
+#   queue's drops and the packets sent again (medians of 3 runs), and each
+#   bulk QP's rate over time in out/bench/fabric/incast-rate.{csv,png}
+#   (scripts/bench/incast-plot.py);
 # - retransmissions on the loss-free wire: request packets the adapters
 #   sent again, natively and in every guest run with ORCA (the emulators'
 #   exit logs).
 # Ratios: each pairing against rxe-rxe, NVMe-oF against the ceiling, the
-# native WRITEs against memcpy, 64K QPs against 1 QP
+# native WRITEs against memcpy, 64K QPs against 1 QP, the incast with
+# DCQCN against the one without
 # (scripts/bench/bench-table.py, which prints the table and writes it to
 # out/bench/bench.{txt,csv,json} and draws out/bench/bench.png).
 # Each pairing boots its own two guests; one that does not work gets a
@@ -49,9 +59,10 @@
 #                                            orca-orca rxe-orca orca-rxe
 # (siw is Soft-iWARP, built from the kernel source by scripts/out-of-tree/siw-build.sh
 # since Debian's kernel lacks it; it only pairs with itself.)
-# ORCA_BENCH="nvmeof ceiling perftest ulp mpi native" picks the workloads
-# (default all); ORCA_BENCH_MTUS="1500 9000" the guests' Ethernet MTUs
-# for NVMe-oF and perftest (path MTU 1024 and 4096);
+# ORCA_BENCH="nvmeof ceiling perftest ulp mpi native fabric" picks the
+# workloads (default all; native and fabric boot no guests);
+# ORCA_BENCH_MTUS="1500 9000" the guests' Ethernet MTUs for NVMe-oF and
+# perftest (path MTU 1024 and 4096);
 # ORCA_BENCH_ULPS="rds nfs srp iser smb rnbd" the kernel ULPs (default all).
 #
 # Figures are from QEMU/TCG guests sharing the host's CPUs: compare the
@@ -71,7 +82,7 @@ for p in "${pairs[@]}"; do
 done
 
 mkdir -p "$out"
-benches=${ORCA_BENCH:-nvmeof ceiling perftest ulp mpi native}
+benches=${ORCA_BENCH:-nvmeof ceiling perftest ulp mpi native fabric}
 has() { case " $benches " in *" $1 "*) return 0 ;; esac; return 1; }
 results=$out/results.tsv
 # record GROUP PAIRING VARIANT METRIC VALUE UNIT NOTE: one row of the table
@@ -468,7 +479,75 @@ run_native() {
 	grep -v '^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] ' "$dir/engine.log"
 }
 
+FABRIC_RUNS=3	# bench_incast runs whose medians the table shows
+
+# run_fabric: an incast through a modelled congested switch port, natively
+# (bench_incast, FABRIC_RUNS runs into fabric/incast.log): three bulk
+# senders and a 64 B probe into one adapter through orca-wire --link-rate
+# 200, without congestion control and with ECN + DCQCN; medians in the
+# table, the last run's per-QP rates over time in fabric/incast-rate.csv,
+# drawn in fabric/incast-rate.png (scripts/bench/incast-plot.py).
+run_fabric() {
+	local dir=$out/fabric log mode v p i runs why note
+	log=$dir/incast.log
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo "== fabric: incast through a congested 200 Mb/s switch port, without and with DCQCN"
+	: >"$log"
+	for ((i = 0; i < FABRIC_RUNS; i++)); do
+		emulator/build/bench_incast >>"$log" 2>&1 ||
+			echo "bench_incast failed (exit $?)" >>"$log"
+	done
+	for mode in nocc dcqcn; do
+		p="bench-incast mode=$mode"
+		v="3 senders + probe, 200 Mb/s link, $([ $mode = nocc ] && echo 'no CC' || echo 'ECN + DCQCN')"
+		runs=$(grep -c "^$p " "$log")
+		# Why a figure is missing: what bench_incast said before "not
+		# measured", else the log's last words.
+		why=
+		if [ "$runs" = 0 ]; then
+			why=$(grep -B 4 "^# mode=$mode: not measured" "$log" |
+				grep '^# ' | tail -n 3 | sed 's/^# //' |
+				paste -sd ';' | tr '\t' ' ')
+			[ -n "$why" ] || why=$(grep -v -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} |^# incast:' \
+				"$log" | tail -n 2 | paste -sd ';' | tr '\t' ' ')
+			why=${why:-no bench-incast line, see $log}
+		fi
+		note="median of $runs; p50 $(kvm "$log" "$p" p50_us) us; CNPs $(kvm "$log" "$p" cnps), rate cuts $(kvm "$log" "$p" cuts), CE marks $(kvm "$log" "$p" marked)"
+		record fabric - "$v" "incast goodput" \
+			"$(kvm "$log" "$p" goodput_mbps)" Mb/s \
+			"${why:-$note; per sender $(kv "$log" "$p" senders_mbps) Mb/s (last run)}"
+		record fabric - "$v" "Jain's fairness index" \
+			"$(kvm "$log" "$p" jain)" index "${why:-$note}"
+		record fabric - "$v" "probe 64 B WRITE p99" \
+			"$(kvm "$log" "$p" p99_us)" us "${why:-$note}"
+		record fabric - "$v" "queue drops" "$(kvm "$log" "$p" drops)" \
+			frames "${why:-$note}"
+		record fabric - "$v" "packets sent again" \
+			"$(kvm "$log" "$p" retransmits)" packets \
+			"${why:-$note; timeouts and early retries $(kvm "$log" "$p" timeouts)}"
+		echo "   $mode: ${why:-$(kv "$log" "$p" goodput_mbps) Mb/s, Jain $(kv "$log" "$p" jain), probe p99 $(kv "$log" "$p" p99_us) us, $(kv "$log" "$p" drops) drops (last run)}"
+	done
+	# The last run's rates, every 10 ms (its lines follow its "# incast:").
+	awk 'BEGIN { print "mode,t_ms,qp0,qp1,qp2" }
+	     /^# incast:/ { n = 0 }
+	     /^bench-incast-rate / {
+		for (j = 2; j <= NF; j++) {
+			split($j, a, "=")
+			kv[a[1]] = a[2]
+		}
+		l[++n] = kv["mode"] "," kv["t_ms"] "," kv["qp0"] "," \
+			 kv["qp1"] "," kv["qp2"]
+	     }
+	     END { for (j = 1; j <= n; j++) print l[j] }' \
+		"$log" >"$dir/incast-rate.csv"
+	python3 scripts/bench/incast-plot.py "$dir/incast-rate.csv" \
+		"$dir/incast-rate.png" &&
+		echo "   per-QP rates: $dir/incast-rate.{csv,png}"
+	grep '^bench-incast ' "$log"
+}
+
 has native && run_native
+has fabric && run_fabric
 has ceiling && run_ceiling
 for p in "${pairs[@]}"; do
 	if has nvmeof; then
