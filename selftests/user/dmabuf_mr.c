@@ -30,8 +30,9 @@
  * So a dma-buf MR is the local buffer (WRITE and SEND source, READ sink)
  * and the remote one (WRITE target, READ source, receive buffer).  Last,
  * "deregistered while the peer still writes": the dma-buf side (the server
- * if it has one) deregisters its MR once the peer's stream of 4 KiB RDMA
- * WRITEs to it lands; the writer's stream must end in a completion with
+ * if it has one) deregisters its MR once the first of the peer's stream of
+ * 4 KiB RDMA WRITEs to it has landed whole; the writer's stream must end,
+ * after at least one success, in a completion with
  * IBV_WC_REM_ACCESS_ERR, and the buffer must not change after
  * ibv_dereg_mr returned (checked until the writer saw its error, and half
  * a second more).
@@ -570,10 +571,17 @@ static void dereg_under_writes(void)
 	memset(buf, 0, BUF_LEN);
 	tell(1);
 	deadline = now_ms() + WAIT_MS;
-	/* volatile: the adapter writes it behind the compiler's back. */
+	/*
+	 * The last byte of the first WRITE (a packet's payload is placed in
+	 * PSN order, so the whole WRITE is there): whatever answers the next
+	 * ones, an ACK or the NAK that deregistering brings, acknowledges it,
+	 * and the writer sees a success before its error.  Its first byte
+	 * would not do: deregistered between the WRITE's packets, the first
+	 * WRITE itself fails (an rxe writer in 73 saw just that).
+	 * volatile: the adapter writes it behind the compiler's back.
+	 */
 	while (!landed && now_ms() < deadline)
-		for (i = MR_OFF; i < MR_OFF + MR_LEN && !landed; i += 64)
-			landed = ((volatile unsigned char *)buf)[i];
+		landed = ((volatile unsigned char *)buf)[MR_OFF + STREAM_LEN - 1];
 	result(landed, "the peer's WRITEs land in the dma-buf MR");
 	err = ibv_dereg_mr(mr);
 	mr = NULL;
