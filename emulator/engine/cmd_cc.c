@@ -14,9 +14,6 @@
 #include "cmd_handlers.h"
 #include "roce/roce.h"
 
-#define CC_FLAGS	(ORCA_CC_F_ECT | ORCA_CC_F_NP | ORCA_CC_F_RP)
-#define CC_MAX_CNP_US	1000000
-
 int cmd_query_cc(struct cmd_ctx *c)
 {
 	struct roce_ecn_cfg e;
@@ -72,8 +69,8 @@ int cmd_set_cc(struct cmd_ctx *c)
 		.rp = flags & ORCA_CC_F_RP,
 		.cnp_interval_us = le32toh(in.np_min_time_between_cnps),
 	};
-	if ((flags & ~CC_FLAGS) || in.rsvd[0] || in.rsvd[1] || in.rsvd[2] ||
-	    e.cnp_interval_us > CC_MAX_CNP_US || !roce_dcqcn_cfg_valid(&d))
+	if ((flags & ~ORCA_CC_FLAGS) || in.rsvd[0] || in.rsvd[1] || in.rsvd[2] ||
+	    e.cnp_interval_us > ORCA_CC_MAX_US || !roce_dcqcn_cfg_valid(&d))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	roce_set_dcqcn(c->eng, &d);
 	roce_set_ecn(c->eng, &e);

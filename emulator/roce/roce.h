@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "orca_hw.h"
 #include "roce_wire.h"
 
 struct orca_engine;
@@ -170,7 +171,7 @@ struct roce_dcqcn_cfg {
  * with: at least 10 Mb/s, a cut per 4 us at most, g = 1/256 every 55 us,
  * an increase per 300 us or 32 KiB, 5 stages, 5 and 50 Mb/s.
  */
-#define ROCE_DCQCN_LINE_MBPS	100000
+#define ROCE_DCQCN_LINE_MBPS	ORCA_CC_LINE_MBPS
 extern const struct roce_dcqcn_cfg roce_dcqcn_defaults;
 
 /* Whether each field is in its range (Documentation/orca/commands.rst). */

@@ -19,7 +19,7 @@
  */
 #include "roce_priv.h"
 
-#define ALPHA_ONE	1024u
+#define ALPHA_ONE	ORCA_CC_ALPHA_ONE
 
 const struct roce_dcqcn_cfg roce_dcqcn_defaults = {
 	.max_mbps = 0, .min_mbps = 10, .ai_mbps = 5, .hai_mbps = 50,
@@ -35,12 +35,13 @@ bool roce_dcqcn_cfg_valid(const struct roce_dcqcn_cfg *c)
 	       c->min_mbps >= 1 && c->min_mbps <= max &&
 	       c->ai_mbps >= 1 && c->ai_mbps <= ROCE_DCQCN_LINE_MBPS &&
 	       c->hai_mbps >= 1 && c->hai_mbps <= ROCE_DCQCN_LINE_MBPS &&
-	       c->f >= 1 && c->f <= 255 &&
-	       c->timer_us >= 1 && c->timer_us <= 1000000 &&
-	       c->bytes >= 64 && c->bytes <= (1u << 30) &&
+	       c->f >= 1 && c->f <= ORCA_CC_MAX_THRESHOLD &&
+	       c->timer_us >= 1 && c->timer_us <= ORCA_CC_MAX_US &&
+	       c->bytes >= ORCA_CC_MIN_BYTE_RESET &&
+	       c->bytes <= ORCA_CC_MAX_BYTE_RESET &&
 	       c->g >= 1 && c->g <= ALPHA_ONE &&
-	       c->alpha_us >= 1 && c->alpha_us <= 1000000 &&
-	       c->cut_us <= 1000000 && c->alpha0 <= ALPHA_ONE;
+	       c->alpha_us >= 1 && c->alpha_us <= ORCA_CC_MAX_US &&
+	       c->cut_us <= ORCA_CC_MAX_US && c->alpha0 <= ALPHA_ONE;
 }
 
 #define SET(dst, src, f) __atomic_store_n(&(dst)->f, (src)->f, __ATOMIC_RELAXED)

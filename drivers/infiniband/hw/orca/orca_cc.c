@@ -62,29 +62,30 @@ static const struct orca_cc_field orca_cc_fields[] = {
 	[ORCA_CC_PARAM_RP_ENABLE - ORCA_CC_FIRST] = { .flag = ORCA_CC_F_RP },
 	[ORCA_CC_PARAM_ECT_ENABLE - ORCA_CC_FIRST] = { .flag = ORCA_CC_F_ECT },
 	[ORCA_CC_PARAM_NP_MIN_TIME_BETWEEN_CNPS - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(np_min_time_between_cnps, 0, 1000000),
+		ORCA_CC_WORD(np_min_time_between_cnps, 0, ORCA_CC_MAX_US),
 	[ORCA_CC_PARAM_RP_MAX_RATE - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_max_rate, 0, 100000),
+		ORCA_CC_WORD(rp_max_rate, 0, ORCA_CC_LINE_MBPS),
 	[ORCA_CC_PARAM_RP_MIN_RATE - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_min_rate, 1, 100000),
+		ORCA_CC_WORD(rp_min_rate, 1, ORCA_CC_LINE_MBPS),
 	[ORCA_CC_PARAM_RP_AI_RATE - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_ai_rate, 1, 100000),
+		ORCA_CC_WORD(rp_ai_rate, 1, ORCA_CC_LINE_MBPS),
 	[ORCA_CC_PARAM_RP_HAI_RATE - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_hai_rate, 1, 100000),
+		ORCA_CC_WORD(rp_hai_rate, 1, ORCA_CC_LINE_MBPS),
 	[ORCA_CC_PARAM_RP_THRESHOLD - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_threshold, 1, 255),
+		ORCA_CC_WORD(rp_threshold, 1, ORCA_CC_MAX_THRESHOLD),
 	[ORCA_CC_PARAM_RP_TIME_RESET - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_time_reset, 1, 1000000),
+		ORCA_CC_WORD(rp_time_reset, 1, ORCA_CC_MAX_US),
 	[ORCA_CC_PARAM_RP_BYTE_RESET - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_byte_reset, 64, 1u << 30),
+		ORCA_CC_WORD(rp_byte_reset, ORCA_CC_MIN_BYTE_RESET,
+			     ORCA_CC_MAX_BYTE_RESET),
 	[ORCA_CC_PARAM_RP_DCE_TCP_G - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_dce_tcp_g, 1, 1024),
+		ORCA_CC_WORD(rp_dce_tcp_g, 1, ORCA_CC_ALPHA_ONE),
 	[ORCA_CC_PARAM_RP_DCE_TCP_RTT - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_dce_tcp_rtt, 1, 1000000),
+		ORCA_CC_WORD(rp_dce_tcp_rtt, 1, ORCA_CC_MAX_US),
 	[ORCA_CC_PARAM_RP_RATE_REDUCE_MONITOR_PERIOD - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_rate_reduce_monitor_period, 0, 1000000),
+		ORCA_CC_WORD(rp_rate_reduce_monitor_period, 0, ORCA_CC_MAX_US),
 	[ORCA_CC_PARAM_RP_INITIAL_ALPHA_VALUE - ORCA_CC_FIRST] =
-		ORCA_CC_WORD(rp_initial_alpha_value, 0, 1024),
+		ORCA_CC_WORD(rp_initial_alpha_value, 0, ORCA_CC_ALPHA_ONE),
 };
 
 static const struct orca_cc_field *orca_cc_field(u32 id)

@@ -338,6 +338,15 @@ struct orca_port_stats {
 #define ORCA_CC_F_ECT			BIT(0)	/* packets but CNPs ECT(0) */
 #define ORCA_CC_F_NP			BIT(1)	/* CNPs for CE-marked packets */
 #define ORCA_CC_F_RP			BIT(2)	/* a CNP cuts its QP's rate */
+#define ORCA_CC_FLAGS			(ORCA_CC_F_ECT | ORCA_CC_F_NP | ORCA_CC_F_RP)
+
+/* SET_CC's ranges (commands.rst): the line rate, times, alpha's unit. */
+#define ORCA_CC_LINE_MBPS		100000
+#define ORCA_CC_MAX_US			1000000
+#define ORCA_CC_MAX_THRESHOLD		255
+#define ORCA_CC_MIN_BYTE_RESET		64
+#define ORCA_CC_MAX_BYTE_RESET		BIT(30)
+#define ORCA_CC_ALPHA_ONE		1024	/* alpha and g are in 1/1024ths */
 
 struct orca_cc_params {
 	__le32 flags;				/* ORCA_CC_F_* */
