@@ -22,9 +22,7 @@ srv=
 [ "$gi" = 1 ] && srv=$uverbs_srv_ip
 
 # stat NAME: one counter of the port's rdma statistic.
-stat() {
-	rdma statistic show link "$dev/1" | tr ' ' '\n' | grep -A1 -x "$1" | tail -1
-}
+stat() { port_stat "$dev" "$1"; }
 
 # -u 18: a 1 s ACK timeout; the queue (256 KiB) holds rxe's 128
 # unacknowledged packets, so nothing is dropped and nothing is resent.

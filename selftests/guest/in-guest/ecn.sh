@@ -20,9 +20,7 @@ srv=
 [ "$gi" = 1 ] && srv=$uverbs_srv_ip
 
 # stat NAME: one counter of the port's rdma statistic.
-stat() {
-	rdma statistic show link "$dev/1" | tr ' ' '\n' | grep -A1 -x "$1" | tail -1
-}
+stat() { port_stat "$dev" "$1"; }
 
 for c in np_ecn_marked_roce_packets np_cnp_sent rp_cnp_handled rp_cnp_ignored; do
 	ok_if "rdma statistic has $c" sh -c "rdma statistic show link $dev/1 | tr ' ' '\\n' | grep -qx $c"

@@ -59,6 +59,11 @@ gid_index() {
 	return 1
 }
 
+# port_stat DEV NAME: one counter of DEV's port 1 in rdma statistic.
+port_stat() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -1
+}
+
 wait_gid() {
 	wait_for 20 gid_index "$1" "$2" >/dev/null && gid_index "$1" "$2"
 }
