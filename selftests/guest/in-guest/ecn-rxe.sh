@@ -26,10 +26,10 @@ stat() { port_stat "$dev" "$1"; }
 
 # -u 18: a 1 s ACK timeout; the queue (256 KiB) holds rxe's 128
 # unacknowledged packets, so nothing is dropped and nothing is resent.
-pair_case "ib_write_bw 64 KiB for 6 s from rxe, ECN-capable (--tclass 106)" 150 \
+pair_case "ib_write_bw 64 KiB for 4 s from rxe, ECN-capable (--tclass 106)" 150 \
 	"tcp_listening 18613" \
-	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18613 -s 65536 -D 6 --tclass 106" \
-	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18613 -s 65536 -D 6 --tclass 106 $srv"
+	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18613 -s 65536 -D 4 --tclass 106" \
+	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18613 -s 65536 -D 4 --tclass 106 $srv"
 if [ "$gi" = 0 ]; then
 	marked=$(stat np_ecn_marked_roce_packets)
 	sent=$(stat np_cnp_sent)

@@ -30,10 +30,10 @@ done
 # --tclass 104: the QPs' address vectors carry DSCP 26 (rdma_cm's TOS 106
 # gives the same), the switch's class 3; the second run's 160 is DSCP 40,
 # class 5 (the host checks the switch's counts by class).
-pair_case "ib_write_bw 64 KiB for 8 s through the congested link" 150 \
+pair_case "ib_write_bw 64 KiB for 5 s through the congested link" 150 \
 	"tcp_listening 18611" \
-	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18611 -s 65536 -D 8 --tclass 104" \
-	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18611 -s 65536 -D 8 --tclass 104 $srv"
+	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18611 -s 65536 -D 5 --tclass 104" \
+	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18611 -s 65536 -D 5 --tclass 104 $srv"
 
 marked=$(stat np_ecn_marked_roce_packets)
 sent=$(stat np_cnp_sent)
