@@ -82,6 +82,14 @@ static void emu_roce_tx_ready(void *ctx)
 	engine_roce_tx_ready(dev->eng);
 }
 
+/* The link's switch paused or resumed priorities (PFC, 802.1Qbb). */
+static void emu_pfc_pause(void *ctx, uint8_t enable, const uint64_t *pause_ns)
+{
+	struct vfu_device *dev = ctx;
+
+	engine_pfc_pause(dev->eng, enable, pause_ns);
+}
+
 static int emu_roce_tx(void *ctx, const uint8_t *frame, size_t len)
 {
 	return port_send_roce_nowait(ctx, frame, len);
@@ -436,6 +444,7 @@ int main(int argc, char **argv)
 			.wire_peer = o.peer_path != NULL,
 			.tx_ready = emu_roce_tx_ready,
 			.roce_lane = true,
+			.pfc_pause = emu_pfc_pause,
 		};
 		struct engine_roce_link link = {
 			.tx = emu_roce_tx,
@@ -550,6 +559,10 @@ out:
 			(unsigned long long)ps.to_nic_dropped,
 			(unsigned long long)ps.drop_to_wire,
 			(unsigned long long)ps.rx_held);
+		if (ps.pfc_rx || ps.mac_control_rx)
+			emu_log("port: PFC frames taken %llu, other MAC Control frames %llu",
+				(unsigned long long)ps.pfc_rx,
+				(unsigned long long)ps.mac_control_rx);
 		port_stop(port);
 	}
 	if (dev) {

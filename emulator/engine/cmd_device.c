@@ -164,6 +164,10 @@ int cmd_query_stats(struct cmd_ctx *c)
 		.np_cnp_sent = htole64(st.np_cnp_sent),
 		.rp_cnp_handled = htole64(st.rp_cnp_handled),
 		.rp_cnp_ignored = htole64(st.rp_cnp_ignored),
+		.rx_pfc_frames = htole64(st.rx_pfc_frames),
+		.rx_pfc_pause_transitions =
+			htole64(st.rx_pfc_pause_transitions),
+		.rx_pfc_pause_duration = htole64(st.rx_pfc_pause_us),
 	};
 	return cmd_write_out(c, &out, sizeof(out));
 }

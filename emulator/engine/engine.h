@@ -222,4 +222,13 @@ void engine_set_roce_link(struct orca_engine *eng,
 /* The port has room again (any thread). */
 void engine_roce_tx_ready(struct orca_engine *eng);
 
+/*
+ * A PFC frame (802.1Qbb) from the port's link (any thread; roce/roce_pfc.c):
+ * each priority in @enable (bit p) is paused for @pause_ns[p] from now (0:
+ * resumed).  The QPs of a connected transport whose traffic class (its
+ * DSCP's top three bits) is a paused priority send nothing meanwhile.
+ */
+void engine_pfc_pause(struct orca_engine *eng, uint8_t enable,
+		      const uint64_t *pause_ns);
+
 #endif /* ORCA_EMU_ENGINE_H */

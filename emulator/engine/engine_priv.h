@@ -69,7 +69,7 @@ static_assert(EMU_LOG_MAX_WQ <= ORCA_MAX_LOG_WQ_DEPTH, "CQE wqe_idx");
 #define EMU_RESET_TIMEOUT_MS	2000
 #define EMU_FAIL_DESTROY_MAX	1000	/* "fail-destroy N" */
 #define EMU_DUP_HANDLE_MAX	1000	/* "dup-handle N" */
-#define EMU_FW_VERSION		0x01080000	/* 1.8.0 */
+#define EMU_FW_VERSION		0x01090000	/* 1.9.0 */
 /* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
 #define EMU_HCA_TYPE		"ORCA-EMU"
 #define EMU_BOARD_ID		"ORCA_EMU_0001"

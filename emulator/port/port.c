@@ -110,6 +110,7 @@ struct emu_port {
 	uint8_t mac[6];
 	port_roce_rx_fn rx;
 	void (*tx_ready)(void *ctx);
+	void (*pfc_pause)(void *ctx, uint8_t enable, const uint64_t *pause_ns);
 	bool roce_lane;			/* the engine consumes roce_down */
 	void *ctx;
 	int stop_fd;			/* eventfd: wakes the thread to exit */
@@ -355,6 +356,32 @@ static void from_nic(struct emu_port *port, uint32_t *wait_ms)
 }
 
 /*
+ * A MAC Control frame from the wire: the MAC's, never the guest's.  A PFC
+ * frame's pause quanta become nanoseconds at the link's rate.
+ */
+static void mac_control(struct emu_port *port, const uint8_t *f, size_t len)
+{
+	uint16_t quanta[PFC_PRIOS];
+	uint64_t pause_ns[PFC_PRIOS];
+	uint32_t rate = 0;
+	uint8_t enable;
+
+	if (!pfc_frame_parse(f, len, &enable, quanta)) {
+		stat_inc(&port->stats.mac_control_rx);
+		return;
+	}
+	stat_inc(&port->stats.pfc_rx);
+	if (port->shm.up)
+		rate = wire_link_rate(&port->shm.link);
+	if (!rate)
+		rate = PORT_DEFAULT_RATE_MBPS;
+	for (int p = 0; p < PFC_PRIOS; p++)
+		pause_ns[p] = pfc_quanta_ns(quanta[p], rate);
+	if (port->pfc_pause && enable)
+		port->pfc_pause(port->ctx, enable, pause_ns);
+}
+
+/*
  * A frame from the wire: to the engine if it is RoCE for us, else the
  * guest.  False if the engine had no room: the caller keeps the frame,
  * and the port is rx_blocked.
@@ -374,6 +401,10 @@ static bool wire_frame(struct emu_port *port, const uint8_t *f, size_t len)
 			port->rx_blocked_ms = now_ms();
 			return false;
 		}
+		return true;
+	}
+	if (pfc_is_mac_control(f, len)) {
+		mac_control(port, f, len);
 		return true;
 	}
 	to_nic(port, f, len);
@@ -817,6 +848,7 @@ struct emu_port *port_start(const struct emu_port_config *cfg,
 	memcpy(port->mac, cfg->mac, sizeof(port->mac));
 	port->rx = rx;
 	port->tx_ready = cfg->tx_ready;
+	port->pfc_pause = cfg->pfc_pause;
 	port->roce_lane = cfg->roce_lane;
 	port->ctx = ctx;
 	port->nic_path = strdup(cfg->nic_path);
@@ -1053,4 +1085,7 @@ void port_get_stats(struct emu_port *port, struct emu_port_stats *st)
 	st->rx_held = __atomic_load_n(&port->stats.rx_held, __ATOMIC_RELAXED);
 	st->drop_to_wire = __atomic_load_n(&port->stats.drop_to_wire,
 					   __ATOMIC_RELAXED);
+	st->pfc_rx = __atomic_load_n(&port->stats.pfc_rx, __ATOMIC_RELAXED);
+	st->mac_control_rx = __atomic_load_n(&port->stats.mac_control_rx,
+					     __ATOMIC_RELAXED);
 }

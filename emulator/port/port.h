@@ -71,7 +71,18 @@ struct emu_port_config {
 	 * datagrams.
 	 */
 	bool roce_lane;
+	/*
+	 * @pfc_pause: a PFC frame (802.1Qbb, wire/pfc.h) came from the wire:
+	 * called on the port thread, with the rx callback's ctx, with the
+	 * priorities it names (bit p: priority p) and each one's pause in
+	 * ns (0: resume now), converted at the link's rate (the switch's
+	 * announcement; 100 Gb/s without one).  A MAC Control frame never
+	 * reaches the guest.
+	 */
+	void (*pfc_pause)(void *ctx, uint8_t enable, const uint64_t *pause_ns);
 };
+
+#define PORT_DEFAULT_RATE_MBPS	100000
 
 struct emu_port_stats {
 	uint64_t nic_to_wire;
@@ -87,6 +98,8 @@ struct emu_port_stats {
 	uint64_t to_nic_dropped;
 	uint64_t drop_to_wire;		/* the switch gone or stalled */
 	uint64_t rx_held;		/* the receiver was full: kept, later */
+	uint64_t pfc_rx;		/* PFC frames taken (802.1Qbb) */
+	uint64_t mac_control_rx;	/* other MAC Control frames: consumed */
 };
 
 /* Binds the sockets and starts the port thread; NULL + errno on failure. */

@@ -124,6 +124,17 @@ struct roce_stats {
 	/* DCQCN (roce_dcqcn.c): rate cuts, and packets the pacer held. */
 	uint64_t rp_rate_cuts;
 	uint64_t rp_paced;
+	/*
+	 * Priority flow control (roce_pfc.c): 802.1Qbb PAUSE frames the port
+	 * took, how often a priority went from sending to paused, and the
+	 * microseconds priorities spent paused (summed over priorities, as
+	 * mlx5's rx_prioN_pause_duration are per priority).  pfc_held: QP
+	 * steps skipped because the QP's priority was paused.
+	 */
+	uint64_t rx_pfc_frames;
+	uint64_t rx_pfc_pause_transitions;
+	uint64_t rx_pfc_pause_us;
+	uint64_t pfc_held;
 };
 
 /**

@@ -136,6 +136,29 @@ struct roce_db {
 
 struct roce_qp;
 
+#define ROCE_PFC_PRIOS		8
+
+/**
+ * struct roce_pfc - the PFC pauses the port passed on (roce_pfc.c), under
+ * eng->lock: set on the port's thread (engine_pfc_pause()), read by the
+ * engine thread
+ * @until_us: per priority, paused until then (0: not); also read without
+ *	the lock, atomically, on the engine thread's hot path
+ * @start_us: when its current pause began
+ * @changed: a PFC frame came since the engine thread last looked
+ * @frames: PFC frames taken
+ * @transitions: a priority went from sending to paused
+ * @paused_us: the finished pauses' time, summed over priorities
+ */
+struct roce_pfc {
+	uint64_t until_us[ROCE_PFC_PRIOS];
+	uint64_t start_us[ROCE_PFC_PRIOS];
+	bool changed;
+	uint64_t frames;
+	uint64_t transitions;
+	uint64_t paused_us;
+};
+
 struct roce_dev {
 	struct orca_engine *eng;
 
@@ -152,6 +175,7 @@ struct roce_dev {
 	bool tx_ready;			/* the port has made room since */
 	uint64_t tx_retry_us;		/* retry the port then anyway */
 	uint64_t cq_due_us;		/* CQ moderation timers, 0 none */
+	struct roce_pfc pfc;
 
 	/*
 	 * The polling window's bounds, for tests that need it off or
@@ -311,6 +335,10 @@ struct roce_qp {
 	struct timer_node timer;
 	uint64_t cnp_sent_us;		/* the last CNP for it (roce_ecn.c) */
 	struct roce_dcqcn dcqcn;	/* its rate, once a CNP cut it */
+	/* roce_pfc.c: held while its priority is paused, since, until */
+	bool pfc_held;
+	uint64_t pfc_since_us;
+	uint64_t pfc_deadline;
 
 	/* requester + completer */
 	struct roce_swqe *sw;		/* [sq depth] */
@@ -625,6 +653,11 @@ void roce_dcqcn_cnp(struct roce_qp *rq, uint64_t now_us);
 bool roce_dcqcn_may_send(struct roce_qp *rq, uint64_t now_ns);
 void roce_dcqcn_sent(struct roce_qp *rq, uint64_t bytes, uint64_t now_ns);
 void roce_dcqcn_timer(struct roce_qp *rq, uint64_t now_us);
+
+/* roce_pfc.c: PFC's pauses, on the engine thread */
+bool roce_pfc_hold(struct roce_qp *rq, uint64_t now_us);
+void roce_pfc_changed(struct roce_dev *dev);
+void roce_pfc_stats(struct roce_dev *dev, struct roce_stats *st);
 void roce_resp_uc_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 /* Sends queued responses and the coalesced ACK; true if more remain. */

@@ -79,6 +79,12 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rp_cnp_ignored,
 			(unsigned long long)dev->st.rp_rate_cuts,
 			(unsigned long long)dev->st.rp_paced);
+	if (dev->pfc.frames)
+		eng_log("roce: pfc: frames %llu, pauses begun %llu, paused %llu us (priorities summed), QP steps held %llu",
+			(unsigned long long)dev->pfc.frames,
+			(unsigned long long)dev->pfc.transitions,
+			(unsigned long long)dev->pfc.paused_us,
+			(unsigned long long)dev->st.pfc_held);
 	if (dev->st.tx_in_place)
 		eng_log("roce: tx built in the link's ring: %llu of %llu frames",
 			(unsigned long long)dev->st.tx_in_place,
@@ -167,6 +173,9 @@ void roce_dev_reset_locked(struct orca_engine *eng)
 	/* Frames built in the old life are not sent in the new one. */
 	txb_free(dev);
 	dev->tx_blocked = false;
+	/* A pause was the old link's word to the old life. */
+	memset(dev->pfc.until_us, 0, sizeof(dev->pfc.until_us));
+	dev->pfc.changed = true;
 }
 
 /*
@@ -1265,7 +1274,7 @@ void roce_run(struct orca_engine *eng)
 	bool overflow, again;
 	uint64_t deadline, cq_due, now;
 	uint32_t lane_n;
-	bool rx_wake;
+	bool rx_wake, pfc;
 
 	pthread_mutex_lock(&eng->lock);
 	while (dev->db_head != dev->db_tail && n < ARRAY_SIZE(dbs))
@@ -1276,8 +1285,13 @@ void roce_run(struct orca_engine *eng)
 	head = dev->rx_head;
 	tail = dev->rx_tail;
 	dev->tx_ready = false;
+	pfc = dev->pfc.changed;
+	dev->pfc.changed = false;
 	pthread_mutex_unlock(&eng->lock);
 
+	/* A PFC frame came: held QPs look again (a resume lets them go). */
+	if (pfc)
+		roce_pfc_changed(dev);
 	for (i = 0; i < n; i++)
 		doorbell(dev, &dbs[i]);
 	if (overflow)
@@ -1332,6 +1346,7 @@ bool roce_poll_only(struct orca_engine *eng)
 void roce_get_stats(struct orca_engine *eng, struct roce_stats *st)
 {
 	*st = eng->roce->st;
+	roce_pfc_stats(eng->roce, st);
 }
 
 /*

@@ -14,7 +14,8 @@
  * yet, else by the next pass (which then runs at once: see roce_run()).
  *
  * The timer heap holds each QP's earliest deadline (retransmission, early
- * retransmission, RNR wait, DCQCN's pacer).  A QP's deadlines only change while the
+ * retransmission, RNR wait, DCQCN's pacer, the end of a PFC pause; a QP
+ * held by PFC has only that one: its other clocks stop, roce_pfc.c).  A QP's deadlines only change while the
  * engine works on it (a frame, a timer, a step, a state change), and
  * every one of those puts it on the run list, whose step brings its heap
  * entry up to date.  So an entry is never later than the QP's deadline;
@@ -95,6 +96,11 @@ static void timer_sync(struct roce_qp *rq)
 {
 	uint64_t due = rq->retry_deadline;
 
+	if (rq->pfc_held) {
+		timer_heap_set(&rq->dev->timers, &rq->timer, rq->pfc_deadline);
+		return;
+	}
+
 	if (rq->rnr_deadline && (!due || rq->rnr_deadline < due))
 		due = rq->rnr_deadline;
 	if (rq->dcqcn.pace_deadline &&
@@ -113,9 +119,15 @@ static bool req_wants_run(const struct roce_qp *rq)
 }
 
 /* One QP's share of a pass; true if it has more to do right away. */
-static bool step(struct roce_qp *rq)
+static bool step(struct roce_qp *rq, uint64_t now)
 {
 	bool more = false;
+
+	/* Its priority is paused (PFC): nothing leaves it, not even ACKs. */
+	if (roce_pfc_hold(rq, now)) {
+		timer_sync(rq);
+		return false;
+	}
 
 	if (req_wants_run(rq)) {
 		roce_req_run(rq);
@@ -143,7 +155,12 @@ bool roce_sched_pass(struct roce_dev *dev, uint64_t now)
 	while ((t = timer_heap_first(&dev->timers)) && t->due <= now) {
 		rq = container_of(t, struct roce_qp, timer);
 		timer_heap_del(&dev->timers, t);
-		roce_comp_timers(rq, now);
+		/*
+		 * Its priority paused (PFC): no timer of its runs out, its
+		 * packets wait in the switch; held, the pause's end is due.
+		 */
+		if (!roce_pfc_hold(rq, now))
+			roce_comp_timers(rq, now);
 		dev->st.timers_fired++;
 		steps++;
 		roce_sched_qp(rq);
@@ -155,7 +172,7 @@ bool roce_sched_pass(struct roce_dev *dev, uint64_t now)
 			dev->run_end = NULL;
 		run_del(rq);
 		steps++;
-		if (step(rq))
+		if (step(rq, now))
 			roce_sched_qp(rq);
 	}
 	dev->run_end = NULL;

@@ -161,16 +161,36 @@ static bool mark_due(struct egress *e, uint32_t depth)
 	return rand32(e) % 1000000 < p;
 }
 
+bool egress_lossless(const struct egress *e, unsigned int c)
+{
+	return c < EGRESS_CLASSES && (e->cfg->lossless >> c & 1) &&
+	       !(e->lossy_now >> c & 1);
+}
+
+bool egress_has_room(const struct egress *e, unsigned int c, size_t len)
+{
+	return c < EGRESS_CLASSES &&
+	       (uint64_t)e->q[c].bytes + len <= e->cfg->queue_bytes;
+}
+
 bool egress_enqueue(struct egress *e, const uint8_t *frame, size_t len,
 		    uint64_t now_ns)
 {
+	return egress_enqueue_from(e, frame, len, -1, now_ns);
+}
+
+bool egress_enqueue_from(struct egress *e, const uint8_t *frame, size_t len,
+			 int src, uint64_t now_ns)
+{
 	unsigned int c = egress_class(frame, len);
+	bool lossless = egress_lossless(e, c);
 	struct egress_frame *f;
 	uint32_t depth = e->q[c].bytes;
 
-	(void)now_ns;
-	if (depth + len > e->cfg->queue_bytes) {
+	if (!egress_has_room(e, c, len)) {
 		e->st.dropped++;
+		if (lossless)
+			e->st.lossless_dropped++;
 		return false;
 	}
 	f = malloc(sizeof(*f) + len);
@@ -179,6 +199,7 @@ bool egress_enqueue(struct egress *e, const uint8_t *frame, size_t len,
 		return false;
 	}
 	f->next = NULL;
+	f->src = lossless ? src : -1;
 	f->len = len;
 	memcpy(f->data, frame, len);
 	if (mark_due(e, depth)) {
@@ -187,6 +208,8 @@ bool egress_enqueue(struct egress *e, const uint8_t *frame, size_t len,
 		else
 			e->st.not_ect++;
 	}
+	if (!e->q[c].head)
+		e->progress_ns[c] = now_ns;	/* the watchdog's clock starts */
 	*e->q[c].tail = f;
 	e->q[c].tail = &f->next;
 	e->q[c].bytes += len;
@@ -260,5 +283,33 @@ void egress_pop(struct egress *e)
 	e->q[c].bytes -= f->len;
 	e->queued--;
 	e->st.sent++;
+	e->progress_ns[c] = e->last_ns;
+	e->lossy_now &= ~(1u << c);	/* it drains: lossless again */
 	free(f);
+}
+
+unsigned int egress_flush_class(struct egress *e, unsigned int c,
+				void (*gone)(void *ctx,
+					     const struct egress_frame *f),
+				void *ctx)
+{
+	unsigned int n = 0;
+
+	if (c >= EGRESS_CLASSES)
+		return 0;
+	while (e->q[c].head) {
+		struct egress_frame *f = e->q[c].head;
+
+		e->q[c].head = f->next;
+		if (gone)
+			gone(ctx, f);
+		e->queued--;
+		e->st.storm_dropped++;
+		n++;
+		free(f);
+	}
+	e->q[c].tail = &e->q[c].head;
+	e->q[c].bytes = 0;
+	e->lossy_now |= 1u << c;
+	return n;
 }

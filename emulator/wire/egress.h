@@ -11,6 +11,14 @@
  * ICRC does not cover the ECN bits (IBA A17.3.3: TOS/traffic class masked),
  * so marking keeps a frame valid; an IPv4 header's checksum is updated.
  *
+ * A lossless class (802.1Qbb, configured with PFC: wire/pfc.h) does not
+ * drop: the switch offers a frame only when its queue has room, and keeps
+ * it in its input meanwhile, as a switch's headroom holds what is in
+ * flight; and it pauses the ports that feed the queue long before (each
+ * frame carries its ingress port for that accounting).  A lossless queue that sends nothing for the PFC
+ * storm watchdog's time is flushed (counted) and lossy until a frame of
+ * its class leaves again.
+ *
  * The class of a frame is its IP DSCP's top three bits (DSCP 26, what
  * rdma_cm's TOS 106 gives, is class 3); non-IP frames are class 0.  The
  * queues are served highest class first.  Times are in nanoseconds of
@@ -33,6 +41,7 @@
  * @ecn_min_bytes: no marking at or below this queue depth
  * @ecn_max_bytes: every ECN-capable packet marked above it (0: no marking)
  * @ecn_max_pct: the marking probability just below @ecn_max_bytes
+ * @lossless: classes (bit c: class c) whose queues pause rather than drop
  */
 struct egress_cfg {
 	uint32_t rate_mbps;
@@ -40,10 +49,12 @@ struct egress_cfg {
 	uint32_t ecn_min_bytes;
 	uint32_t ecn_max_bytes;
 	uint32_t ecn_max_pct;
+	uint8_t lossless;
 };
 
 struct egress_frame {
 	struct egress_frame *next;
+	int src;			/* ingress port PFC accounts it to, or -1 */
 	size_t len;
 	uint8_t data[];
 };
@@ -52,6 +63,8 @@ struct egress_stats {
 	uint64_t enqueued;
 	uint64_t sent;
 	uint64_t dropped;		/* a full queue: the lossy class's drop */
+	uint64_t lossless_dropped;	/* of dropped: a lossless queue's */
+	uint64_t storm_dropped;		/* flushed by the PFC storm watchdog */
 	uint64_t marked;		/* CE set on an ECN-capable packet */
 	uint64_t not_ect;		/* above a threshold, but not ECN-capable */
 	uint32_t deepest;		/* the most bytes one queue held */
@@ -65,6 +78,8 @@ struct egress {
 		uint32_t bytes;
 	} q[EGRESS_CLASSES];
 	uint32_t queued;		/* frames in all queues */
+	uint8_t lossy_now;		/* lossless classes the watchdog flushed */
+	uint64_t progress_ns[EGRESS_CLASSES];	/* last left, or first queued */
 	uint64_t tokens;		/* bytes the link may send now */
 	uint64_t last_ns;		/* tokens were last added then */
 	uint64_t rng;
@@ -85,6 +100,27 @@ unsigned int egress_class(const uint8_t *frame, size_t len);
  */
 bool egress_enqueue(struct egress *e, const uint8_t *frame, size_t len,
 		    uint64_t now_ns);
+/*
+ * The same for a frame from ingress port @src: in a lossless class the
+ * queued copy keeps @src (PFC's accounting), else -1.
+ */
+bool egress_enqueue_from(struct egress *e, const uint8_t *frame, size_t len,
+			 int src, uint64_t now_ns);
+
+/* True if class @c's queue pauses rather than drops now. */
+bool egress_lossless(const struct egress *e, unsigned int c);
+/* True if class @c's queue has room for @len bytes. */
+bool egress_has_room(const struct egress *e, unsigned int c, size_t len);
+
+/*
+ * The PFC storm watchdog's flush of class @c's queue: every frame freed
+ * (storm_dropped), @gone told of each first, and the class lossy until a
+ * frame of it leaves again.  Returns the frames flushed.
+ */
+unsigned int egress_flush_class(struct egress *e, unsigned int c,
+				void (*gone)(void *ctx,
+					     const struct egress_frame *f),
+				void *ctx);
 
 /*
  * The next frame the link may send at @now_ns (highest class first), or

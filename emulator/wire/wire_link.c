@@ -246,3 +246,14 @@ void wire_link_close(struct wire_link *l)
 	close(l->ctl);
 	close_fds(l->efd, 2 * WIRE_LINK_NR_RINGS);
 }
+
+void wire_link_set_rate(struct wire_link *l, uint32_t rate_mbps)
+{
+	__atomic_store_n(&l->mem->rate_mbps, rate_mbps, __ATOMIC_RELEASE);
+}
+
+uint32_t wire_link_rate(const struct wire_link *l)
+{
+	return l->mem ? __atomic_load_n(&l->mem->rate_mbps, __ATOMIC_ACQUIRE) :
+			0;
+}

@@ -17,8 +17,9 @@
  * (wire_link_accept()'s @mirror), so that what one sends up comes down to
  * the other.
  *
- * The wire/ layer's interface for the port: the link, its frame rings and
- * the policy of a full link (link_policy.h), included here.  The switch
+ * The wire/ layer's interface for the port: the link, its frame rings,
+ * the policy of a full link (link_policy.h) and PFC's frames (pfc.h),
+ * included here.  The switch
  * program (wire_switch.c) is the other end.
  */
 #ifndef ORCA_EMU_WIRE_LINK_H
@@ -30,6 +31,7 @@
 
 #include "frame_ring.h"
 #include "link_policy.h"
+#include "pfc.h"
 
 #define WIRE_LINK_NR_RINGS	4
 #define WIRE_LINK_NR_FDS	(2 + 2 * WIRE_LINK_NR_RINGS)	/* memfd, control, eventfds */
@@ -46,6 +48,12 @@ struct wire_link_mem {
 	struct frame_ring_mem down;	/* switch -> adapter's port */
 	struct frame_ring_mem roce_up;	/* adapter's engine -> switch */
 	struct frame_ring_mem roce_down; /* switch -> adapter's engine */
+	/*
+	 * What the switch tells the port of the link, as autonegotiation
+	 * would: its rate in Mb/s (0: not modelled), which PFC's pause
+	 * quanta are counted in.  Written once after the attach.
+	 */
+	uint32_t rate_mbps;
 };
 
 /**
@@ -99,5 +107,11 @@ int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
 		     const int *fds, int nfds, bool mirror);
 
 void wire_link_close(struct wire_link *l);
+
+/* Switch side: announce the link's rate (struct wire_link_mem). */
+void wire_link_set_rate(struct wire_link *l, uint32_t rate_mbps);
+
+/* Port side: the rate the switch announced, 0 if none. */
+uint32_t wire_link_rate(const struct wire_link *l);
 
 #endif /* ORCA_EMU_WIRE_LINK_H */

@@ -42,7 +42,8 @@
  *                  [--drop-pct N] [--reorder-pct N] [--faults-rc-only]
  *                  [--isolate] [--seed S] [--qemu-wait-scale N]
  *                  [--link-rate MBPS [--queue-bytes N]
- *                   [--ecn MIN,MAX,PCT]] [--log FILE]
+ *                   [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]
+ *                   [--pfc-xoff BYTES] [--pfc-storm-ms MS]]] [--log FILE]
  *
  * --link-rate models each port's link (egress.h, issue 33): frames for a
  * port wait in its egress queues, one per traffic class (the IP DSCP's top
@@ -52,6 +53,17 @@
  * fabric then, not the loss-free one.  --ecn marks ECN-capable IP packets
  * Congestion Experienced when their queue holds more than MIN bytes, with
  * a probability rising to PCT% at MAX bytes, and every one above MAX.
+ *
+ * --pfc makes the listed classes lossless (802.1Qbb, pfc.h): a port whose
+ * frames in the lossless queues exceed --pfc-xoff bytes of a class (a
+ * quarter of a queue by default) is sent a PFC pause for it, refreshed
+ * while it stays above half of that, and a resume below; a lossless queue
+ * drops only beyond twice its size (its headroom).  Adapters' ports honour
+ * the pause per priority; a QEMU's virtio-net ignores it (rxe cannot be
+ * paused).  The storm watchdog flushes a lossless queue that sent nothing
+ * for --pfc-storm-ms (2000 by default; 0: never) and lets it drop until it
+ * sends again.  The quanta are 512 bit times at --link-rate, which each
+ * adapter's port reads from its link.
  *
  * --qemu-wait-scale multiplies wire_link_policy_qemu's wait for a QEMU whose
  * queue is full: guests that run N times slower (a debug kernel under TCG)
@@ -82,6 +94,7 @@
 #include "util/clock.h"
 #include "egress.h"
 #include "link_policy.h"
+#include "pfc.h"
 #include "roce/roce.h"
 #include "wire_link.h"
 
@@ -96,6 +109,7 @@
 #define DGRAM_BATCH		16
 #define STALL_LOG_LINES		20	/* per port; then only counted */
 #define EGRESS_QUEUE_DEFAULT	(256u << 10)	/* --link-rate's class queues */
+#define PFC_STORM_MS_DEFAULT	2000	/* --pfc's watchdog */
 
 /**
  * struct wire_port - a switch port
@@ -113,6 +127,7 @@
  * @stall_logs: stall lines logged for it (at most STALL_LOG_LINES)
  * @eg: with --link-rate, its egress (egress.h): the queues a frame for it
  *	waits in, and the rate it leaves them at
+ * @pfc: with --pfc, its frames in lossless queues and its pause state
  */
 struct wire_port {
 	struct sockaddr_un addr;
@@ -127,6 +142,7 @@ struct wire_port {
 	bool hung_up;
 	bool used;
 	struct egress eg;		/* --link-rate: its queues and rate */
+	struct pfc_ingress pfc;		/* --pfc: as an ingress port */
 };
 
 struct mac_entry {
@@ -161,6 +177,10 @@ struct wire_stats {
 	uint64_t fault_reordered;
 	uint64_t isolated;		/* --isolate: not forwarded at all */
 	struct egress_stats eg;		/* --link-rate: of ports gone */
+	uint64_t pfc_frames;		/* PFC frames sent */
+	uint64_t pfc_xoff;		/* pause entries in them */
+	uint64_t pfc_xon;		/* resume entries */
+	uint64_t pfc_storms;		/* lossless queues the watchdog flushed */
 };
 
 struct wire {
@@ -174,7 +194,9 @@ struct wire {
 	bool faults_rc_only;
 	bool isolate;
 	struct egress_cfg eg_cfg;	/* rate_mbps 0: no egress model */
+	struct pfc_cfg pfc;		/* lossless 0: no PFC */
 	uint64_t eg_wait_ns;		/* the next queued frame's tokens */
+	int first_port;			/* switch_round() starts there */
 	/* wire_link_policy_qemu, its wait scaled */
 	struct link_policy qemu_policy;
 	uint64_t rng;
@@ -310,12 +332,59 @@ static void log_longest_wait(struct wire *w, int port)
 		     (unsigned long long)w->ports[port].longest_full_ms);
 }
 
+/* A queued frame leaves PFC's account of its ingress port. */
+static void pfc_unaccount(struct wire *w, const struct egress_frame *f)
+{
+	struct pfc_ingress *in;
+	unsigned int c;
+
+	if (f->src < 0 || f->src >= MAX_PORTS)
+		return;
+	in = &w->ports[f->src].pfc;
+	c = egress_class(f->data, f->len);
+	in->bytes[c] = in->bytes[c] > f->len ? in->bytes[c] - (uint32_t)f->len : 0;
+}
+
+static void pfc_gone(void *ctx, const struct egress_frame *f)
+{
+	pfc_unaccount(ctx, f);
+}
+
+/* @port's egress is about to drop what it holds: out of the accounts. */
+static void pfc_forget_queued(struct wire *w, int port)
+{
+	struct egress *e = &w->ports[port].eg;
+
+	for (int c = 0; c < EGRESS_CLASSES; c++)
+		for (const struct egress_frame *f = e->q[c].head; f; f = f->next)
+			pfc_unaccount(w, f);
+}
+
+/*
+ * Ingress port @port has gone: the frames of it that other ports still
+ * queue are no longer anyone's to pause for.
+ */
+static void pfc_forget_ingress(struct wire *w, int port)
+{
+	for (int i = 0; i < MAX_PORTS; i++) {
+		struct egress *e = &w->ports[i].eg;
+
+		if (!w->ports[i].used || i == port)
+			continue;
+		for (int c = 0; c < EGRESS_CLASSES; c++)
+			for (struct egress_frame *f = e->q[c].head; f; f = f->next)
+				if (f->src == port)
+					f->src = -1;
+	}
+}
+
 /* Its egress's counters, logged and kept; what it still queued is dropped. */
 static void egress_gone(struct wire *w, int port)
 {
 	struct egress *e = &w->ports[port].eg;
 	struct egress_stats *t = &w->st.eg;
 
+	pfc_forget_queued(w, port);
 	egress_fini(e);
 	wlog(w, "port %d: egress: enqueued %llu sent %llu dropped %llu marked %llu not_ect %llu deepest %u",
 	     port, (unsigned long long)e->st.enqueued,
@@ -323,9 +392,17 @@ static void egress_gone(struct wire *w, int port)
 	     (unsigned long long)e->st.dropped,
 	     (unsigned long long)e->st.marked,
 	     (unsigned long long)e->st.not_ect, e->st.deepest);
+	if (w->pfc.lossless)
+		wlog(w, "port %d: pfc: pause %llu resume %llu; lossless drops %llu, flushed by the storm watchdog %llu",
+		     port, (unsigned long long)w->ports[port].pfc.xoff_tx,
+		     (unsigned long long)w->ports[port].pfc.xon_tx,
+		     (unsigned long long)e->st.lossless_dropped,
+		     (unsigned long long)e->st.storm_dropped);
 	t->enqueued += e->st.enqueued;
 	t->sent += e->st.sent;
 	t->dropped += e->st.dropped;
+	t->lossless_dropped += e->st.lossless_dropped;
+	t->storm_dropped += e->st.storm_dropped;
 	t->marked += e->st.marked;
 	t->not_ect += e->st.not_ect;
 	for (int c = 0; c < EGRESS_CLASSES; c++)
@@ -358,8 +435,10 @@ static void port_remove(struct wire *w, int port)
 
 	log_longest_wait(w, port);
 	wlog(w, "port %d gone: %s", port, port_name(w, port));
-	if (w->eg_cfg.rate_mbps)
+	if (w->eg_cfg.rate_mbps) {
 		egress_gone(w, port);
+		pfc_forget_ingress(w, port);
+	}
 	w->ports[port].used = false;
 	if (w->ports[port].tx_fd >= 0)
 		close(w->ports[port].tx_fd);
@@ -529,11 +608,24 @@ static void send_copy(struct wire *w, int port, const struct frame *f)
 
 static void send_to_port(struct wire *w, int port, const struct frame *f)
 {
-	/* A modelled link: into its class's queue, or dropped (counted). */
-	if (w->eg_cfg.rate_mbps)
-		egress_enqueue(&w->ports[port].eg, f->data, f->len, now_ns());
-	else
+	struct egress *e = &w->ports[port].eg;
+	unsigned int c;
+	bool lossless;
+
+	if (!w->eg_cfg.rate_mbps) {
 		send_copy(w, port, f);
+		return;
+	}
+	/*
+	 * A modelled link: into its class's queue, or dropped (counted).  A
+	 * lossless class's frame counts against its ingress port's PFC
+	 * account until it leaves.
+	 */
+	c = egress_class(f->data, f->len);
+	lossless = egress_lossless(e, c) && f->src_port >= 0;
+	if (egress_enqueue_from(e, f->data, f->len, f->src_port, now_ns()) &&
+	    lossless)
+		w->ports[f->src_port].pfc.bytes[c] += (uint32_t)f->len;
 }
 
 /* The one port @f goes to, or -1: every port but its sender. */
@@ -585,6 +677,31 @@ static uint32_t port_wait(struct wire *w, int port, const struct frame *f,
 }
 
 /*
+ * --pfc: 1 (ms) if @f is for a lossless queue without room for it (at
+ * @dest, or any port it floods to), else 0.  It waits in its input, and
+ * is offered again each round: after a drain, or the poll's millisecond.
+ */
+static uint32_t lossless_wait(struct wire *w, const struct frame *f,
+			      int dest)
+{
+	unsigned int c;
+
+	if (!w->pfc.lossless || w->isolate)
+		return 0;
+	c = egress_class(f->data, f->len);
+	for (int i = 0; i < MAX_PORTS; i++) {
+		struct egress *e = &w->ports[i].eg;
+
+		if (!w->ports[i].used || i == f->src_port ||
+		    (dest >= 0 && i != dest))
+			continue;
+		if (egress_lossless(e, c) && !egress_has_room(e, c, f->len))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Backpressure: 0 if @f can go to all its ports now, else the longest any
  * full one may still be waited for (the caller keeps the frame and polls).
  */
@@ -595,9 +712,12 @@ static uint32_t frame_wait(struct wire *w, const struct frame *f)
 	uint32_t wait = 0, left;
 	int i;
 
-	/* A modelled link's queues take a frame or drop it: no waiting. */
+	/*
+	 * A modelled link's queues take a frame or drop it, but a lossless
+	 * class's full queue makes it wait in its input (PFC's headroom).
+	 */
 	if (w->eg_cfg.rate_mbps)
-		return 0;
+		return lossless_wait(w, f, dest);
 	if (dest >= 0)
 		return dest == f->src_port ? 0 : port_wait(w, dest, f, now);
 	for (i = 0; i < MAX_PORTS; i++) {
@@ -747,6 +867,7 @@ static void attach_port(struct wire *w, const struct sockaddr_un *sa,
 		port = port_lookup(w, sa, sa_len);
 	}
 	w->ports[port].shm = l;
+	wire_link_set_rate(l, w->eg_cfg.rate_mbps);
 	w->ports[port].hung_up = false;
 	w->ports[port].in_blocked[0] = false;
 	w->ports[port].in_blocked[1] = false;
@@ -865,6 +986,7 @@ static bool egress_drain(struct wire *w)
 				break;
 			}
 			send_copy(w, i, &f);
+			pfc_unaccount(w, ef);
 			egress_pop(&p->eg);
 			sent = true;
 		}
@@ -872,6 +994,87 @@ static bool egress_drain(struct wire *w)
 			w->eg_wait_ns = wait;
 	}
 	return sent;
+}
+
+/*
+ * --pfc's watchdog: a lossless queue that has sent nothing for storm_ms
+ * (its port took nothing: a hung adapter, a guest that stopped reading)
+ * pauses its senders for ever, and their peers through them.  It is
+ * flushed, its frames counted, and stays lossy until a frame of its class
+ * leaves again; its senders' accounts fall, and they are resumed.
+ */
+static void pfc_watchdog(struct wire *w, uint64_t now)
+{
+	uint64_t storm = (uint64_t)w->pfc.storm_ms * 1000000;
+
+	for (int i = 0; i < MAX_PORTS; i++) {
+		struct egress *e = &w->ports[i].eg;
+		unsigned int n;
+
+		if (!w->ports[i].used || !e->queued)
+			continue;
+		for (unsigned int c = 0; c < EGRESS_CLASSES; c++) {
+			if (!e->q[c].head || !egress_lossless(e, c) ||
+			    now - e->progress_ns[c] < storm)
+				continue;
+			n = egress_flush_class(e, c, pfc_gone, w);
+			w->st.pfc_storms++;
+			wlog(w, "port %d: pfc storm: class %u sent nothing for %llu ms: %u frames flushed, lossy until it sends again",
+			     i, c,
+			     (unsigned long long)((now - e->progress_ns[c]) / 1000000),
+			     n);
+		}
+	}
+}
+
+/* The switch port's own MAC, the source of its PFC frames. */
+static void port_mac(int port, uint8_t mac[6])
+{
+	static const uint8_t base[6] = { 0x02, 0x0a, 0x0c, 0x5f, 0x00, 0x00 };
+
+	memcpy(mac, base, 6);
+	mac[5] = (uint8_t)port;
+}
+
+/*
+ * --pfc: every ingress port is told what its accounts call for (pause,
+ * refresh, resume), in a PFC frame that goes out at once, ahead of any
+ * queue, as a MAC sends its control frames.  w->eg_wait_ns: no later than
+ * the next refresh.
+ */
+static void pfc_round(struct wire *w)
+{
+	uint64_t now = now_ns();
+
+	if (w->pfc.storm_ms)
+		pfc_watchdog(w, now);
+	for (int i = 0; i < MAX_PORTS; i++) {
+		struct wire_port *p = &w->ports[i];
+		uint16_t quanta[PFC_PRIOS];
+		uint8_t buf[PFC_FRAME_LEN], mac[6];
+		uint64_t next = 0, xoff, xon;
+		struct frame f = { .data = buf, .len = PFC_FRAME_LEN,
+				   .src_port = -1 };
+		uint8_t enable;
+
+		if (!p->used)
+			continue;
+		xoff = p->pfc.xoff_tx;
+		xon = p->pfc.xon_tx;
+		enable = pfc_due(&w->pfc, &p->pfc, now, w->eg_cfg.rate_mbps,
+				 quanta, &next);
+		if (next && next > now &&
+		    (!w->eg_wait_ns || next - now < w->eg_wait_ns))
+			w->eg_wait_ns = next - now;
+		if (!enable)
+			continue;
+		port_mac(i, mac);
+		pfc_frame_build(buf, mac, enable, quanta);
+		w->st.pfc_frames++;
+		w->st.pfc_xoff += p->pfc.xoff_tx - xoff;
+		w->st.pfc_xon += p->pfc.xon_tx - xon;
+		send_copy(w, i, &f);
+	}
 }
 
 /*
@@ -893,9 +1096,21 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	}
 	if (w->dgram_pending && switch_frame(w, &w->dgram_in, wait))
 		w->dgram_pending = false;
-	for (i = 0; i < MAX_PORTS; i++) {
-		struct wire_port *p = &w->ports[i];
+	/*
+	 * Each round starts at the next port: when a full lossless queue
+	 * takes a few frames a round, every input gets its turn at them.
+	 */
+	for (int n = 1; n <= MAX_PORTS; n++) {
+		i = (w->first_port + n) % MAX_PORTS;
+		if (w->ports[i].used) {
+			w->first_port = i;
+			break;
+		}
+	}
+	for (int n = 0; n < MAX_PORTS; n++) {
+		struct wire_port *p = &w->ports[(w->first_port + n) % MAX_PORTS];
 
+		i = (w->first_port + n) % MAX_PORTS;
 		if (!p->used || !p->shm)
 			continue;
 		if (p->shm->up.broken || p->shm->roce_up.broken ||
@@ -914,6 +1129,8 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	 */
 	if (w->eg_cfg.rate_mbps && egress_drain(w))
 		busy = true;
+	if (w->pfc.lossless)
+		pfc_round(w);
 	return busy;
 }
 
@@ -1038,7 +1255,8 @@ static void usage(void)
 		"                 [--drop-pct N] [--reorder-pct N] [--faults-rc-only]\n"
 		"                 [--isolate] [--seed S] [--qemu-wait-scale N]\n"
 		"                 [--link-rate MBPS [--queue-bytes N]\n"
-		"                  [--ecn MIN,MAX,PCT]] [--log FILE]\n");
+		"                  [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]\n"
+		"                  [--pfc-xoff BYTES] [--pfc-storm-ms MS]]] [--log FILE]\n");
 	exit(2);
 }
 
@@ -1099,6 +1317,25 @@ static void parse_ecn(struct egress_cfg *c, const char *s)
 	c->ecn_max_pct = pct;
 }
 
+/* --pfc's classes: a comma-separated list of 0-7, as a bit mask. */
+static uint8_t parse_classes(const char *s)
+{
+	uint8_t mask = 0;
+	char *end;
+
+	do {
+		unsigned long c = strtoul(s, &end, 10);
+
+		if (end == s || c >= EGRESS_CLASSES)
+			usage();
+		mask |= 1u << c;
+		s = end + 1;
+	} while (*end == ',');
+	if (*end)
+		usage();
+	return mask;
+}
+
 static void parse_args(struct wire *w, int argc, char **argv,
 		       const char **pcap, const char **logfile)
 {
@@ -1116,9 +1353,13 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "link-rate", required_argument, NULL, 'L' },
 		{ "queue-bytes", required_argument, NULL, 'Q' },
 		{ "ecn", required_argument, NULL, 'E' },
+		{ "pfc", required_argument, NULL, 'P' },
+		{ "pfc-xoff", required_argument, NULL, 'X' },
+		{ "pfc-storm-ms", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	bool storm_set = false;
 	int c;
 
 	w->qemu_policy = wire_link_policy_qemu;
@@ -1165,6 +1406,16 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		case 'E':
 			parse_ecn(&w->eg_cfg, optarg);
 			break;
+		case 'P':
+			w->pfc.lossless = parse_classes(optarg);
+			break;
+		case 'X':
+			w->pfc.xoff = parse_u32(optarg, 1, 1u << 30);
+			break;
+		case 'W':
+			w->pfc.storm_ms = parse_u32(optarg, 0, 3600000);
+			storm_set = true;
+			break;
 		default:
 			usage();
 		}
@@ -1173,10 +1424,22 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		usage();
 	/* Queues and marking model a link: without a rate they mean nothing. */
 	if (!w->eg_cfg.rate_mbps &&
-	    (w->eg_cfg.queue_bytes || w->eg_cfg.ecn_max_bytes))
+	    (w->eg_cfg.queue_bytes || w->eg_cfg.ecn_max_bytes ||
+	     w->pfc.lossless))
 		usage();
 	if (!w->eg_cfg.queue_bytes)
 		w->eg_cfg.queue_bytes = EGRESS_QUEUE_DEFAULT;
+	/*
+	 * PFC: pause a port whose frames fill a quarter of a queue, resume it
+	 * at an eighth; the rest, and the headroom above the queue, take what
+	 * is in flight meanwhile.
+	 */
+	w->eg_cfg.lossless = w->pfc.lossless;
+	if (!w->pfc.xoff)
+		w->pfc.xoff = w->eg_cfg.queue_bytes / 4;
+	w->pfc.xon = w->pfc.xoff / 2;
+	if (!storm_set)
+		w->pfc.storm_ms = PFC_STORM_MS_DEFAULT;
 	if (!w->rng)
 		w->rng = 0x9e3779b97f4a7c15ULL;	/* xorshift needs non-zero */
 }
@@ -1285,5 +1548,14 @@ int main(int argc, char **argv)
 		     (unsigned long long)w->st.eg.not_ect, w->st.eg.deepest);
 	if (w->eg_cfg.rate_mbps)
 		log_classes(w);
+	if (w->pfc.lossless)
+		wlog(w, "exit: pfc: lossless classes 0x%02x, xoff %u xon %u bytes, watchdog %u ms: frames %llu pause %llu resume %llu storms %llu; lossless drops %llu, flushed %llu",
+		     w->pfc.lossless, w->pfc.xoff, w->pfc.xon, w->pfc.storm_ms,
+		     (unsigned long long)w->st.pfc_frames,
+		     (unsigned long long)w->st.pfc_xoff,
+		     (unsigned long long)w->st.pfc_xon,
+		     (unsigned long long)w->st.pfc_storms,
+		     (unsigned long long)w->st.eg.lossless_dropped,
+		     (unsigned long long)w->st.eg.storm_dropped);
 	return 0;
 }

@@ -72,10 +72,18 @@ static inline bool glue_want(void *port)
 	return port_roce_want(port);
 }
 
+/* A PFC frame's pauses, from the port's thread to the engine. */
+static inline void glue_pfc_pause(void *eng, uint8_t enable,
+				  const uint64_t *pause_ns)
+{
+	engine_pfc_pause(eng, enable, pause_ns);
+}
+
 static inline void port_glue_config(struct emu_port_config *pc, bool lane)
 {
 	pc->wire_shm = true;
 	pc->tx_ready = glue_tx_ready;
+	pc->pfc_pause = glue_pfc_pause;
 	pc->roce_lane = lane;
 }
 

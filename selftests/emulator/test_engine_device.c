@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Engine device-level commands: QUERY_DEVICE, QUERY_PORT, SET_PORT,
- * SET_GID, QUERY_CC and SET_CC, UARs, PDs and EQs, each success path and
- * each error status.
+ * QUERY_STATS, SET_GID, QUERY_CC and SET_CC, UARs, PDs and EQs, each
+ * success path and each error status.
  */
 #include "engine_harness.h"
 
@@ -166,7 +166,26 @@ static void test_query_and_set_port(void)
 	ktap_case_end("query_and_set_port");
 }
 
-/* A fresh adapter's counters are all zero; bad port and short output fail. */
+/*
+ * The layout of struct orca_port_stats: each minor version's counters in
+ * words an older device left reserved, the size unchanged.
+ */
+#define PS_WORD(f)	(offsetof(struct orca_port_stats, f) / 8)
+static_assert(PS_WORD(cq_overruns) == 17, "1.0's transport counters");
+static_assert(PS_WORD(tx_bytes) == 18 && PS_WORD(rx_mcast_packets) == 21,
+	      "1.4's traffic counters");
+static_assert(PS_WORD(np_ecn_marked_roce_packets) == 22 &&
+	      PS_WORD(rp_cnp_ignored) == 25, "1.7's congestion notification");
+static_assert(PS_WORD(rx_pfc_frames) == 26 &&
+	      PS_WORD(rx_pfc_pause_transitions) == 27 &&
+	      PS_WORD(rx_pfc_pause_duration) == 28 && PS_WORD(rsvd) == 29,
+	      "1.9's priority flow control");
+static_assert(sizeof(struct orca_port_stats) == 32 * 8, "port stats size");
+
+/*
+ * A fresh adapter's counters are all zero (1.9's PFC counters too: no PAUSE
+ * frame came); bad port and short output fail.
+ */
 static void test_query_stats(void)
 {
 	struct orca_port_stats ps;
@@ -180,6 +199,9 @@ static void test_query_stats(void)
 	for (i = 0; i < sizeof(ps); i++)
 		nonzero += b[i] != 0;
 	CHECK(nonzero == 0);
+	CHECK(!ps.rx_pfc_frames && !ps.rx_pfc_pause_transitions &&
+	      !ps.rx_pfc_pause_duration);
+	CHECK(!ps.rsvd[0] && !ps.rsvd[1] && !ps.rsvd[2]);
 	CHECK(query_stats(&t, 2, sizeof(ps), &ps) == ORCA_CMD_ST_BAD_PARAM);
 	CHECK(query_stats(&t, 1, sizeof(ps) - 8, &ps) ==
 	      ORCA_CMD_ST_BAD_LENGTH);

@@ -23,6 +23,13 @@
  * drops DCQCN saves is printed, not asserted: the first burst of three
  * full windows overflows the queue before any CNP can act, and on a loaded
  * host the engines react milliseconds late.
+ *
+ * Last, the incast through a lossless class (PFC, 802.1Qbb: wire/pfc.h,
+ * roce/roce_pfc.c): the switch pauses each sender whose frames in the
+ * receiver's queue pass a quarter of it, and resumes it below an eighth;
+ * the adapters hold their QPs meanwhile.  Nothing is dropped, nothing sent
+ * again, no timer fires, every byte arrives; the switch sent pauses and
+ * resumes, and every sender took PFC frames and was paused.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -68,20 +75,29 @@ static void set_ecn(struct node *n, bool rp)
  * write into the receiver; @ecn: marking on, and each adapter's ECN (@rp:
  * the senders take CNPs).
  */
-static void incast(int senders, bool ecn, bool rp)
+static void incast(int senders, bool ecn, bool rp, bool pfc)
 {
-	struct rc_opts o = { .path_mtu = 3, .timeout = 12, .retry_cnt = 7,
-			     .rnr_retry = 7, .min_rnr_timer = 1,
+	/*
+	 * A lossless fabric queues instead of dropping: the three senders'
+	 * windows (3 x 128 KiB) wait in the switch, 16 ms at 200 Mb/s, so
+	 * the QPs' ACK timeout is 67 ms (14) there, not 16 ms (12).
+	 */
+	struct rc_opts o = { .path_mtu = 3, .timeout = pfc ? 14 : 12,
+			     .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1,
 			     .access = ORCA_QP_ACCESS_ALL };
 	const char *argv[] = {
 		wire_bin, "--socket", sw_path, "--log", log_path,
 		"--link-rate", RATE_MBPS, "--queue-bytes",
 		senders > 1 ? "65536" : "262144",
-		ecn ? "--ecn" : NULL, "16384,32768,100", NULL,
+		ecn ? "--ecn" : pfc ? "--pfc" : NULL,
+		ecn ? "16384,32768,100" : "0", NULL,
 	};
+	uint64_t pfc_frames = 0, pfc_paused = 0, pfc_us = 0, pfc_rx_min = ~0ull;
+	uint64_t rx_pfc = 0, held_min = ~0ull;
 	uint64_t marked = 0, cnps = 0, handled = 0, ignored = 0, cuts = 0;
 	uint64_t paced = 0;
-	const char *name = senders == 1 ?
+	const char *name = pfc ? "incast_through_a_lossless_class_paused_drops_nothing" :
+			   senders == 1 ?
 			   "one_flow_through_a_queue_that_holds_its_window_loses_nothing" :
 			   !ecn ? "incast_overflows_the_queue_rc_recovers_every_byte" :
 			   rp ? "incast_with_ecn_ce_answered_by_cnps_taken" :
@@ -181,6 +197,7 @@ static void incast(int senders, bool ecn, bool rp)
 		if (!i) {
 			marked = st.np_ecn_marked_roce_packets;
 			cnps = st.np_cnp_sent;
+			rx_pfc = st.rx_pfc_frames;
 			continue;
 		}
 		retransmits += st.retransmits;
@@ -189,6 +206,13 @@ static void incast(int senders, bool ecn, bool rp)
 		ignored += st.rp_cnp_ignored;
 		cuts += st.rp_rate_cuts;
 		paced += st.rp_paced;
+		pfc_frames += st.rx_pfc_frames;
+		pfc_paused += st.rx_pfc_pause_transitions;
+		pfc_us += st.rx_pfc_pause_us;
+		if (st.rx_pfc_pause_transitions < pfc_rx_min)
+			pfc_rx_min = st.rx_pfc_pause_transitions;
+		if (st.pfc_held < held_min)
+			held_min = st.pfc_held;
 		/* The senders saw no CE: CNPs and ACKs are all they got. */
 		CHECK(st.np_ecn_marked_roce_packets == 0 && st.np_cnp_sent == 0);
 	}
@@ -212,7 +236,24 @@ static void incast(int senders, bool ecn, bool rp)
 	       (unsigned long long)marked, (unsigned long long)cnps,
 	       (unsigned long long)handled, (unsigned long long)ignored,
 	       (unsigned long long)cuts, (unsigned long long)paced);
-	if (senders == 1) {
+	if (pfc) {
+		unsigned long long pauses = wire_exit_count(log_path, "pause");
+		unsigned long long resumes = wire_exit_count(log_path, "resume");
+
+		printf("# pfc: switch sent %llu pauses, %llu resumes; senders took %llu PFC frames, paused %llu times (each at least %llu, its QPs held at least %llu times), %llu us in all; the receiver took %llu\n",
+		       pauses, resumes, (unsigned long long)pfc_frames,
+		       (unsigned long long)pfc_paused,
+		       (unsigned long long)pfc_rx_min,
+		       (unsigned long long)held_min,
+		       (unsigned long long)pfc_us, (unsigned long long)rx_pfc);
+		/* Lossless: paused, never dropped, nothing sent twice. */
+		CHECK(dropped == 0 && retransmits == 0 && timeouts == 0);
+		CHECK(wire_exit_count(log_path, "drops") == 0);
+		CHECK(pauses != ~0ull && pauses > 0 && resumes > 0);
+		CHECK(pfc_frames > 0 && pfc_rx_min > 0 && pfc_us > 0);
+		/* Every sender held its QP while paused, not just counted. */
+		CHECK(held_min != ~0ull && held_min > 0);
+	} else if (senders == 1) {
 		/*
 		 * Nothing dropped, nothing sent again, no timer fired: every
 		 * frame, the last ACK too, left its queue at the link's rate,
@@ -245,14 +286,14 @@ static void incast(int senders, bool ecn, bool rp)
 
 int main(void)
 {
-	ktap_plan(4);
+	ktap_plan(5);
 	wire_find_binary(wire_bin, sizeof(wire_bin));
 	snprintf(dir, sizeof(dir), "/tmp/orca-incast.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		/* orca-wire is built with this test: its absence is a failure. */
 		printf("# %s: no orca-wire, or no temporary directory\n",
 		       wire_bin);
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 5; i++) {
 			CHECK(false);
 			ktap_case_end("incast (not run)");
 		}
@@ -260,10 +301,11 @@ int main(void)
 	}
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
 	snprintf(log_path, sizeof(log_path), "%s/wire.log", dir);
-	incast(1, false, false);
-	incast(SENDERS, false, false);
-	incast(SENDERS, true, true);
-	incast(SENDERS, true, false);
+	incast(1, false, false, false);
+	incast(SENDERS, false, false, false);
+	incast(SENDERS, true, true, false);
+	incast(SENDERS, true, false, false);
+	incast(SENDERS, false, false, true);
 	if (!getenv("ORCA_KEEP_LOG"))
 		unlink(log_path);
 	for (int i = 1; i <= SENDERS + 1; i++) {

@@ -9,10 +9,13 @@
 # (their exit logs): handled in the first run, ignored in the second, after
 # the devlink parameters turned its reaction point off (in-guest/ecn.sh).  The queues hold a QP's whole send window (128
 # packets of at most 1 KiB and their headers): the wire loses nothing, and
-# the loss-free case holds as on an unmodelled wire.
+# the loss-free case holds as on an unmodelled wire.  Class 5, the second
+# run's, is lossless (--pfc 5): the switch pauses guest 1's adapter, which
+# counts the PFC frames (in-guest/ecn.sh); the host checks the switch's
+# side: pauses and resumes sent, nothing dropped in the lossless class.
 . "$(dirname "$0")/../lib/host/host.sh"
 run_guests 2 600 \
-	--wire-opts "--link-rate 1000 --queue-bytes 262144 --ecn 32768,98304,20" \
+	--wire-opts "--link-rate 1000 --queue-bytes 262144 --ecn 32768,98304,20 --pfc 5" \
 	--emu-opts "--ecn" -- selftests/guest/in-guest/ecn.sh
 rc=$?
 
@@ -46,5 +49,17 @@ if [ "${c3:-0}" -gt 1000 ] && [ "${c5:-0}" -gt 1000 ] && [ "$others" = 0 ]; then
 	host_result OK "the traffic class of each run's address vectors picked its switch queue (3, then 5)"
 else
 	host_result FAIL "the traffic class of each run's address vectors picked its switch queue (3, then 5)"
+fi
+# PFC's side on the switch (its exit line "pfc: ..."): it paused the
+# sender of the lossless class and resumed it, and dropped nothing there.
+pfc=$(sed -n 's/.*exit: pfc: //p' "$out/run/wire.log" | tail -n 1)
+echo "# switch: pfc: ${pfc:-none}"
+pauses=$(sed -n 's/.* pause \([0-9]*\) .*/\1/p' <<<"$pfc")
+resumes=$(sed -n 's/.* resume \([0-9]*\) .*/\1/p' <<<"$pfc")
+drops=$(sed -n 's/.* lossless drops \([0-9]*\),.*/\1/p' <<<"$pfc")
+if [ "${pauses:-0}" -gt 0 ] && [ "${resumes:-0}" -gt 0 ] && [ "$drops" = 0 ]; then
+	host_result OK "the switch paused and resumed the lossless class's sender, dropping nothing there"
+else
+	host_result FAIL "the switch paused and resumed the lossless class's sender, dropping nothing there"
 fi
 host_done "$rc"

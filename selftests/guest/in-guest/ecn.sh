@@ -22,7 +22,8 @@ srv=
 # stat NAME: one counter of the port's rdma statistic.
 stat() { port_stat "$dev" "$1"; }
 
-for c in np_ecn_marked_roce_packets np_cnp_sent rp_cnp_handled rp_cnp_ignored; do
+for c in np_ecn_marked_roce_packets np_cnp_sent rp_cnp_handled rp_cnp_ignored \
+	rx_pfc_frames rx_pfc_pause_transitions rx_pfc_pause_duration; do
 	ok_if "rdma statistic has $c" sh -c "rdma statistic show link $dev/1 | tr ' ' '\\n' | grep -qx $c"
 done
 
@@ -97,6 +98,10 @@ else
 	ok_if "devlink: rp_enable set to false" param_is rp_enable false
 fi
 t0=$(date +%s)
+pfc0=$(stat rx_pfc_frames)
+pause0=$(stat rx_pfc_pause_transitions)
+# Class 5 is lossless on this wire (63: orca-wire --pfc 5): with its
+# reaction point off the sender fills the queue, and the switch pauses it.
 pair_case "ib_write_bw 64 KiB for 4 s: CNPs at most every 100 ms, the sender ignoring them" 150 \
 	"tcp_listening 18612" \
 	"ib_write_bw -d $dev -i 1 -x $gid -F -u 18 -p 18612 -s 65536 -D 4 --tclass 160" \
@@ -106,7 +111,9 @@ marked2=$(($(stat np_ecn_marked_roce_packets) - marked))
 sent2=$(($(stat np_cnp_sent) - sent))
 handled2=$(($(stat rp_cnp_handled) - handled))
 ignored2=$(($(stat rp_cnp_ignored) - ignored))
-ktap_line "# $dev, second run ($secs s): np_ecn_marked_roce_packets +$marked2 np_cnp_sent +$sent2 rp_cnp_handled +$handled2 rp_cnp_ignored +$ignored2"
+pfc2=$(($(stat rx_pfc_frames) - pfc0))
+pause2=$(($(stat rx_pfc_pause_transitions) - pause0))
+ktap_line "# $dev, second run ($secs s): np_ecn_marked_roce_packets +$marked2 np_cnp_sent +$sent2 rp_cnp_handled +$handled2 rp_cnp_ignored +$ignored2 rx_pfc_frames +$pfc2 rx_pfc_pause_transitions +$pause2 rx_pfc_pause_duration $(stat rx_pfc_pause_duration)"
 if [ "$gi" = 0 ]; then
 	# With 4 us between CNPs about 3 marks in 5 were answered (run 1).
 	ok_if "receiver: at most one CNP per 100 ms while marks came faster" \
@@ -114,5 +121,7 @@ if [ "$gi" = 0 ]; then
 else
 	ok_if "sender: every CNP ignored, none handled" \
 		sh -c "[ $ignored2 -gt 0 ] && [ $handled2 = 0 ]"
+	ok_if "sender: paused by PFC frames on the lossless class (rdma statistic)" \
+		sh -c "[ $pfc2 -gt 0 ] && [ $pause2 -gt 0 ] && [ $pause2 -le $pfc2 ]"
 fi
 ktap_done

@@ -323,7 +323,11 @@ struct orca_port_stats {
 	__le64 np_cnp_sent;		/* CNPs sent for them */
 	__le64 rp_cnp_handled;		/* CNPs that cut a QP's rate */
 	__le64 rp_cnp_ignored;		/* CNPs not acted on */
-	__le64 rsvd[6];
+	/* 1.9: priority flow control (802.1Qbb) */
+	__le64 rx_pfc_frames;		/* PFC PAUSE frames the port took */
+	__le64 rx_pfc_pause_transitions; /* a priority: sending -> paused */
+	__le64 rx_pfc_pause_duration;	/* us paused, summed over priorities */
+	__le64 rsvd[3];
 };
 
 /*

@@ -179,7 +179,8 @@ int orca_com_query_port(struct orca_dev *odev, struct orca_com_port_info *info)
 
 /*
  * The counters the driver reports: the first ORCA_COM_NUM_XPORT_STATS words
- * of struct orca_port_stats, then congestion notification's four (1.7).
+ * of struct orca_port_stats, then congestion notification's four (1.7) and
+ * priority flow control's three (1.9).
  */
 int orca_com_query_stats(struct orca_dev *odev,
 			 u64 counters[ORCA_COM_NUM_PORT_STATS])
@@ -202,6 +203,9 @@ int orca_com_query_stats(struct orca_dev *odev,
 	counters[i++] = le64_to_cpu(hw.np_cnp_sent);
 	counters[i++] = le64_to_cpu(hw.rp_cnp_handled);
 	counters[i++] = le64_to_cpu(hw.rp_cnp_ignored);
+	counters[i++] = le64_to_cpu(hw.rx_pfc_frames);
+	counters[i++] = le64_to_cpu(hw.rx_pfc_pause_transitions);
+	counters[i++] = le64_to_cpu(hw.rx_pfc_pause_duration);
 	return 0;
 }
 

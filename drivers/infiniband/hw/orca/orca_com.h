@@ -178,10 +178,11 @@ struct orca_com_port_info {
 /*
  * Counters of QUERY_STATS (struct orca_port_stats) the driver reports: its
  * first ORCA_COM_NUM_XPORT_STATS words (the transport's), then the four of
- * congestion notification (1.7; a 1.6 device reads 0).
+ * congestion notification (1.7; a 1.6 device reads 0) and the three of
+ * priority flow control (1.9; a 1.8 device reads 0).
  */
 #define ORCA_COM_NUM_XPORT_STATS	18
-#define ORCA_COM_NUM_PORT_STATS		(ORCA_COM_NUM_XPORT_STATS + 4)
+#define ORCA_COM_NUM_PORT_STATS		(ORCA_COM_NUM_XPORT_STATS + 4 + 3)
 
 /* QUERY_STATS' traffic counters (1.4), for the PMA, in CPU order. */
 struct orca_com_port_traffic {

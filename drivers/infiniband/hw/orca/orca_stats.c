@@ -13,11 +13,14 @@
 /*
  * One name per counter orca_com_query_stats() reads, in its order: the
  * transport's (the i-th __le64 of struct orca_port_stats is the counter at
- * index i), then congestion notification's.
+ * index i), then congestion notification's and priority flow control's.
  *
  * The names are ABI.  Where another RoCE driver counts the same thing, its
  * name is used (mlx5 and bnxt_re for the requester's view, rxe where it is
- * the only one counting exactly this); the rest are ORCA's own.
+ * the only one counting exactly this); the rest are ORCA's own.  No rdma
+ * driver counts priority flow control: ORCA's three are summed over the 8
+ * priorities that mlx5's ethtool counters (rx_prioN_pause,
+ * rx_prioN_pause_transition, rx_prioN_pause_duration) count one by one.
  */
 static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	{ .name = "sent_pkts" },		/* rxe */
@@ -43,6 +46,10 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	{ .name = "np_cnp_sent" },
 	{ .name = "rp_cnp_handled" },
 	{ .name = "rp_cnp_ignored" },
+	/* 1.9: priority flow control */
+	{ .name = "rx_pfc_frames" },		/* mlx5: rx_prioN_pause */
+	{ .name = "rx_pfc_pause_transitions" },	/* mlx5: rx_prioN_pause_transition */
+	{ .name = "rx_pfc_pause_duration" },	/* mlx5: rx_prioN_pause_duration */
 	/* The driver's counters (enum orca_drv_stat) follow the adapter's. */
 	{ .name = "driver_bad_eqes" },
 	{ .name = "driver_bad_cqes" },
