@@ -471,6 +471,12 @@ int main(int argc, char **argv)
 				port_wire_is_shm(port) ?
 				"shared-memory rings, RoCE lane to the engine" :
 				"datagrams");
+		/* The switch's link rate is DCQCN's line rate (issue 33). */
+		if (port_link_rate(port)) {
+			emu_log("port: link rate %u Mb/s (the switch's)",
+				port_link_rate(port));
+			engine_set_line_rate(dev->eng, port_link_rate(port));
+		}
 		link.ctx = port;
 		link.rx_fd = port_roce_rx_fd(port);
 		engine_set_roce_link(dev->eng, &link);

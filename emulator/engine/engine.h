@@ -231,4 +231,11 @@ void engine_roce_tx_ready(struct orca_engine *eng);
 void engine_pfc_pause(struct orca_engine *eng, uint8_t enable,
 		      const uint64_t *pause_ns);
 
+/*
+ * The port's link rate in Mb/s (0: unknown; roce/roce_dcqcn.c): DCQCN's
+ * line rate, where a cut QP's rate starts and recovers to (100 Gb/s
+ * without one).  Any thread.
+ */
+void engine_set_line_rate(struct orca_engine *eng, uint32_t mbps);
+
 #endif /* ORCA_EMU_ENGINE_H */

@@ -800,8 +800,9 @@ static int peer_accept(struct emu_port *port, uint64_t deadline)
 		if (n < 0)
 			continue;	/* EAGAIN: nothing yet */
 		/* Anything else on the socket is not the peer's link: drop. */
+		/* A point-to-point link models no rate (0). */
 		if (!wire_link_accept(&port->shm.link, msg, (size_t)n, fds,
-				      nfds, true))
+				      nfds, true, 0))
 			return 0;
 	}
 	return -ETIMEDOUT;
@@ -1017,6 +1018,11 @@ void port_roce_rx_ready(struct emu_port *port)
 	/* EAGAIN: the counter is full of kicks already; one is enough. */
 	if (write(port->rx_ready_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		abort();
+}
+
+uint32_t port_link_rate(struct emu_port *port)
+{
+	return port->shm.up ? wire_link_rate(&port->shm.link) : 0;
 }
 
 bool port_wire_is_shm(struct emu_port *port)

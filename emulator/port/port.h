@@ -142,6 +142,12 @@ void port_roce_tx_abort(struct emu_port *port);
 /* The rx callback has room again (any thread). */
 void port_roce_rx_ready(struct emu_port *port);
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st);
+/*
+ * The link's rate in Mb/s as the switch announced it when the port
+ * attached (orca-wire --link-rate), 0 if none (no model, a datagram wire,
+ * a point-to-point link).
+ */
+uint32_t port_link_rate(struct emu_port *port);
 /* True if the wire is a shared-memory link (the switch took it). */
 bool port_wire_is_shm(struct emu_port *port);
 /* True if the engine reads RoCEv2 frames from its lane (roce_lane). */

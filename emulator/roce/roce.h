@@ -163,7 +163,8 @@ struct roce_ecn_cfg {
  * additively (@ai_mbps), then by @hai_mbps per stage beyond @f.
  *
  * @max_mbps: rp_max_rate, the most a cut QP recovers to (0: line rate,
- *	ROCE_DCQCN_LINE_MBPS, where it is unpaced again)
+ *	where it is unpaced again: the link's, engine_set_line_rate(), else
+ *	ROCE_DCQCN_LINE_MBPS; a rate above the line's is the line's)
  * @min_mbps: rp_min_rate, the least a cut leaves
  * @ai_mbps: rp_ai_rate; @hai_mbps: rp_hai_rate
  * @f: rp_threshold

@@ -12,7 +12,8 @@
  * rate increases are caught up on lazily, when a CNP comes or a packet
  * goes, by the periods that have passed: a QP that sends nothing needs no
  * timer of its own for them.  Once the rate has recovered to line rate the
- * QP is unpaced again.
+ * QP is unpaced again.  The line rate is the port's link's, as its switch
+ * announced it (engine_set_line_rate()), else ROCE_DCQCN_LINE_MBPS.
  *
  * The parameters are the adapter's (roce_set_dcqcn(), SET_CC), read field
  * by field as each step needs one: a SET_CC applies from the next step.
@@ -86,9 +87,30 @@ void roce_get_cc(struct orca_engine *eng, struct roce_ecn_cfg *ecn,
 	GET(dcqcn, &dev->dcqcn, alpha0);
 }
 
-/* Engine thread: the adapter's parameters, each field read on its own. */
-static void snapshot(const struct roce_dev *dev, struct roce_dcqcn_cfg *c)
+void engine_set_line_rate(struct orca_engine *eng, uint32_t mbps)
 {
+	__atomic_store_n(&eng->roce->line_mbps, mbps, __ATOMIC_RELAXED);
+}
+
+/*
+ * The line rate: the port's link's (its switch announced it), else
+ * ROCE_DCQCN_LINE_MBPS, never above that.
+ */
+static uint32_t line_rate(const struct roce_dev *dev)
+{
+	uint32_t v = __atomic_load_n(&dev->line_mbps, __ATOMIC_RELAXED);
+
+	return v && v < ROCE_DCQCN_LINE_MBPS ? v : ROCE_DCQCN_LINE_MBPS;
+}
+
+/*
+ * Engine thread: the adapter's parameters, each field read on its own;
+ * returns the line rate, which max_mbps is at most.
+ */
+static uint32_t snapshot(const struct roce_dev *dev, struct roce_dcqcn_cfg *c)
+{
+	uint32_t line = line_rate(dev);
+
 	GET(c, &dev->dcqcn, max_mbps);
 	GET(c, &dev->dcqcn, min_mbps);
 	GET(c, &dev->dcqcn, ai_mbps);
@@ -100,8 +122,11 @@ static void snapshot(const struct roce_dev *dev, struct roce_dcqcn_cfg *c)
 	GET(c, &dev->dcqcn, alpha_us);
 	GET(c, &dev->dcqcn, cut_us);
 	GET(c, &dev->dcqcn, alpha0);
-	if (!c->max_mbps)
-		c->max_mbps = ROCE_DCQCN_LINE_MBPS;
+	if (!c->max_mbps || c->max_mbps > line)
+		c->max_mbps = line;
+	if (c->min_mbps > c->max_mbps)
+		c->min_mbps = c->max_mbps;
+	return line;
 }
 
 static uint32_t clamp_rate(const struct roce_dcqcn_cfg *c, uint64_t mbps)
@@ -112,7 +137,8 @@ static uint32_t clamp_rate(const struct roce_dcqcn_cfg *c, uint64_t mbps)
 }
 
 /* One rate increase event (the timer's or the byte counter's). */
-static void increase(const struct roce_dcqcn_cfg *c, struct roce_dcqcn *d)
+static void increase(const struct roce_dcqcn_cfg *c, struct roce_dcqcn *d,
+		     uint32_t line)
 {
 	uint32_t lo = d->t_stage < d->b_stage ? d->t_stage : d->b_stage;
 	uint32_t hi = d->t_stage > d->b_stage ? d->t_stage : d->b_stage;
@@ -126,13 +152,13 @@ static void increase(const struct roce_dcqcn_cfg *c, struct roce_dcqcn *d)
 		d->rt_mbps = clamp_rate(c, (uint64_t)d->rt_mbps + c->ai_mbps);
 	/* Rounded up: halving towards the target must reach it. */
 	d->rc_mbps = clamp_rate(c, ((uint64_t)d->rt_mbps + d->rc_mbps + 1) / 2);
-	if (d->rc_mbps >= ROCE_DCQCN_LINE_MBPS)
+	if (d->rc_mbps >= line)
 		d->limited = false;		/* recovered: unpaced */
 }
 
 /* Alpha's decay and the timer's increases since they were last applied. */
 static void catch_up(const struct roce_dcqcn_cfg *c, struct roce_dcqcn *d,
-		     uint64_t now)
+		     uint64_t now, uint32_t line)
 {
 	uint64_t n;
 
@@ -147,7 +173,7 @@ static void catch_up(const struct roce_dcqcn_cfg *c, struct roce_dcqcn *d,
 	d->timer_us += n * c->timer_us;
 	for (; n && d->limited; n--) {
 		d->t_stage++;
-		increase(c, d);
+		increase(c, d, line);
 	}
 }
 
@@ -155,17 +181,17 @@ void roce_dcqcn_cnp(struct roce_qp *rq, uint64_t now)
 {
 	struct roce_dcqcn *d = &rq->dcqcn;
 	struct roce_dcqcn_cfg c;
+	uint32_t line = snapshot(rq->dev, &c);
 
-	snapshot(rq->dev, &c);
 	if (!d->limited) {
 		d->limited = true;
-		d->rc_mbps = d->rt_mbps = ROCE_DCQCN_LINE_MBPS;
+		d->rc_mbps = d->rt_mbps = line;
 		d->alpha = c.alpha0;
 		d->alpha_us = d->timer_us = now;
 		d->cut_us = 0;
 		d->next_ns = 0;
 	} else {
-		catch_up(&c, d, now);
+		catch_up(&c, d, now, line);
 	}
 	/* At most one cut per period: a burst of CNPs is one congestion. */
 	if (d->cut_us && now - d->cut_us < c.cut_us)
@@ -196,11 +222,12 @@ void roce_dcqcn_sent(struct roce_qp *rq, uint64_t bytes, uint64_t now_ns)
 {
 	struct roce_dcqcn *d = &rq->dcqcn;
 	struct roce_dcqcn_cfg c;
+	uint32_t line;
 
 	if (!d->limited)
 		return;
-	snapshot(rq->dev, &c);
-	catch_up(&c, d, now_ns / 1000);
+	line = snapshot(rq->dev, &c);
+	catch_up(&c, d, now_ns / 1000, line);
 	if (!d->limited)
 		return;
 	/* The departure clock never runs behind now: no saved-up burst. */
@@ -211,7 +238,7 @@ void roce_dcqcn_sent(struct roce_qp *rq, uint64_t bytes, uint64_t now_ns)
 	if (d->bytes >= c.bytes) {
 		d->bytes = 0;
 		d->b_stage++;
-		increase(&c, d);
+		increase(&c, d, line);
 	}
 }
 

@@ -185,6 +185,7 @@ struct roce_dev {
 	/* ECN (roce_ecn.c) and DCQCN (roce_dcqcn.c): each field set atomically, by any thread. */
 	struct roce_ecn_cfg ecn;
 	struct roce_dcqcn_cfg dcqcn;
+	uint32_t line_mbps;		/* the link's rate, 0: unknown */
 
 	/* --- engine thread only --- */
 	struct roce_qp *qps;		/* every QP with transport state */

@@ -203,7 +203,7 @@ ssize_t wire_link_recv(int sock, void *buf, size_t size,
 }
 
 int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
-		     const int *fds, int nfds, bool mirror)
+		     const int *fds, int nfds, bool mirror, uint32_t rate_mbps)
 {
 	uint8_t want[WIRE_LINK_MSG_LEN];
 	struct stat st;
@@ -223,6 +223,8 @@ int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
 		err = errno;
 		goto fail;
 	}
+	__atomic_store_n(&((struct wire_link_mem *)mem)->rate_mbps, rate_mbps,
+			 __ATOMIC_RELEASE);
 	if (send(fds[1], "ok", 2, MSG_NOSIGNAL | MSG_DONTWAIT) != 2) {
 		err = errno;
 		munmap(mem, sizeof(struct wire_link_mem));
@@ -245,11 +247,6 @@ void wire_link_close(struct wire_link *l)
 	l->mem = NULL;
 	close(l->ctl);
 	close_fds(l->efd, 2 * WIRE_LINK_NR_RINGS);
-}
-
-void wire_link_set_rate(struct wire_link *l, uint32_t rate_mbps)
-{
-	__atomic_store_n(&l->mem->rate_mbps, rate_mbps, __ATOMIC_RELEASE);
 }
 
 uint32_t wire_link_rate(const struct wire_link *l)

@@ -97,19 +97,17 @@ ssize_t wire_link_recv(int sock, void *buf, size_t size,
 
 /*
  * Switch side: take the link an attach message (@msg, @len) carried in
- * @fds; answers the adapter.  Owns the fds in every case: 0, or -errno with
+ * @fds; writes the link's rate @rate_mbps (0: not modelled) and answers
+ * the adapter, which so finds the rate there once attached.  Owns the fds in every case: 0, or -errno with
  * all of them closed.  @mirror: the taker is the other adapter of a
  * point-to-point link, no switch between the two: its up rings are the
  * attacher's down rings and the other way round, so both ports use the
  * link as they would a switch's.
  */
 int wire_link_accept(struct wire_link *l, const void *msg, size_t len,
-		     const int *fds, int nfds, bool mirror);
+		     const int *fds, int nfds, bool mirror, uint32_t rate_mbps);
 
 void wire_link_close(struct wire_link *l);
-
-/* Switch side: announce the link's rate (struct wire_link_mem). */
-void wire_link_set_rate(struct wire_link *l, uint32_t rate_mbps);
 
 /* Port side: the rate the switch announced, 0 if none. */
 uint32_t wire_link_rate(const struct wire_link *l);

@@ -854,7 +854,8 @@ static void attach_port(struct wire *w, const struct sockaddr_un *sa,
 		     l ? "no free port" : "out of memory");
 		return;
 	}
-	err = wire_link_accept(l, w->dgram_buf, len, fds, nfds, false);
+	err = wire_link_accept(l, w->dgram_buf, len, fds, nfds, false,
+			       w->eg_cfg.rate_mbps);
 	if (err) {
 		free(l);
 		wlog(w, "attach from %s refused: %s", sa->sun_path,
@@ -867,7 +868,6 @@ static void attach_port(struct wire *w, const struct sockaddr_un *sa,
 		port = port_lookup(w, sa, sa_len);
 	}
 	w->ports[port].shm = l;
-	wire_link_set_rate(l, w->eg_cfg.rate_mbps);
 	w->ports[port].hung_up = false;
 	w->ports[port].in_blocked[0] = false;
 	w->ports[port].in_blocked[1] = false;

@@ -142,6 +142,7 @@ static inline struct emu_port *glue_port_up(struct orca_engine *eng,
 		glue_say_hello(port, mac);
 		port_glue_link(&link, port, lane);
 		engine_set_roce_link(eng, &link);
+		engine_set_line_rate(eng, port_link_rate(port));
 	}
 	return port;
 }

@@ -8,7 +8,9 @@
  * requester; the rate recovers by the timer and by bytes, fast, then
  * additively, then hyper, back to line rate and unpaced; it never falls
  * below rp_min_rate.  Then other parameters (what SET_CC sets) change
- * each of those steps, and values out of range are refused.
+ * each of those steps, and values out of range are refused.  Last, the line
+ * rate is the port's link's when its switch announced one: cuts start
+ * there and recovery ends there, unpaced.
  */
 #include <stdio.h>
 #include <string.h>
@@ -212,12 +214,53 @@ static void test_params(void)
 	ktap_case_end("parameters_change_the_cut_floor_gain_and_ceiling");
 }
 
+/* A link of 1000 Mb/s (engine_set_line_rate()): DCQCN's line rate. */
+static void test_link_rate(void)
+{
+	uint64_t t = 5000000;
+	int steps;
+
+	reset();
+	dev.line_mbps = 1000;
+	roce_dcqcn_cnp(&rq, t);
+	CHECK(rq.dcqcn.limited && rq.dcqcn.rc_mbps == 500 &&
+	      rq.dcqcn.rt_mbps == 1000);
+	for (steps = 0; rq.dcqcn.limited && steps < 100000; steps++) {
+		t += 10;
+		roce_dcqcn_sent(&rq, 1024, t * 1000);
+	}
+	printf("# at the link's 1000 Mb/s again after %d packets\n", steps);
+	CHECK(!rq.dcqcn.limited && rq.dcqcn.rc_mbps == 1000);
+	/* rp_max_rate above the link's rate is the link's. */
+	reset();
+	dev.line_mbps = 1000;
+	dev.dcqcn.max_mbps = 2000;
+	roce_dcqcn_cnp(&rq, t);
+	CHECK(rq.dcqcn.rc_mbps == 500 && rq.dcqcn.rt_mbps == 1000);
+	for (steps = 0; rq.dcqcn.limited && steps < 100000; steps++) {
+		t += 10;
+		roce_dcqcn_sent(&rq, 1024, t * 1000);
+	}
+	CHECK(!rq.dcqcn.limited && rq.dcqcn.rc_mbps == 1000);
+	/* A link slower than rp_min_rate: the floor is the link's rate. */
+	reset();
+	dev.line_mbps = 8;
+	roce_dcqcn_cnp(&rq, t);
+	CHECK(rq.dcqcn.rc_mbps == 8 && rq.dcqcn.rt_mbps == 8);
+	/* No link rate: 100 Gb/s, as before. */
+	reset();
+	roce_dcqcn_cnp(&rq, t);
+	CHECK(rq.dcqcn.rt_mbps == ROCE_DCQCN_LINE_MBPS);
+	ktap_case_end("line_rate_is_the_links_when_announced");
+}
+
 int main(void)
 {
-	ktap_plan(4);
+	ktap_plan(5);
 	test_cut();
 	test_pacer();
 	test_recovery();
 	test_params();
+	test_link_rate();
 	return ktap_finish();
 }

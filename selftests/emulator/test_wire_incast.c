@@ -29,7 +29,9 @@
  * receiver's queue pass a quarter of it, and resumes it below an eighth;
  * the adapters hold their QPs meanwhile.  Nothing is dropped, nothing sent
  * again, no timer fires, every byte arrives; the switch sent pauses and
- * resumes, and every sender took PFC frames and was paused.
+ * resumes, and every sender took PFC frames and was paused.  And with
+ * ECN and DCQCN on the lossless class: nothing dropped or resent either,
+ * and every sender within 20% of a fair share of the link.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -85,18 +87,20 @@ static void incast(int senders, bool ecn, bool rp, bool pfc)
 	struct rc_opts o = { .path_mtu = 3, .timeout = pfc ? 14 : 12,
 			     .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1,
 			     .access = ORCA_QP_ACCESS_ALL };
-	const char *argv[] = {
+	const char *argv[16] = {
 		wire_bin, "--socket", sw_path, "--log", log_path,
 		"--link-rate", RATE_MBPS, "--queue-bytes",
 		senders > 1 ? "65536" : "262144",
-		ecn ? "--ecn" : pfc ? "--pfc" : NULL,
-		ecn ? "16384,32768,100" : "0", NULL,
 	};
+	int argc = 9;
+	double fin[SENDERS] = { 0 }, fin_min = 0, fin_max = 0;
+	unsigned int got[SENDERS] = { 0 };
 	uint64_t pfc_frames = 0, pfc_paused = 0, pfc_us = 0, pfc_rx_min = ~0ull;
 	uint64_t rx_pfc = 0, held_min = ~0ull;
 	uint64_t marked = 0, cnps = 0, handled = 0, ignored = 0, cuts = 0;
 	uint64_t paced = 0;
-	const char *name = pfc ? "incast_through_a_lossless_class_paused_drops_nothing" :
+	const char *name = pfc && ecn ? "incast_lossless_with_dcqcn_fair_and_drops_nothing" :
+			   pfc ? "incast_through_a_lossless_class_paused_drops_nothing" :
 			   senders == 1 ?
 			   "one_flow_through_a_queue_that_holds_its_window_loses_nothing" :
 			   !ecn ? "incast_overflows_the_queue_rc_recovers_every_byte" :
@@ -115,6 +119,14 @@ static void incast(int senders, bool ecn, bool rp, bool pfc)
 	pid_t sw = 0;
 	int i, k;
 
+	if (ecn) {
+		argv[argc++] = "--ecn";
+		argv[argc++] = "16384,32768,100";
+	}
+	if (pfc) {
+		argv[argc++] = "--pfc";
+		argv[argc++] = "0";
+	}
 	ok = wire_start(&sw, sw_path, 5000, argv);
 	CHECK(ok);
 	for (i = 0; ok && i <= senders; i++) {
@@ -151,22 +163,49 @@ static void incast(int senders, bool ecn, bool rp, bool pfc)
 			post_send(&n[i + 1], &sqp[i], &h, &s, 1);
 		}
 	}
-	for (i = 0; ok && i < senders; i++) {
-		struct orca_cqe c;
+	/*
+	 * Every sender's completions in turn, so that each one's finish is
+	 * seen when it happens (fairness: a sender that got more than its
+	 * share of the link finishes early).
+	 */
+	while (ok && done < senders * SLICE / MSG) {
+		bool any = false;
 
-		for (k = 0; k < (int)(SLICE / MSG); k++) {
-			if (!poll_cq(&n[i + 1], &cq[i + 1], &c, WAIT_MS)) {
-				printf("# sender %d: WRITE %d never completed\n",
-				       i, k);
-				ok = false;
-				break;
-			}
+		for (i = 0; i < senders; i++) {
+			struct orca_cqe c;
+
+			if (got[i] == SLICE / MSG ||
+			    !take_cqe(&n[i + 1], &cq[i + 1], &c))
+				continue;
 			CHECK(c.status == ORCA_CQE_ST_SUCCESS &&
-			      cqe_wr_id(&c) == (uint64_t)k);
+			      cqe_wr_id(&c) == got[i]);
+			any = true;
 			done++;
+			if (++got[i] == SLICE / MSG)
+				fin[i] = now_s() - t0;
 		}
+		if (any)
+			continue;
+		if (now_s() - t0 > WAIT_MS / 1000.0) {
+			for (i = 0; i < senders; i++)
+				if (got[i] < SLICE / MSG)
+					printf("# sender %d: WRITE %u never completed\n",
+					       i, got[i]);
+			ok = false;
+		}
+		th_sleep_ms(1);
 	}
 	secs = now_s() - t0;
+	for (i = 0; ok && i < senders; i++) {
+		if (!i || fin[i] < fin_min)
+			fin_min = fin[i];
+		if (fin[i] > fin_max)
+			fin_max = fin[i];
+	}
+	if (senders > 1)
+		printf("# senders finished after %.3f to %.3f s: the first had %.0f%% of a fair share\n",
+		       fin_min, fin_max,
+		       fin_min > 0 ? 100.0 * fin_max / fin_min : 0.0);
 	CHECK(done == senders * SLICE / MSG);
 	/*
 	 * One flow: then WRITEs one at a time, so that each one's last frames
@@ -249,10 +288,19 @@ static void incast(int senders, bool ecn, bool rp, bool pfc)
 		/* Lossless: paused, never dropped, nothing sent twice. */
 		CHECK(dropped == 0 && retransmits == 0 && timeouts == 0);
 		CHECK(wire_exit_count(log_path, "drops") == 0);
-		CHECK(pauses != ~0ull && pauses > 0 && resumes > 0);
-		CHECK(pfc_frames > 0 && pfc_rx_min > 0 && pfc_us > 0);
-		/* Every sender held its QP while paused, not just counted. */
-		CHECK(held_min != ~0ull && held_min > 0);
+		if (!ecn) {
+			CHECK(pauses != ~0ull && pauses > 0 && resumes > 0);
+			CHECK(pfc_frames > 0 && pfc_rx_min > 0 && pfc_us > 0);
+			/* Every sender held its QP while paused. */
+			CHECK(held_min != ~0ull && held_min > 0);
+		}
+		/*
+		 * With DCQCN too (which may keep the queue below xoff, and
+		 * PFC idle) each sender is within 20% of a fair share: none
+		 * finished before 1/1.2 of the last one's time.
+		 */
+		if (ecn)
+			CHECK(fin_min > 0 && fin_max <= 1.2 * fin_min);
 	} else if (senders == 1) {
 		/*
 		 * Nothing dropped, nothing sent again, no timer fired: every
@@ -286,14 +334,14 @@ static void incast(int senders, bool ecn, bool rp, bool pfc)
 
 int main(void)
 {
-	ktap_plan(5);
+	ktap_plan(6);
 	wire_find_binary(wire_bin, sizeof(wire_bin));
 	snprintf(dir, sizeof(dir), "/tmp/orca-incast.XXXXXX");
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		/* orca-wire is built with this test: its absence is a failure. */
 		printf("# %s: no orca-wire, or no temporary directory\n",
 		       wire_bin);
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < 6; i++) {
 			CHECK(false);
 			ktap_case_end("incast (not run)");
 		}
@@ -306,6 +354,7 @@ int main(void)
 	incast(SENDERS, true, true, false);
 	incast(SENDERS, true, false, false);
 	incast(SENDERS, false, false, true);
+	incast(SENDERS, true, true, true);
 	if (!getenv("ORCA_KEEP_LOG"))
 		unlink(log_path);
 	for (int i = 1; i <= SENDERS + 1; i++) {
