@@ -43,7 +43,8 @@
  *                  [--isolate] [--seed S] [--qemu-wait-scale N]
  *                  [--link-rate MBPS [--queue-bytes N]
  *                   [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]
- *                   [--pfc-xoff BYTES] [--pfc-storm-ms MS]]] [--log FILE]
+ *                   [--pfc-xoff BYTES] [--pfc-storm-ms MS]]]
+ *                  [--uplink IFNAME] [--log FILE]
  *
  * --link-rate models each port's link (egress.h, issue 33): frames for a
  * port wait in its egress queues, one per traffic class (the IP DSCP's top
@@ -64,6 +65,13 @@
  * for --pfc-storm-ms (2000 by default; 0: never) and lets it drop until it
  * sends again.  The quanta are 512 bit times at --link-rate, which each
  * adapter's port reads from its link.
+ *
+ * --uplink IFNAME makes a host network interface one more port (uplink.h,
+ * AF_PACKET, promiscuous): what the interface receives comes in there,
+ * what the switch forwards to it goes out there.  Two switches, on one
+ * machine or two, join through their uplinks and whatever Ethernet lies
+ * between (a veth pair and a bridge, VXLAN, a real link): the switches
+ * learn the MACs behind it like any other port's.  It needs CAP_NET_RAW.
  *
  * --qemu-wait-scale multiplies wire_link_policy_qemu's wait for a QEMU whose
  * queue is full: guests that run N times slower (a debug kernel under TCG)
@@ -96,6 +104,7 @@
 #include "link_policy.h"
 #include "pfc.h"
 #include "roce/roce.h"
+#include "uplink.h"
 #include "wire_link.h"
 
 #define MAX_FRAME		9018
@@ -181,6 +190,9 @@ struct wire_stats {
 	uint64_t pfc_xoff;		/* pause entries in them */
 	uint64_t pfc_xon;		/* resume entries */
 	uint64_t pfc_storms;		/* lossless queues the watchdog flushed */
+	uint64_t uplink_rx;		/* frames the uplink's interface gave */
+	uint64_t uplink_tx;		/* frames sent out on it */
+	uint64_t uplink_dropped;	/* its queue was full, or an error */
 };
 
 struct wire {
@@ -208,6 +220,12 @@ struct wire {
 	bool has_held;
 	uint64_t held_since_ms;
 	struct frame dgram_in;		/* from the datagram socket */
+	/* --uplink: its port (-1: none), a frame waiting for room */
+	struct uplink uplink;
+	int uplink_port;
+	struct frame uplink_in;
+	uint8_t uplink_buf[MAX_FRAME];
+	bool uplink_pending;
 	uint8_t dgram_buf[MAX_FRAME];
 	bool dgram_pending;		/* dgram_in waits for room */
 	struct wire_stats st;
@@ -288,7 +306,9 @@ static void pcap_write(struct wire *w, const struct frame *f)
 
 static const char *port_name(struct wire *w, int port)
 {
-	return w->ports[port].addr.sun_path;
+	const char *name = w->ports[port].addr.sun_path;
+
+	return name[0] ? name : name + 1;	/* the uplink's is abstract */
 }
 
 /* The switch port of a sender address; -1 for an unbound sender. */
@@ -591,6 +611,15 @@ static void send_copy(struct wire *w, int port, const struct frame *f)
 	struct wire_port *p = &w->ports[port];
 	struct frame_ring *r;
 
+	if (port == w->uplink_port) {
+		if (uplink_send(&w->uplink, f->data, f->len)) {
+			w->st.uplink_dropped++;
+			return;
+		}
+		w->st.uplink_tx++;
+		w->st.copies_sent++;
+		return;
+	}
 	if (!p->shm) {
 		send_to_dgram(w, port, f);
 		return;
@@ -649,7 +678,8 @@ static uint32_t port_wait(struct wire *w, int port, const struct frame *f,
 	struct frame_ring *r;
 	uint32_t left;
 
-	if (!p->used)
+	/* An interface's queue is the host's: never waited for. */
+	if (!p->used || port == w->uplink_port)
 		return 0;
 	if (!p->shm) {
 		uint64_t since = p->ls.full_since_ms;
@@ -910,6 +940,44 @@ static void receive_dgrams(struct wire *w, uint32_t *wait)
 	}
 }
 
+/*
+ * --uplink: the interface's frames until one has to wait for room
+ * (uplink_pending, offered again first) or none is left.
+ */
+static void receive_uplink(struct wire *w, uint32_t *wait)
+{
+	struct frame *f = &w->uplink_in;
+
+	if (w->uplink_port < 0)
+		return;
+	if (w->uplink_pending) {
+		if (!switch_frame(w, f, wait))
+			return;
+		w->uplink_pending = false;
+	}
+	for (int n = 0; n < DGRAM_BATCH; n++) {
+		ssize_t len = uplink_recv(&w->uplink, w->uplink_buf,
+					  sizeof(w->uplink_buf));
+
+		if (!len)
+			return;
+		w->st.received++;
+		w->st.uplink_rx++;
+		if (len < 0) {
+			w->st.invalid++;
+			continue;
+		}
+		f->data = w->uplink_buf;
+		f->len = (size_t)len;
+		f->src_port = w->uplink_port;
+		f->roce = frame_is_roce(f);
+		if (!switch_frame(w, f, wait)) {
+			w->uplink_pending = true;
+			return;
+		}
+	}
+}
+
 /* An adapter's input ring @lane: 0 its port's (up), 1 its engine's. */
 static struct frame_ring *in_ring(struct wire_link *l, int lane)
 {
@@ -981,7 +1049,8 @@ static bool egress_drain(struct wire *w)
 				if (!wire_frame_ring_has_space(r) &&
 				    !wire_frame_ring_want_space(r))
 					break;
-			} else if (!dgram_has_room(w, i)) {
+			} else if (i != w->uplink_port &&
+				   !dgram_has_room(w, i)) {
 				p->want_out = true;
 				break;
 			}
@@ -1096,6 +1165,7 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	}
 	if (w->dgram_pending && switch_frame(w, &w->dgram_in, wait))
 		w->dgram_pending = false;
+	receive_uplink(w, wait);
 	/*
 	 * Each round starts at the next port: when a full lossless queue
 	 * takes a few frames a round, every input gets its turn at them.
@@ -1194,6 +1264,10 @@ static int build_pollfds(struct wire *w, struct pollfd *pfd, int *ports,
 		if (w->ports[i].used && w->ports[i].want_out)
 			pfd[n++] = (struct pollfd){ .fd = w->ports[i].tx_fd,
 						    .events = POLLOUT };
+	/* The uplink's frames are read each round (switch_round()). */
+	if (w->uplink_port >= 0 && !w->uplink_pending)
+		pfd[n++] = (struct pollfd){ .fd = w->uplink.fd,
+					    .events = POLLIN };
 	return n;
 }
 
@@ -1229,6 +1303,39 @@ static int poll_until(struct pollfd *pfd, int n, int timeout_ms, uint64_t ns)
 	return ppoll(pfd, n, &ts, NULL);
 }
 
+/*
+ * --uplink IFNAME: the interface is a port of its own, whose address no
+ * client can have (an abstract name: port_lookup() takes bound senders
+ * only).  0, or 1 with the reason logged.
+ */
+static int uplink_attach(struct wire *w, const char *ifname)
+{
+	struct wire_port *p;
+	int err = uplink_open(&w->uplink, ifname);
+	int i;
+
+	if (err) {
+		wlog(w, "uplink %s: %s", ifname, strerror(-err));
+		return 1;
+	}
+	for (i = 0; i < MAX_PORTS && w->ports[i].used; i++)
+		;
+	p = &w->ports[i];
+	memset(p, 0, sizeof(*p));
+	p->addr.sun_family = AF_UNIX;
+	snprintf(p->addr.sun_path + 1, sizeof(p->addr.sun_path) - 1,
+		 "uplink %s", ifname);
+	p->addr_len = sizeof(p->addr);
+	p->tx_fd = -1;
+	p->used = true;
+	if (w->eg_cfg.rate_mbps)
+		egress_init(&p->eg, &w->eg_cfg, w->rng + (uint64_t)i);
+	w->uplink_port = i;
+	wlog(w, "port %d: uplink on %s (ifindex %d)", i, ifname,
+	     w->uplink.ifindex);
+	return 0;
+}
+
 /* The switch's socket only receives: it sends on ports' own sockets. */
 static int open_socket(struct wire *w)
 {
@@ -1256,7 +1363,8 @@ static void usage(void)
 		"                 [--isolate] [--seed S] [--qemu-wait-scale N]\n"
 		"                 [--link-rate MBPS [--queue-bytes N]\n"
 		"                  [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]\n"
-		"                  [--pfc-xoff BYTES] [--pfc-storm-ms MS]]] [--log FILE]\n");
+		"                  [--pfc-xoff BYTES] [--pfc-storm-ms MS]]]\n"
+		"                 [--uplink IFNAME] [--log FILE]\n");
 	exit(2);
 }
 
@@ -1337,7 +1445,8 @@ static uint8_t parse_classes(const char *s)
 }
 
 static void parse_args(struct wire *w, int argc, char **argv,
-		       const char **pcap, const char **logfile)
+		       const char **pcap, const char **logfile,
+		       const char **uplink)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -1356,6 +1465,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "pfc", required_argument, NULL, 'P' },
 		{ "pfc-xoff", required_argument, NULL, 'X' },
 		{ "pfc-storm-ms", required_argument, NULL, 'W' },
+		{ "uplink", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -1416,6 +1526,9 @@ static void parse_args(struct wire *w, int argc, char **argv,
 			w->pfc.storm_ms = parse_u32(optarg, 0, 3600000);
 			storm_set = true;
 			break;
+		case 'U':
+			*uplink = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -1447,15 +1560,17 @@ static void parse_args(struct wire *w, int argc, char **argv,
 int main(int argc, char **argv)
 {
 	static struct wire wire;
-	static struct pollfd pfd[2 + (RING_PFDS + 1) * MAX_PORTS];
+	static struct pollfd pfd[2 + (RING_PFDS + 1) * MAX_PORTS + 1];
 	static int pfd_port[MAX_PORTS];
 	struct wire *w = &wire;
-	const char *pcap = NULL, *logfile = NULL;
+	const char *pcap = NULL, *logfile = NULL, *uplink = NULL;
 	sigset_t sigs;
 	int sfd, i;
 
 	w->log = stderr;
-	parse_args(w, argc, argv, &pcap, &logfile);
+	w->uplink_port = -1;
+	w->uplink.fd = -1;
+	parse_args(w, argc, argv, &pcap, &logfile, &uplink);
 	if (logfile) {
 		w->log = fopen(logfile, "a");
 		if (!w->log) {
@@ -1476,6 +1591,10 @@ int main(int argc, char **argv)
 	}
 	if (pcap && pcap_open(w, pcap)) {
 		wlog(w, "%s: %s", pcap, strerror(errno));
+		unlink(w->path);
+		return 1;
+	}
+	if (uplink && uplink_attach(w, uplink)) {
 		unlink(w->path);
 		return 1;
 	}
@@ -1548,6 +1667,14 @@ int main(int argc, char **argv)
 		     (unsigned long long)w->st.eg.not_ect, w->st.eg.deepest);
 	if (w->eg_cfg.rate_mbps)
 		log_classes(w);
+	if (w->uplink_port >= 0) {
+		wlog(w, "exit: uplink %s: rx %llu tx %llu uplink_dropped %llu uplink_rx_dropped %llu",
+		     w->uplink.name, (unsigned long long)w->st.uplink_rx,
+		     (unsigned long long)w->st.uplink_tx,
+		     (unsigned long long)w->st.uplink_dropped,
+		     (unsigned long long)uplink_rx_dropped(&w->uplink));
+		uplink_close(&w->uplink);
+	}
 	if (w->pfc.lossless)
 		wlog(w, "exit: pfc: lossless classes 0x%02x, xoff %u xon %u bytes, watchdog %u ms: frames %llu pause %llu resume %llu storms %llu; lossless drops %llu, flushed %llu",
 		     w->pfc.lossless, w->pfc.xoff, w->pfc.xon, w->pfc.storm_ms,

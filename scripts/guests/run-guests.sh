@@ -9,7 +9,8 @@
 # Usage: scripts/guests/run-guests.sh [-n N] [-t TIMEOUT] [--pcap FILE]
 #            [--wire-opts "OPTS"] [--emu-opts "OPTS"] [--out DIR] [--no-orca]
 #            [--guest-opts I:OPT[,OPT...]]... [--smp N] [--mem SIZE]
-#            [--kernel-checks] [--launcher PATH] [--udev] [--p2p] -- CMD...
+#            [--kernel-checks] [--launcher PATH] [--udev] [--p2p]
+#            [--uplinks IF0,IF1] -- CMD...
 #
 #   -n N            number of guests (default 2)
 #   -t TIMEOUT      seconds for the whole run, boot included (default 300)
@@ -39,6 +40,11 @@
 #   --p2p           no switch: the two guests' adapters are joined by a
 #                   point-to-point link (orca-emu --peer); two guests with
 #                   ORCA, without --pcap, --wire-opts or --launcher
+#   --uplinks IF0,IF1  two switches: the even guests on one, whose uplink
+#                   (orca-wire --uplink) is host interface IF0, the odd
+#                   ones on another with IF1 (its log wire1.log); they
+#                   reach each other only through whatever joins IF0 and
+#                   IF1 (the caller's bridge: 65-fabric-uplink)
 #
 # Every guest runs CMD (from the repo directory, by /bin/sh) with
 # ORCA_GUEST_INDEX, ORCA_GUEST_COUNT, ORCA_CTL (its emulator's control file,
@@ -94,7 +100,7 @@ usage() {
 }
 
 count=2 timeout=300 pcap='' wire_opts='' emu_opts='' out='' all_no_orca=0 smp=1 mem=1G
-kernel_checks=0 launcher='' udev=0 p2p=0
+kernel_checks=0 launcher='' udev=0 p2p=0 uplinks=
 
 declare -A gopts=()
 while [ $# -gt 0 ]; do
@@ -115,6 +121,7 @@ while [ $# -gt 0 ]; do
 	--launcher) launcher=$2; shift 2 ;;
 	--udev) udev=1; shift ;;
 	--p2p) p2p=1; shift ;;
+	--uplinks) uplinks=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-guests: unknown option $1" >&2; usage ;;
@@ -167,6 +174,12 @@ no_orca() {	# guest $1 has no adapter?
 if [ "$p2p" = 1 ] && { [ "$count" != 2 ] || [ -n "$pcap$wire_opts$launcher" ] ||
 	no_orca 0 || no_orca 1; }; then
 	log "--p2p: two guests with ORCA, no --pcap, --wire-opts or --launcher"
+	exit 2
+fi
+
+if [ -n "$uplinks" ] && { [[ $uplinks != ?*,?* ]] || [ "$p2p" = 1 ] ||
+	[ -n "$launcher" ]; }; then
+	log "--uplinks IF0,IF1: two interfaces, without --p2p or --launcher"
 	exit 2
 fi
 
@@ -303,12 +316,34 @@ else
 	sockets+=("$switch_sock")
 	# shellcheck disable=SC2086
 	"$wire" --socket "$switch_sock" --log "$out/wire.log" \
-		"${wire_args[@]}" $wire_opts </dev/null &
+		"${wire_args[@]}" ${uplinks:+--uplink "${uplinks%%,*}"} \
+		$wire_opts </dev/null &
 	pids+=($!)
 	wait_socket "$switch_sock" $! || { log "orca-wire did not start:"; tail -n 20 "$out/wire.log" >&2; exit 1; }
+	if [ -n "$uplinks" ]; then
+		# The odd guests' switch, on the other uplink (the capture
+		# is the first switch's, which sees all that crosses).
+		sockets+=("$out/wire1.sock")
+		# shellcheck disable=SC2086
+		"$wire" --socket "$out/wire1.sock" --log "$out/wire1.log" \
+			--qemu-wait-scale "${ORCA_TIMEOUT_SCALE:-1}" \
+			--uplink "${uplinks#*,}" \
+			$wire_opts </dev/null &
+		pids+=($!)
+		wait_socket "$out/wire1.sock" $! || { log "orca-wire 1 did not start:"; tail -n 20 "$out/wire1.log" >&2; exit 1; }
+	fi
 fi
 
 qemu_pids=()
+# guest_switch I: the switch guest I is on (--uplinks: odd ones on wire1).
+guest_switch() {
+	if [ -n "$uplinks" ] && [ $(($1 % 2)) = 1 ]; then
+		echo "$out/wire1.sock"
+	else
+		echo "$switch_sock"
+	fi
+}
+
 emu_pids=()	# the launcher's, for the stuck report only
 start=$(date +%s)
 for ((i = 0; i < count; i++)); do
@@ -335,9 +370,9 @@ for ((i = 0; i < count; i++)); do
 		p=$(cat "$g/emu.pid" 2>/dev/null) && emu_pids+=("$p")
 	elif no_orca "$i"; then
 		# virtio-net straight onto the wire
-		nic_remote=$switch_sock
+		nic_remote=$(guest_switch "$i")
 	else
-		[ "$p2p" = 1 ] || adapter_start "$i" --switch "$switch_sock"
+		[ "$p2p" = 1 ] || adapter_start "$i" --switch "$(guest_switch "$i")"
 		ctl=$g/ctl
 		wait_socket "$g/adapter.sock" "${adapter_pid[$i]}" ||
 			{ log "orca-emu $i did not start:"; tail -n 40 "$g/emu.log" >&2; exit 1; }

@@ -273,5 +273,7 @@ nvmeof_guest_test() {
 	else
 		host_result FAIL "wire: tshark decodes NVMe-oF capsules in RC SENDs"
 	fi
+	# nvmeof_after=FUNC: the test's own checks of the run, last.
+	[ -z "${nvmeof_after:-}" ] || "$nvmeof_after"
 	host_done "$rc"
 }
