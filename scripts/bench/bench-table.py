@@ -23,7 +23,7 @@ above the table.  Ratios (what they compare is in their own words):
     and one CRC of each byte, in each engine): "3.4x 2 engines' floor";
   - 64k-qps: each row against the row with variant "1 QP" (issue 11's
     target: 64 B rate with 64K QPs open within 10% of it);
-  - fabric (the incast, bench_incast): each row with congestion control
+  - fabric (the incast, bench_incast): each row with DCQCN, PFC or both
     against the variant ending ", no CC" of the same metric, plainly
     divided, whichever way is better: "0.25x no CC" (goodput and
     fairness: higher is better; p99, drops, packets sent again: lower).

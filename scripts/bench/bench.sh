@@ -39,7 +39,8 @@
 #   port (selftests/emulator/bench_incast.c): three adapters keep 64 KiB
 #   RDMA WRITEs outstanding and a fourth sends 64 B ones one at a time, all
 #   into a fifth, through orca-wire --link-rate 200 with 256 KiB queues,
-#   without congestion control and with ECN marking + DCQCN: goodput,
+#   without congestion control, with ECN marking + DCQCN, with a lossless
+#   class (--pfc 0: PFC pauses, no drops) and with both: goodput,
 #   Jain's fairness index of the three, the probe's p99 round trip, the
 #   queue's drops and the packets sent again (medians of 3 runs), and each
 #   bulk QP's rate over time in out/bench/fabric/incast-rate.{csv,png}
@@ -49,7 +50,7 @@
 #   exit logs).
 # Ratios: each pairing against rxe-rxe, NVMe-oF against the ceiling, the
 # native WRITEs against memcpy, 64K QPs against 1 QP, the incast with
-# DCQCN against the one without
+# DCQCN, PFC or both against the one with neither
 # (scripts/bench/bench-table.py, which prints the table and writes it to
 # out/bench/bench.{txt,csv,json} and draws out/bench/bench.png).
 # Each pairing boots its own two guests; one that does not work gets a
@@ -484,22 +485,29 @@ FABRIC_RUNS=3	# bench_incast runs whose medians the table shows
 # run_fabric: an incast through a modelled congested switch port, natively
 # (bench_incast, FABRIC_RUNS runs into fabric/incast.log): three bulk
 # senders and a 64 B probe into one adapter through orca-wire --link-rate
-# 200, without congestion control and with ECN + DCQCN; medians in the
+# 200, without congestion control, with ECN + DCQCN, lossless (--pfc 0)
+# and lossless with ECN + DCQCN; medians in the
 # table, the last run's per-QP rates over time in fabric/incast-rate.csv,
 # drawn in fabric/incast-rate.png (scripts/bench/incast-plot.py).
 run_fabric() {
 	local dir=$out/fabric log mode v p i runs why note
 	log=$dir/incast.log
 	rm -rf "$dir" && mkdir -p "$dir"
-	echo "== fabric: incast through a congested 200 Mb/s switch port, without and with DCQCN"
+	echo "== fabric: incast through a congested 200 Mb/s switch port: no CC, DCQCN, lossless (PFC), PFC + DCQCN"
 	: >"$log"
 	for ((i = 0; i < FABRIC_RUNS; i++)); do
 		emulator/build/bench_incast >>"$log" 2>&1 ||
 			echo "bench_incast failed (exit $?)" >>"$log"
 	done
-	for mode in nocc dcqcn; do
+	for mode in nocc dcqcn pfc pfc-dcqcn; do
 		p="bench-incast mode=$mode"
-		v="3 senders + probe, 200 Mb/s link, $([ $mode = nocc ] && echo 'no CC' || echo 'ECN + DCQCN')"
+		case $mode in
+		nocc) v='no CC' ;;
+		dcqcn) v='ECN + DCQCN' ;;
+		pfc) v='lossless (PFC)' ;;
+		pfc-dcqcn) v='lossless (PFC) + ECN + DCQCN' ;;
+		esac
+		v="3 senders + probe, 200 Mb/s link, $v"
 		runs=$(grep -c "^$p " "$log")
 		# Why a figure is missing: what bench_incast said before "not
 		# measured", else the log's last words.
@@ -513,6 +521,10 @@ run_fabric() {
 			why=${why:-no bench-incast line, see $log}
 		fi
 		note="median of $runs; p50 $(kvm "$log" "$p" p50_us) us; CNPs $(kvm "$log" "$p" cnps), rate cuts $(kvm "$log" "$p" cuts), CE marks $(kvm "$log" "$p" marked)"
+		case $mode in
+		pfc*) note="$note; PFC pauses $(kvm "$log" "bench-incast-pfc mode=$mode" pauses), senders paused $(kvm "$log" "bench-incast-pfc mode=$mode" paused_us |
+			awk '{ printf "%.1f", $1 / 1e6 }') s in all" ;;
+		esac
 		record fabric - "$v" "incast goodput" \
 			"$(kvm "$log" "$p" goodput_mbps)" Mb/s \
 			"${why:-$note; per sender $(kv "$log" "$p" senders_mbps) Mb/s (last run)}"

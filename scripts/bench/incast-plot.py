@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Draws make bench's incast (bench_incast): each bulk QP's rate over time,
-one panel per mode, no congestion control and ECN + DCQCN.
+one panel per mode the CSV has: no congestion control, ECN + DCQCN, a
+lossless class (PFC) and a lossless class with ECN + DCQCN.
 
 Usage: incast-plot.py CSV PNG [--smooth N]
 
@@ -20,7 +21,9 @@ import csv
 import sys
 
 TITLES = {"nocc": "no congestion control (lossy queue, RC retransmits)",
-          "dcqcn": "ECN marking + DCQCN"}
+          "dcqcn": "ECN marking + DCQCN",
+          "pfc": "lossless class (PFC pauses the senders, no drops)",
+          "pfc-dcqcn": "lossless class (PFC) + ECN marking + DCQCN"}
 LINK_MBPS = 200
 
 

@@ -7,14 +7,19 @@
  * port's frames leave at 200 Mb/s from class queues of 256 KiB): three
  * bulk senders keep 16 RDMA WRITEs of 64 KiB outstanding each, and a probe
  * sender one 64 B WRITE at a time, all into the fifth adapter, whose port
- * is the bottleneck.  Two modes, one after the other, each with a fresh
+ * is the bottleneck.  Four modes, one after the other, each with a fresh
  * switch and fresh adapters:
  *   - mode=nocc: no congestion control: the receiver's queue fills and
  *     drops (a lossy class), and RC recovers by retransmission;
  *   - mode=dcqcn: the switch marks CE above 16 KiB (--ecn 16384,65536,20,
  *     every packet above 64 KiB), the adapters send ECT(0), and answer CE
  *     with CNPs (at most one per QP per 4 us) and CNPs with DCQCN's rate
- *     cuts, as orca-emu --ecn does.
+ *     cuts (its line rate the link's), as orca-emu --ecn does;
+ *   - mode=pfc: the RoCE frames' class 0 lossless (--pfc 0, 802.1Qbb): the
+ *     switch pauses the senders whose frames fill a quarter of the
+ *     receiver's queue, the adapters hold their QPs meanwhile, and nothing
+ *     is dropped; no ECN, no DCQCN;
+ *   - mode=pfc-dcqcn: both, --pfc 0 and mode=dcqcn's ECN and DCQCN.
  * Measures, over -s SECONDS (default 3):
  *   - goodput: the payload of the bulk senders' completed WRITEs, Mb/s;
  *   - fairness: Jain's index of the three bulk senders' rates,
@@ -24,7 +29,9 @@
  *   - drops and CE marks at the switch's egress (its exit log), packets
  *     the four senders sent again and their timeouts (timers and early
  *     retries), the receiver's CNPs and the senders' rate cuts;
- *   - each bulk sender's rate over every 10 ms, for a plot.
+ *   - each bulk sender's rate over every 10 ms, for a plot;
+ *   - with --pfc: the switch's pauses and resumes, the senders' pauses,
+ *     microseconds paused and QP steps held.
  * The QPs' timeout is 14 (4.096 us << 14, 67 ms): a full queue of 256 KiB
  * at 200 Mb/s is 10 ms of delay, and a timer shorter than a few of those
  * fires on packets that are only queued.  After the run every sender
@@ -32,9 +39,10 @@
  * bytes are checked: its region of the last 16 WRITEs, and the last one's.
  * Built by the emulator Makefile without sanitizers; not a test.  For
  * scripts/bench/bench.sh it prints, per mode, one line of figures and one
- * line per 10 ms:
+ * line per 10 ms, and with --pfc one line of its counters:
  *   bench-incast mode=MODE goodput_mbps=X jain=J p50_us=A p99_us=B ...
  *   bench-incast-rate mode=MODE t_ms=T qp0=MBPS qp1=MBPS qp2=MBPS
+ *   bench-incast-pfc mode=MODE pauses=N resumes=N paused=N paused_us=N held=N
  * Exit status 1 if a WRITE failed or a byte is wrong.
  *
  *   bench_incast [-s SECONDS] [-w ORCA_WIRE]
@@ -66,6 +74,20 @@
 #define RATE_MBPS	"200"
 #define QUEUE_BYTES	"262144"
 #define ECN_RED		"16384,65536,20"
+#define PFC_CLASSES	"0"		/* the engines' RoCE frames' class */
+
+/* A mode: its name, and ECN + DCQCN, PFC or both. */
+struct mode {
+	const char *name;
+	bool ecn, pfc;
+};
+
+static const struct mode modes[] = {
+	{ "nocc", false, false },
+	{ "dcqcn", true, false },
+	{ "pfc", false, true },
+	{ "pfc-dcqcn", true, true },
+};
 
 struct sender {
 	struct node *n;
@@ -188,22 +210,30 @@ static void set_ecn(struct node *x)
 }
 
 /* Brings up the switch, the adapters and the QPs; false if one failed. */
-static bool setup(bool ecn, pid_t *sw, struct emu_port *p[NODES],
-		  bool up[NODES])
+static bool setup(const struct mode *m, pid_t *sw,
+		  struct emu_port *p[NODES], bool up[NODES])
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
 			     .access = ORCA_QP_ACCESS_ALL };
-	const char *argv[] = {
+	const char *argv[16] = {
 		wire_bin, "--socket", sw_path, "--log", log_path,
 		"--link-rate", RATE_MBPS, "--queue-bytes", QUEUE_BYTES,
-		ecn ? "--ecn" : NULL, ECN_RED, NULL,
 	};
+	int argc = 9;
 	struct tcq rcq;
 	struct tqp rqp;
 	bool ok;
 	int i;
 
+	if (m->ecn) {
+		argv[argc++] = "--ecn";
+		argv[argc++] = ECN_RED;
+	}
+	if (m->pfc) {
+		argv[argc++] = "--pfc";
+		argv[argc++] = PFC_CLASSES;
+	}
 	unlink(log_path);
 	if (!wire_start(sw, sw_path, 5000, argv))
 		return false;
@@ -212,7 +242,7 @@ static bool setup(bool ecn, pid_t *sw, struct emu_port *p[NODES],
 		p[i] = ok ? glue_port_up(n[i].t.eng, n[i].mac, dir, i + 1,
 					 sw_path, true) : NULL;
 		ok = p[i] != NULL;
-		if (ok && ecn)
+		if (ok && m->ecn)
 			set_ecn(&n[i]);
 	}
 	if (!ok) {
@@ -296,7 +326,8 @@ static bool check_data(void)
 
 struct figures {
 	uint64_t retransmits, timeouts, cnps, cuts;
-	unsigned long long dropped, marked;
+	uint64_t paused, paused_us, held;	/* the senders' PFC */
+	unsigned long long dropped, marked, pauses, resumes;
 };
 
 static void stats(struct figures *f)
@@ -314,12 +345,16 @@ static void stats(struct figures *f)
 		f->retransmits += st.retransmits;
 		f->timeouts += st.timeouts + st.fast_retries;
 		f->cuts += st.rp_rate_cuts;
+		f->paused += st.rx_pfc_pause_transitions;
+		f->paused_us += st.rx_pfc_pause_us;
+		f->held += st.pfc_held;
 	}
 }
 
 /* One mode: a fresh switch and fresh adapters; false on a failure. */
-static bool run(const char *mode, bool ecn, double secs)
+static bool run(const struct mode *m, double secs)
 {
+	const char *mode = m->name;
 	unsigned int ticks = (unsigned int)(secs / TICK_S) + 1, k, nt = 0;
 	uint64_t *tick_ok = calloc((size_t)ticks * BULK, sizeof(uint64_t));
 	double *tick_t = calloc(ticks, sizeof(double));
@@ -337,7 +372,7 @@ static bool run(const char *mode, bool ecn, double secs)
 	if (!tick_ok || !tick_t)
 		abort();
 	memset(s, 0, sizeof(s));
-	ok = setup(ecn, &sw, p, up);
+	ok = setup(m, &sw, p, up);
 	if (!ok)
 		goto out;
 	t0 = now_s();
@@ -411,8 +446,11 @@ out:
 	wire_stop(sw);
 	f.dropped = wire_exit_count(log_path, "dropped");
 	f.marked = wire_exit_count(log_path, "marked");
-	if (ok && (f.dropped == ~0ull || f.marked == ~0ull)) {
-		printf("# mode=%s: no egress counters in the switch's log %s\n",
+	f.pauses = m->pfc ? wire_exit_count(log_path, "pause") : 0;
+	f.resumes = m->pfc ? wire_exit_count(log_path, "resume") : 0;
+	if (ok && (f.dropped == ~0ull || f.marked == ~0ull ||
+		   f.pauses == ~0ull || f.resumes == ~0ull)) {
+		printf("# mode=%s: no egress or PFC counters in the switch's log %s\n",
 		       mode, log_path);
 		ok = false;
 	}
@@ -440,6 +478,12 @@ out:
 	       (unsigned long long)f.timeouts, (unsigned long long)f.cnps,
 	       (unsigned long long)f.cuts, f.marked, mbps[0], mbps[1],
 	       mbps[2]);
+	if (m->pfc)
+		printf("bench-incast-pfc mode=%s pauses=%llu resumes=%llu paused=%llu paused_us=%llu held=%llu\n",
+		       mode, f.pauses, f.resumes,
+		       (unsigned long long)f.paused,
+		       (unsigned long long)f.paused_us,
+		       (unsigned long long)f.held);
 	for (k = 0; k < nt; k++) {
 		if (tick_t[k] < 0)
 			continue;
@@ -467,7 +511,7 @@ done:
 int main(int argc, char **argv)
 {
 	double secs = 3;
-	bool ok;
+	bool ok = true;
 	int opt;
 
 	/* Lines in order with the engines' log on stderr. */
@@ -498,10 +542,11 @@ int main(int argc, char **argv)
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
 	printf("# incast: %d senders of 64 KiB WRITEs (%d outstanding each) and a 64 B probe into one adapter, through orca-wire --link-rate %s --queue-bytes %s, %.0f s a mode\n",
 	       BULK, DEPTH, RATE_MBPS, QUEUE_BYTES, secs);
-	snprintf(log_path, sizeof(log_path), "%s/wire-nocc.log", dir);
-	ok = run("nocc", false, secs);
-	snprintf(log_path, sizeof(log_path), "%s/wire-dcqcn.log", dir);
-	ok = run("dcqcn", true, secs) && ok;
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+		snprintf(log_path, sizeof(log_path), "%s/wire-%s.log", dir,
+			 modes[k].name);
+		ok = run(&modes[k], secs) && ok;
+	}
 	for (int i = 1; i <= NODES; i++) {
 		char path[128];
 
