@@ -190,6 +190,7 @@ struct wire_stats {
 	uint64_t pfc_xoff;		/* pause entries in them */
 	uint64_t pfc_xon;		/* resume entries */
 	uint64_t pfc_storms;		/* lossless queues the watchdog flushed */
+	uint64_t link_local;		/* to 01:80:C2:00:00:0x: not forwarded */
 	uint64_t uplink_rx;		/* frames the uplink's interface gave */
 	uint64_t uplink_tx;		/* frames sent out on it */
 	uint64_t uplink_dropped;	/* its queue was full, or an error */
@@ -854,8 +855,19 @@ static void handle_frame(struct wire *w, const struct frame *f,
 static bool switch_frame(struct wire *w, const struct frame *f,
 			 uint32_t *wait)
 {
+	static const uint8_t link_local[5] = { 0x01, 0x80, 0xc2, 0x00, 0x00 };
 	uint32_t left;
 
+	/*
+	 * 01:80:C2:00:00:00-0F (802.1Q's reserved addresses: PAUSE and PFC,
+	 * LACP, LLDP, STP) are for the link's other end, never forwarded:
+	 * a PFC frame from a peer switch's uplink must not pause our ports'
+	 * adapters.  Taken here and counted.
+	 */
+	if (!memcmp(f->data, link_local, 5) && f->data[5] < 0x10) {
+		w->st.link_local++;
+		return true;
+	}
 	mac_learn(w, f->data + 6, f->src_port);
 	left = frame_wait(w, f);
 	if (left) {
@@ -1643,7 +1655,7 @@ int main(int argc, char **argv)
 	unlink(w->path);
 	if (w->pcap)
 		fclose(w->pcap);
-	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu stall_dropped %llu backpressured %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d not_roce_dropped %llu departed_dropped %llu isolated %llu",
+	wlog(w, "exit: received %llu forwarded %llu flooded %llu copies %llu send_errors %llu stall_dropped %llu backpressured %llu invalid %llu fault_dropped %llu fault_reordered %llu held_unsent %d not_roce_dropped %llu departed_dropped %llu isolated %llu link_local %llu",
 	     (unsigned long long)w->st.received,
 	     (unsigned long long)w->st.forwarded,
 	     (unsigned long long)w->st.flooded,
@@ -1656,7 +1668,8 @@ int main(int argc, char **argv)
 	     (unsigned long long)w->st.fault_reordered, w->has_held,
 	     (unsigned long long)w->st.not_roce_dropped,
 	     (unsigned long long)w->st.departed_dropped,
-	     (unsigned long long)w->st.isolated);
+	     (unsigned long long)w->st.isolated,
+	     (unsigned long long)w->st.link_local);
 	if (w->eg_cfg.rate_mbps)
 		wlog(w, "exit: egress at %u Mb/s, queues of %u bytes: enqueued %llu sent %llu dropped %llu marked %llu not_ect %llu deepest %u",
 		     w->eg_cfg.rate_mbps, w->eg_cfg.queue_bytes,

@@ -10,7 +10,9 @@
  *   queue towards a client that reads nothing is sent a pause for that
  *   class, loses no frame while the queue has room, and once the queue
  *   has sent nothing for the storm watchdog's time, the queue is flushed,
- *   the storm logged and counted, and the sender resumed.
+ *   the storm logged and counted, and the sender resumed;
+ * - a PFC frame that comes in (a peer switch's, on an uplink) is not
+ *   forwarded: 01:80:C2:00:00:0x is the link's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -225,9 +227,48 @@ static void test_switch_storm(void)
 	ktap_case_end("stuck_lossless_queue_pauses_its_sender_watchdog_flushes_and_resumes");
 }
 
+/* A PFC frame from a client reaches no other client; a broadcast does. */
+static void test_link_local(void)
+{
+	const char *argv[] = {
+		wire_bin, "--socket", sw_path, "--log", log_path, NULL,
+	};
+	uint16_t q[PFC_PRIOS] = { 0, 0, 0, 0xffff };
+	uint8_t f[PFC_FRAME_LEN], b[64], got[2048];
+	struct timeval tv = { .tv_sec = 2 };
+	int fd[2], pfc_seen = 0, bcast_seen = 0;
+	pid_t sw = -1;
+	ssize_t n;
+
+	unlink(log_path);
+	for (int c = 0; c < 2; c++)
+		fd[c] = wire_bind_dgram(cl_path[c], SOCK_CLOEXEC);
+	CHECK(wire_start(&sw, sw_path, WAIT_MS, argv));
+	build_ip(b, sizeof(b), 1, (const uint8_t *)"\xff\xff\xff\xff\xff\xff", 0);
+	CHECK(send_to_switch(fd[1], b, sizeof(b), 0));	/* 1 is known */
+	usleep(100000);
+	pfc_frame_build(f, mac[0], 1u << 3, q);
+	CHECK(send_to_switch(fd[0], f, sizeof(f), 0));
+	build_ip(b, sizeof(b), 0, (const uint8_t *)"\xff\xff\xff\xff\xff\xff", 0);
+	CHECK(send_to_switch(fd[0], b, sizeof(b), 0));
+	setsockopt(fd[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (!bcast_seen && (n = recv(fd[1], got, sizeof(got), 0)) > 0) {
+		pfc_seen += pfc_is_mac_control(got, (size_t)n);
+		bcast_seen += !memcmp(got + 6, mac[0], 6) && got[12] == 0x08;
+	}
+	CHECK(bcast_seen == 1 && pfc_seen == 0);
+	CHECK(wire_stop(sw));
+	CHECK(wire_exit_count(log_path, "link_local") == 1);
+	for (int c = 0; c < 2; c++) {
+		close(fd[c]);
+		unlink(cl_path[c]);
+	}
+	ktap_case_end("pfc_frame_from_a_port_is_not_forwarded");
+}
+
 int main(void)
 {
-	ktap_plan(3);
+	ktap_plan(4);
 	test_frame();
 	test_decision();
 	wire_find_binary(wire_bin, sizeof(wire_bin));
@@ -237,6 +278,8 @@ int main(void)
 		       wire_bin);
 		CHECK(false);
 		ktap_case_end("stuck_lossless_queue_pauses_its_sender_watchdog_flushes_and_resumes");
+		CHECK(false);
+		ktap_case_end("pfc_frame_from_a_port_is_not_forwarded");
 		return ktap_finish();
 	}
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
@@ -244,6 +287,7 @@ int main(void)
 	for (int c = 0; c < 2; c++)
 		snprintf(cl_path[c], sizeof(cl_path[c]), "%s/client%d", dir, c);
 	test_switch_storm();
+	test_link_local();
 	if (!getenv("ORCA_KEEP_LOG"))
 		unlink(log_path);
 	rmdir(dir);
