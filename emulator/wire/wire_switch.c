@@ -44,12 +44,14 @@
  *                  [--link-rate MBPS [--queue-bytes N]
  *                   [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]
  *                   [--pfc-xoff BYTES] [--pfc-storm-ms MS]]]
- *                  [--uplink IFNAME] [--log FILE]
+ *                  [--port-rate WHO=MBPS ...] [--uplink IFNAME] [--log FILE]
  *
  * --link-rate models each port's link (egress.h, issue 33): frames for a
  * port wait in its egress queues, one per traffic class (the IP DSCP's top
  * three bits) of --queue-bytes each (256 KiB by default), and leave at
- * MBPS Mb/s.  A full queue drops (a lossy class; counted per port and at
+ * MBPS Mb/s; --port-rate WHO=MBPS gives the port of client WHO (its
+ * socket's path, as the log names ports) or the uplink ("uplink") a rate
+ * of its own, which its adapter is told as the link's.  A full queue drops (a lossy class; counted per port and at
  * exit), and nothing is held back at its input: the wire is a congested
  * fabric then, not the loss-free one.  --ecn marks ECN-capable IP packets
  * Congestion Experienced when their queue holds more than MIN bytes, with
@@ -119,6 +121,7 @@
 #define STALL_LOG_LINES		20	/* per port; then only counted */
 #define EGRESS_QUEUE_DEFAULT	(256u << 10)	/* --link-rate's class queues */
 #define PFC_STORM_MS_DEFAULT	2000	/* --pfc's watchdog */
+#define MAX_PORT_RATES		16	/* --port-rate options */
 
 /**
  * struct wire_port - a switch port
@@ -137,6 +140,8 @@
  * @eg: with --link-rate, its egress (egress.h): the queues a frame for it
  *	waits in, and the rate it leaves them at
  * @pfc: with --pfc, its frames in lossless queues and its pause state
+ * @eg_cfg: its egress's configuration: the switch's, at its own rate if
+ *	--port-rate names it
  */
 struct wire_port {
 	struct sockaddr_un addr;
@@ -151,6 +156,7 @@ struct wire_port {
 	bool hung_up;
 	bool used;
 	struct egress eg;		/* --link-rate: its queues and rate */
+	struct egress_cfg eg_cfg;	/* eg's: --link-rate or its --port-rate */
 	struct pfc_ingress pfc;		/* --pfc: as an ingress port */
 };
 
@@ -208,6 +214,12 @@ struct wire {
 	bool isolate;
 	struct egress_cfg eg_cfg;	/* rate_mbps 0: no egress model */
 	struct pfc_cfg pfc;		/* lossless 0: no PFC */
+	/* --port-rate WHO=MBPS: a client's socket path, or "uplink" */
+	struct {
+		const char *who;
+		uint32_t mbps;
+	} port_rate[MAX_PORT_RATES];
+	int nr_port_rates;
 	uint64_t eg_wait_ns;		/* the next queued frame's tokens */
 	int first_port;			/* switch_round() starts there */
 	/* wire_link_policy_qemu, its wait scaled */
@@ -312,6 +324,26 @@ static const char *port_name(struct wire *w, int port)
 	return name[0] ? name : name + 1;	/* the uplink's is abstract */
 }
 
+/*
+ * A new port's egress: the switch's configuration, at the rate that
+ * --port-rate gives @who (its socket path, or "uplink") if it does.
+ */
+static void port_egress_init(struct wire *w, int port, const char *who)
+{
+	struct wire_port *p = &w->ports[port];
+
+	if (!w->eg_cfg.rate_mbps)
+		return;
+	p->eg_cfg = w->eg_cfg;
+	for (int i = 0; i < w->nr_port_rates; i++)
+		if (!strcmp(w->port_rate[i].who, who))
+			p->eg_cfg.rate_mbps = w->port_rate[i].mbps;
+	egress_init(&p->eg, &p->eg_cfg, w->rng + (uint64_t)port);
+	if (p->eg_cfg.rate_mbps != w->eg_cfg.rate_mbps)
+		wlog(w, "port %d: link rate %u Mb/s (--port-rate)", port,
+		     p->eg_cfg.rate_mbps);
+}
+
 /* The switch port of a sender address; -1 for an unbound sender. */
 static int port_lookup(struct wire *w, const struct sockaddr_un *sa,
 		       socklen_t len)
@@ -337,10 +369,8 @@ static int port_lookup(struct wire *w, const struct sockaddr_un *sa,
 	w->ports[free_slot].addr_len = len;
 	w->ports[free_slot].tx_fd = -1;
 	w->ports[free_slot].used = true;
-	if (w->eg_cfg.rate_mbps)
-		egress_init(&w->ports[free_slot].eg, &w->eg_cfg,
-			    w->rng + (uint64_t)free_slot);
 	wlog(w, "port %d: %s", free_slot, port_name(w, free_slot));
+	port_egress_init(w, free_slot, port_name(w, free_slot));
 	return free_slot;
 }
 
@@ -896,8 +926,9 @@ static void attach_port(struct wire *w, const struct sockaddr_un *sa,
 		     l ? "no free port" : "out of memory");
 		return;
 	}
+	/* Its link's rate, its own if --port-rate set one. */
 	err = wire_link_accept(l, w->dgram_buf, len, fds, nfds, false,
-			       w->eg_cfg.rate_mbps);
+			       w->ports[port].eg_cfg.rate_mbps);
 	if (err) {
 		free(l);
 		wlog(w, "attach from %s refused: %s", sa->sun_path,
@@ -1142,7 +1173,7 @@ static void pfc_round(struct wire *w)
 			continue;
 		xoff = p->pfc.xoff_tx;
 		xon = p->pfc.xon_tx;
-		enable = pfc_due(&w->pfc, &p->pfc, now, w->eg_cfg.rate_mbps,
+		enable = pfc_due(&w->pfc, &p->pfc, now, p->eg_cfg.rate_mbps,
 				 quanta, &next);
 		if (next && next > now &&
 		    (!w->eg_wait_ns || next - now < w->eg_wait_ns))
@@ -1340,8 +1371,7 @@ static int uplink_attach(struct wire *w, const char *ifname)
 	p->addr_len = sizeof(p->addr);
 	p->tx_fd = -1;
 	p->used = true;
-	if (w->eg_cfg.rate_mbps)
-		egress_init(&p->eg, &w->eg_cfg, w->rng + (uint64_t)i);
+	port_egress_init(w, i, "uplink");
 	w->uplink_port = i;
 	wlog(w, "port %d: uplink on %s (ifindex %d)", i, ifname,
 	     w->uplink.ifindex);
@@ -1376,7 +1406,7 @@ static void usage(void)
 		"                 [--link-rate MBPS [--queue-bytes N]\n"
 		"                  [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]\n"
 		"                  [--pfc-xoff BYTES] [--pfc-storm-ms MS]]]\n"
-		"                 [--uplink IFNAME] [--log FILE]\n");
+		"                 [--port-rate WHO=MBPS ...] [--uplink IFNAME] [--log FILE]\n");
 	exit(2);
 }
 
@@ -1437,6 +1467,19 @@ static void parse_ecn(struct egress_cfg *c, const char *s)
 	c->ecn_max_pct = pct;
 }
 
+/* --port-rate WHO=MBPS: a port's own link rate. */
+static void parse_port_rate(struct wire *w, char *s)
+{
+	char *eq = strrchr(s, '=');
+
+	if (!eq || eq == s || w->nr_port_rates == MAX_PORT_RATES)
+		usage();
+	*eq = '\0';
+	w->port_rate[w->nr_port_rates].who = s;
+	w->port_rate[w->nr_port_rates].mbps = parse_u32(eq + 1, 1, 400000);
+	w->nr_port_rates++;
+}
+
 /* --pfc's classes: a comma-separated list of 0-7, as a bit mask. */
 static uint8_t parse_classes(const char *s)
 {
@@ -1478,6 +1521,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "pfc-xoff", required_argument, NULL, 'X' },
 		{ "pfc-storm-ms", required_argument, NULL, 'W' },
 		{ "uplink", required_argument, NULL, 'U' },
+		{ "port-rate", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -1541,6 +1585,9 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		case 'U':
 			*uplink = optarg;
 			break;
+		case 'T':
+			parse_port_rate(w, optarg);
+			break;
 		default:
 			usage();
 		}
@@ -1550,7 +1597,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 	/* Queues and marking model a link: without a rate they mean nothing. */
 	if (!w->eg_cfg.rate_mbps &&
 	    (w->eg_cfg.queue_bytes || w->eg_cfg.ecn_max_bytes ||
-	     w->pfc.lossless))
+	     w->pfc.lossless || w->nr_port_rates))
 		usage();
 	if (!w->eg_cfg.queue_bytes)
 		w->eg_cfg.queue_bytes = EGRESS_QUEUE_DEFAULT;

@@ -33,7 +33,7 @@
 #define WAIT_MS		2000
 #define QUIET_MS	150
 #define NCLIENTS	3
-#define NCASES		18
+#define NCASES		19
 
 static char wire_bin[PATH_MAX];
 static char dir[40];
@@ -784,6 +784,74 @@ static void test_link_rate(void)
 	ktap_case_end("link_rate_options_checked");
 }
 
+/*
+ * Client 0 sends a burst to client 1 (the switch's link rate 200 Mb/s,
+ * client 1's port --port-rate 20) and client 2's: they come at 20 Mb/s
+ * and at least five times that.
+ */
+static double burst_rate(int to)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static uint8_t f[BURST_LEN], r[9100];
+	struct timespec t0 = { 0 }, t1 = { 0 };
+	unsigned int got = 0;
+	double secs;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sw_path);
+	for (int i = 0; i < 200; i++) {
+		burst_frame(f, i);
+		memcpy(f, mac[to], 6);
+		if (sendto(cl_fd[0], f, BURST_LEN, 0, (struct sockaddr *)&sa,
+			   sizeof(sa)) != BURST_LEN)
+			CHECK(!"sendto switch");
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = cl_fd[to], .events = POLLIN };
+
+		if (poll(&pfd, 1, 300) != 1)
+			break;
+		if (recv(cl_fd[to], r, sizeof(r), 0) != BURST_LEN)
+			continue;
+		got++;
+		/* From the 30th frame, past the bucket's burst. */
+		clock_gettime(CLOCK_MONOTONIC, got == 30 ? &t0 : &t1);
+	}
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("# to client %d: %u of 200 frames\n", to, got);
+	return got == 200 && secs > 0 ? (got - 30) * BURST_LEN * 8 / secs / 1e6 :
+	       0;
+}
+
+static void test_port_rate(void)
+{
+	char opt[160];
+	double slow, fast;
+
+	unlink(log_path);
+	snprintf(opt, sizeof(opt), "%s=20", cl_path[1]);
+	{
+		const char *argv[] = {
+			wire_bin, "--socket", sw_path, "--log", log_path,
+			"--link-rate", "200", "--queue-bytes", "1048576",
+			"--port-rate", opt, NULL,
+		};
+
+		CHECK(wire_start(&sw_pid, sw_path, WAIT_MS, argv));
+	}
+	hello_all();
+	slow = burst_rate(1);
+	fast = burst_rate(2);
+	CHECK(stop_switch());
+	printf("# client 1's port (--port-rate 20): %.1f Mb/s; client 2's (200): %.1f Mb/s\n",
+	       slow, fast);
+	CHECK(slow > 15 && slow < 26);
+	CHECK(fast > 5 * slow);
+	CHECK(log_contains("link rate 20 Mb/s (--port-rate)"));
+	CHECK(refused("--port-rate", "x=10", NULL, NULL));	/* no model */
+	CHECK(refused("--link-rate", "100", "--port-rate", "x"));
+	ktap_case_end("port_rate_gives_one_port_its_own_link_rate");
+}
+
 int main(void)
 {
 	int c;
@@ -829,6 +897,7 @@ int main(void)
 	test_departed_dgram();
 	test_bad_args();
 	test_link_rate();
+	test_port_rate();
 
 	for (c = 0; c < NCLIENTS; c++) {
 		if (cl_fd[c] >= 0)
