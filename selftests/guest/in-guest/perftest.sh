@@ -10,7 +10,8 @@
 #   # perftest-result pair=S-C tool=T size=N bw_avg=MiB/s msg_rate=Mpps
 #   # perftest-result pair=S-C tool=T size=N t_typical=us
 # that scripts/bench/bench.sh collects.
-# Usage: perftest.sh SERVER_KIND CLIENT_KIND [test|bench|demo]
+# Usage: perftest.sh SERVER_KIND CLIENT_KIND [test|test-nocm|cm|bench|demo]
+#   test-nocm: test's cases but those over rdma_cm; cm: only those;
 #   bench: more iterations, and only the rows make bench reports;
 #   demo: ib_write_bw 64 KiB only (make demo).
 . "$ORCA_TOP/selftests/lib/guest/guest.sh"
@@ -102,7 +103,7 @@ elif [ "$mode" = bench ]; then
 	pt "ib_send_lat 64B" ib_send_lat -s 64 -n 1000
 	pt "ib_read_bw 64KiB" ib_read_bw -s 65536 -n 2000
 	pt "ib_atomic_bw" ib_atomic_bw -n 5000
-else
+elif [ "$mode" != cm ]; then
 	pt "ib_send_bw 64KiB" ib_send_bw -s 65536 -n 200
 	pt "ib_send_lat 64B" ib_send_lat -s 64 -n 200
 	pt "ib_write_bw 64KiB" ib_write_bw -s 65536 -n 200
@@ -124,6 +125,8 @@ else
 		pt "ib_send_lat -c XRC 64B" ib_send_lat -c XRC -s 64 -n 100
 		pt "ib_write_lat -c XRC 64B" ib_write_lat -c XRC -s 64 -n 100
 	fi
+fi
+if [ "$mode" = test ] || [ "$mode" = cm ]; then
 	pt "ib_send_bw -R 64KiB" ib_send_bw -R -s 65536 -n 200
 	pt "ib_write_lat -R 64B" ib_write_lat -R -s 64 -n 200
 	pt "ib_read_bw -R 64KiB" ib_read_bw -R -s 65536 -n 200
