@@ -8,7 +8,6 @@
 # guest 0 (target) across it: fio writes and verifies every block (as
 # 51-nvmeof-orca on one switch); the capture is switch 0's, which sees all
 # of it.  Then each switch's uplink counters: frames in and out, no drop.
-# tier: long
 . "$(dirname "$0")/../lib/host/host.sh"
 . "$(dirname "$0")/../lib/host/nvmeof-host.sh"
 . "$(dirname "$0")/../lib/host/uplink-fabric.sh"
