@@ -124,6 +124,8 @@ struct roce_stats {
 	/* DCQCN (roce_dcqcn.c): rate cuts, and packets the pacer held. */
 	uint64_t rp_rate_cuts;
 	uint64_t rp_paced;
+	/* Packets the port's serializer held (roce_line.c): the link's rate. */
+	uint64_t line_paced;
 	/*
 	 * Priority flow control (roce_pfc.c): 802.1Qbb PAUSE frames the port
 	 * took, how often a priority went from sending to paused, and the

@@ -194,6 +194,7 @@ struct roce_dev {
 	struct roce_qp *run_head, *run_tail;
 	struct roce_qp *run_end;	/* the current pass ends after it */
 	struct timer_heap timers;
+	uint64_t line_next_ns;		/* roce_line.c's clock */
 	/*
 	 * CQ event moderation (roce_cq.c): the period timers of CQs holding
 	 * back an event, with room for every CQ that moderates (cq_mod).
@@ -654,6 +655,10 @@ void roce_dcqcn_cnp(struct roce_qp *rq, uint64_t now_us);
 bool roce_dcqcn_may_send(struct roce_qp *rq, uint64_t now_ns);
 void roce_dcqcn_sent(struct roce_qp *rq, uint64_t bytes, uint64_t now_ns);
 void roce_dcqcn_timer(struct roce_qp *rq, uint64_t now_us);
+
+/* The port's serializer (roce_line.c): requester packets at the link's rate. */
+bool roce_line_may_send(struct roce_qp *rq, uint64_t now_ns);
+void roce_line_sent(struct roce_dev *dev, uint64_t bytes, uint64_t now_ns);
 
 /* roce_pfc.c: PFC's pauses, on the engine thread */
 bool roce_pfc_hold(struct roce_qp *rq, uint64_t now_us);

@@ -79,6 +79,10 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rp_cnp_ignored,
 			(unsigned long long)dev->st.rp_rate_cuts,
 			(unsigned long long)dev->st.rp_paced);
+	if (dev->st.line_paced)
+		eng_log("roce: the link's rate (%u Mb/s) held packets %llu times",
+			__atomic_load_n(&dev->line_mbps, __ATOMIC_RELAXED),
+			(unsigned long long)dev->st.line_paced);
 	if (dev->pfc.frames)
 		eng_log("roce: pfc: frames %llu, pauses begun %llu, paused %llu us (priorities summed), QP steps held %llu",
 			(unsigned long long)dev->pfc.frames,

@@ -745,11 +745,18 @@ void roce_req_run(struct roce_qp *rq)
 		/* DCQCN: a QP whose rate a CNP cut waits for its pacer. */
 		if (rq->dcqcn.limited && !roce_dcqcn_may_send(rq, now_ns()))
 			break;		/* its timer kicks it */
+		if (!roce_line_may_send(rq, now_ns()))
+			break;		/* the link is busy: the same */
 		tx_bytes = rq->dev->st.tx_bytes;
 		r = send_rc_packet(rq, w);
-		if (rq->dcqcn.limited && rq->dev->st.tx_bytes != tx_bytes)
-			roce_dcqcn_sent(rq, rq->dev->st.tx_bytes - tx_bytes,
-					now_ns());
+		if (rq->dev->st.tx_bytes != tx_bytes) {
+			uint64_t sent = rq->dev->st.tx_bytes - tx_bytes;
+			uint64_t now = now_ns();
+
+			roce_line_sent(rq->dev, sent, now);
+			if (rq->dcqcn.limited)
+				roce_dcqcn_sent(rq, sent, now);
+		}
 		if (r == TX_WINDOW)
 			break;		/* ACKs will kick us */
 		if (r == TX_FAILED) {

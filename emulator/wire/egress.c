@@ -14,24 +14,6 @@
 #define ETH_P_8021Q	0x8100
 #define ECN_MASK	3u
 #define ECN_CE		3u
-/*
- * Tokens count bytes times 8000, so that t ns at R Mb/s add exactly t * R
- * (R Mb/s is R / 8000 bytes per ns).  The bucket holds at most two jumbo
- * frames or 1 ms of the link's bytes: a switch that woke late catches up
- * that much, no more.
- */
-#define TOKEN_UNIT	8000u
-#define BURST_MIN	(2u * 9018u)
-#define BURST_NS	1000000u
-
-static uint64_t burst(const struct egress *e)
-{
-	uint64_t b = (uint64_t)BURST_NS * e->cfg->rate_mbps;
-
-	return b > (uint64_t)BURST_MIN * TOKEN_UNIT ? b :
-	       (uint64_t)BURST_MIN * TOKEN_UNIT;
-}
-
 void egress_init(struct egress *e, const struct egress_cfg *cfg,
 		 uint64_t seed)
 {
@@ -40,7 +22,7 @@ void egress_init(struct egress *e, const struct egress_cfg *cfg,
 	e->rng = seed ? seed : 0x2545f4914f6cdd1dULL;
 	for (int c = 0; c < EGRESS_CLASSES; c++)
 		e->q[c].tail = &e->q[c].head;
-	e->tokens = burst(e);
+	token_bucket_init(&e->bucket, cfg->rate_mbps);
 }
 
 void egress_fini(struct egress *e)
@@ -161,6 +143,18 @@ static bool mark_due(struct egress *e, uint32_t depth)
 	return rand32(e) % 1000000 < p;
 }
 
+/* RED's decision for @f, a queue of @depth bytes about it; counted. */
+static void mark_if_due(struct egress *e, struct egress_frame *f,
+			uint32_t depth)
+{
+	if (!mark_due(e, depth))
+		return;
+	if (egress_mark_ce(f->data, f->len))
+		e->st.marked++;
+	else
+		e->st.not_ect++;
+}
+
 bool egress_lossless(const struct egress *e, unsigned int c)
 {
 	return c < EGRESS_CLASSES && (e->cfg->lossless >> c & 1) &&
@@ -202,12 +196,9 @@ bool egress_enqueue_from(struct egress *e, const uint8_t *frame, size_t len,
 	f->src = lossless ? src : -1;
 	f->len = len;
 	memcpy(f->data, frame, len);
-	if (mark_due(e, depth)) {
-		if (egress_mark_ce(f->data, len))
-			e->st.marked++;
-		else
-			e->st.not_ect++;
-	}
+	f->ecn_undecided = e->cfg->ecn_dequeue;
+	if (!f->ecn_undecided)
+		mark_if_due(e, f, depth);
 	if (!e->q[c].head)
 		e->progress_ns[c] = now_ns;	/* the watchdog's clock starts */
 	*e->q[c].tail = f;
@@ -215,6 +206,8 @@ bool egress_enqueue_from(struct egress *e, const uint8_t *frame, size_t len,
 	e->q[c].bytes += len;
 	if (e->q[c].bytes > e->st.deepest)
 		e->st.deepest = e->q[c].bytes;
+	if (e->q[c].bytes > e->st.deepest_since)
+		e->st.deepest_since = e->q[c].bytes;
 	e->queued++;
 	e->st.enqueued++;
 	e->st.class_enqueued[c]++;
@@ -229,40 +222,27 @@ static int top_class(const struct egress *e)
 	return -1;
 }
 
-static void refill(struct egress *e, uint64_t now_ns)
-{
-	uint64_t cap = burst(e);
-
-	if (now_ns > e->last_ns) {
-		uint64_t el = now_ns - e->last_ns;
-
-		/* A long sleep fills the bucket (and must not overflow). */
-		if (el >= cap / e->cfg->rate_mbps)
-			e->tokens = cap;
-		else if (e->tokens + el * e->cfg->rate_mbps >= cap)
-			e->tokens = cap;
-		else
-			e->tokens += el * e->cfg->rate_mbps;
-	}
-	e->last_ns = now_ns;
-}
-
 const struct egress_frame *egress_peek(struct egress *e, uint64_t now_ns,
 				       uint64_t *wait_ns)
 {
 	int c = top_class(e);
-	const struct egress_frame *f;
-	uint64_t need;
+	struct egress_frame *f;
+	uint64_t wait;
 
 	if (c < 0)
 		return NULL;
-	refill(e, now_ns);
+	token_bucket_refill(&e->bucket, e->cfg->rate_mbps, now_ns);
 	f = e->q[c].head;
-	need = (uint64_t)f->len * TOKEN_UNIT;
-	if (e->tokens >= need)
+	wait = token_bucket_wait(&e->bucket, e->cfg->rate_mbps, f->len);
+	if (!wait) {
+		/* Decided once, though a full ring may offer it again. */
+		if (f->ecn_undecided) {
+			f->ecn_undecided = false;
+			mark_if_due(e, f, e->q[c].bytes - (uint32_t)f->len);
+		}
 		return f;
-	*wait_ns = (need - e->tokens + e->cfg->rate_mbps - 1) /
-		   e->cfg->rate_mbps;
+	}
+	*wait_ns = wait;
 	return NULL;
 }
 
@@ -270,20 +250,18 @@ void egress_pop(struct egress *e)
 {
 	int c = top_class(e);
 	struct egress_frame *f;
-	uint64_t need;
 
 	if (c < 0)
 		return;
 	f = e->q[c].head;
-	need = (uint64_t)f->len * TOKEN_UNIT;
-	e->tokens = e->tokens > need ? e->tokens - need : 0;
+	token_bucket_take(&e->bucket, f->len);
 	e->q[c].head = f->next;
 	if (!f->next)
 		e->q[c].tail = &e->q[c].head;
 	e->q[c].bytes -= f->len;
 	e->queued--;
 	e->st.sent++;
-	e->progress_ns[c] = e->last_ns;
+	e->progress_ns[c] = e->bucket.last_ns;
 	e->lossy_now &= ~(1u << c);	/* it drains: lossless again */
 	free(f);
 }

@@ -7,7 +7,11 @@
  * ECN-capable IP packet (ECT(0) or ECT(1)) that finds the queue above a
  * threshold is marked Congestion Experienced first, with a probability
  * that grows from 0 at ecn_min to ecn_max_pct at ecn_max and is 1 above
- * it (RED's marking curve, as switches configure it for DCQCN).  The RoCE
+ * it (RED's marking curve, as switches configure it for DCQCN).  Marking
+ * is decided as a frame enters its queue, by the depth it finds, or with
+ * ecn_dequeue as it leaves, by the depth it leaves behind: then the mark
+ * reaches the receiver, and its CNP the sender, without first waiting out
+ * the queue it reports (at a slow link, milliseconds).  The RoCE
  * ICRC does not cover the ECN bits (IBA A17.3.3: TOS/traffic class masked),
  * so marking keeps a frame valid; an IPv4 header's checksum is updated.
  *
@@ -31,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "token_bucket.h"
+
 #define EGRESS_CLASSES		8
 
 /**
@@ -41,6 +47,7 @@
  * @ecn_min_bytes: no marking at or below this queue depth
  * @ecn_max_bytes: every ECN-capable packet marked above it (0: no marking)
  * @ecn_max_pct: the marking probability just below @ecn_max_bytes
+ * @ecn_dequeue: the marking is decided as a frame leaves, not as it enters
  * @lossless: classes (bit c: class c) whose queues pause rather than drop
  */
 struct egress_cfg {
@@ -49,12 +56,14 @@ struct egress_cfg {
 	uint32_t ecn_min_bytes;
 	uint32_t ecn_max_bytes;
 	uint32_t ecn_max_pct;
+	bool ecn_dequeue;
 	uint8_t lossless;
 };
 
 struct egress_frame {
 	struct egress_frame *next;
 	int src;			/* ingress port PFC accounts it to, or -1 */
+	bool ecn_undecided;		/* ecn_dequeue: marked or not as it leaves */
 	size_t len;
 	uint8_t data[];
 };
@@ -68,6 +77,7 @@ struct egress_stats {
 	uint64_t marked;		/* CE set on an ECN-capable packet */
 	uint64_t not_ect;		/* above a threshold, but not ECN-capable */
 	uint32_t deepest;		/* the most bytes one queue held */
+	uint32_t deepest_since;		/* the same since the last SIGUSR1 */
 	uint64_t class_enqueued[EGRESS_CLASSES];	/* of enqueued */
 };
 
@@ -80,8 +90,7 @@ struct egress {
 	uint32_t queued;		/* frames in all queues */
 	uint8_t lossy_now;		/* lossless classes the watchdog flushed */
 	uint64_t progress_ns[EGRESS_CLASSES];	/* last left, or first queued */
-	uint64_t tokens;		/* bytes the link may send now */
-	uint64_t last_ns;		/* tokens were last added then */
+	struct token_bucket bucket;	/* the link's rate */
 	uint64_t rng;
 	struct egress_stats st;
 };

@@ -42,8 +42,8 @@
  *                  [--drop-pct N] [--reorder-pct N] [--faults-rc-only]
  *                  [--isolate] [--seed S] [--qemu-wait-scale N]
  *                  [--link-rate MBPS [--queue-bytes N]
- *                   [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]
- *                   [--pfc-xoff BYTES] [--pfc-storm-ms MS]]]
+ *                   [--ecn MIN,MAX,PCT [--ecn-at enqueue|dequeue]]
+ *                   [--pfc CLASS[,CLASS...] [--pfc-xoff BYTES] [--pfc-storm-ms MS]]]
  *                  [--port-rate WHO=MBPS ...] [--uplink IFNAME] [--log FILE]
  *
  * --link-rate models each port's link (egress.h, issue 33): frames for a
@@ -55,7 +55,12 @@
  * exit), and nothing is held back at its input: the wire is a congested
  * fabric then, not the loss-free one.  --ecn marks ECN-capable IP packets
  * Congestion Experienced when their queue holds more than MIN bytes, with
- * a probability rising to PCT% at MAX bytes, and every one above MAX.
+ * a probability rising to PCT% at MAX bytes, and every one above MAX;
+ * by the depth a packet finds as it enters its queue, or with --ecn-at
+ * dequeue by the depth it leaves behind as it goes (the mark then does
+ * not wait out the queue it reports: at 200 Mb/s 64 KiB are 2.6 ms).
+ * SIGUSR1 logs the egress counters so far ("stats: egress: ...") and
+ * starts the deepest-queue watermark afresh.
  *
  * --pfc makes the listed classes lossless (802.1Qbb, pfc.h): a port whose
  * frames in the lossless queues exceed --pfc-xoff bytes of a class (a
@@ -142,6 +147,11 @@
  * @pfc: with --pfc, its frames in lossless queues and its pause state
  * @eg_cfg: its egress's configuration: the switch's, at its own rate if
  *	--port-rate names it
+ * @in_bucket: with --link-rate, an adapter's frames enter at its link's
+ *	rate (its up and roce_up rings share the link), not as fast as the
+ *	engine built them: a switch thread that was not scheduled for a while
+ *	would otherwise move what the rings gathered meanwhile into a queue
+ *	at once, a burst no link could deliver
  */
 struct wire_port {
 	struct sockaddr_un addr;
@@ -157,6 +167,7 @@ struct wire_port {
 	bool used;
 	struct egress eg;		/* --link-rate: its queues and rate */
 	struct egress_cfg eg_cfg;	/* eg's: --link-rate or its --port-rate */
+	struct token_bucket in_bucket;	/* --link-rate: its input's */
 	struct pfc_ingress pfc;		/* --pfc: as an ingress port */
 };
 
@@ -221,6 +232,7 @@ struct wire {
 	} port_rate[MAX_PORT_RATES];
 	int nr_port_rates;
 	uint64_t eg_wait_ns;		/* the next queued frame's tokens */
+	uint64_t in_wait_ns;		/* the next input frame's, this round */
 	int first_port;			/* switch_round() starts there */
 	/* wire_link_policy_qemu, its wait scaled */
 	struct link_policy qemu_policy;
@@ -339,6 +351,7 @@ static void port_egress_init(struct wire *w, int port, const char *who)
 		if (!strcmp(w->port_rate[i].who, who))
 			p->eg_cfg.rate_mbps = w->port_rate[i].mbps;
 	egress_init(&p->eg, &p->eg_cfg, w->rng + (uint64_t)port);
+	token_bucket_init(&p->in_bucket, p->eg_cfg.rate_mbps);
 	if (p->eg_cfg.rate_mbps != w->eg_cfg.rate_mbps)
 		wlog(w, "port %d: link rate %u Mb/s (--port-rate)", port,
 		     p->eg_cfg.rate_mbps);
@@ -461,6 +474,37 @@ static void egress_gone(struct wire *w, int port)
 	if (e->st.deepest > t->deepest)
 		t->deepest = e->st.deepest;
 	memset(&e->st, 0, sizeof(e->st));
+}
+
+/*
+ * SIGUSR1: the egress counters so far, all ports (those gone too), and the
+ * deepest any queue got since the last SIGUSR1, which starts afresh (a
+ * switch's watermark, read and cleared): what a test measures over a
+ * window of a run, the exit line being the whole run's.
+ */
+static void log_egress_now(struct wire *w)
+{
+	struct egress_stats t = w->st.eg;
+
+	t.deepest = 0;
+	for (int i = 0; i < MAX_PORTS; i++) {
+		struct egress_stats *s = &w->ports[i].eg.st;
+
+		if (!w->ports[i].used)
+			continue;
+		t.enqueued += s->enqueued;
+		t.sent += s->sent;
+		t.dropped += s->dropped;
+		t.marked += s->marked;
+		t.not_ect += s->not_ect;
+		if (s->deepest_since > t.deepest)
+			t.deepest = s->deepest_since;
+		s->deepest_since = 0;
+	}
+	wlog(w, "stats: egress: enqueued %llu sent %llu dropped %llu marked %llu not_ect %llu deepest %u",
+	     (unsigned long long)t.enqueued, (unsigned long long)t.sent,
+	     (unsigned long long)t.dropped, (unsigned long long)t.marked,
+	     (unsigned long long)t.not_ect, t.deepest);
 }
 
 /*
@@ -1033,6 +1077,26 @@ static struct frame_ring *in_ring(struct wire_link *l, int lane)
  * classified whichever ring they came in: a guest's virtio-net may send
  * RoCEv2 (rxe over it), and the engine's ring is checked, not trusted.
  */
+/*
+ * --link-rate: whether an adapter's next frame of @len bytes has arrived
+ * over its link by now; if not, w->in_wait_ns says when it will have.
+ */
+static bool input_due(struct wire *w, struct wire_port *p, size_t len)
+{
+	uint32_t rate = p->eg_cfg.rate_mbps;
+	uint64_t wait;
+
+	if (!rate)
+		return true;
+	token_bucket_refill(&p->in_bucket, rate, now_ns());
+	wait = token_bucket_wait(&p->in_bucket, rate, len);
+	if (!wait)
+		return true;
+	if (!w->in_wait_ns || wait < w->in_wait_ns)
+		w->in_wait_ns = wait;
+	return false;
+}
+
 static bool receive_ring(struct wire *w, int port, int lane, uint32_t *wait)
 {
 	struct wire_port *p = &w->ports[port];
@@ -1044,6 +1108,10 @@ static bool receive_ring(struct wire *w, int port, int lane, uint32_t *wait)
 		f.data = wire_frame_ring_peek(in_ring(p->shm, lane), &f.len);
 		if (!f.data)
 			return false;
+		if (!input_due(w, p, f.len)) {
+			p->in_blocked[lane] = true;	/* a timed wait */
+			return false;
+		}
 		if (!f.len) {
 			w->st.received++;
 			w->st.invalid++;
@@ -1058,6 +1126,8 @@ static bool receive_ring(struct wire *w, int port, int lane, uint32_t *wait)
 		/* forward() may have removed this very port. */
 		if (!p->shm)
 			return false;
+		if (p->eg_cfg.rate_mbps)
+			token_bucket_take(&p->in_bucket, f.len);
 		wire_frame_ring_pop(in_ring(p->shm, lane));
 	}
 	return true;
@@ -1198,6 +1268,7 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	bool busy = false;
 	int i;
 
+	w->in_wait_ns = 0;
 	for (i = 0; i < MAX_PORTS; i++)
 		w->ports[i].want_out = false;
 	if (w->has_held) {
@@ -1242,6 +1313,9 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	 */
 	if (w->eg_cfg.rate_mbps && egress_drain(w))
 		busy = true;
+	/* The loop also wakes for the first input whose link delivers. */
+	if (w->in_wait_ns && (!w->eg_wait_ns || w->in_wait_ns < w->eg_wait_ns))
+		w->eg_wait_ns = w->in_wait_ns;
 	if (w->pfc.lossless)
 		pfc_round(w);
 	return busy;
@@ -1397,6 +1471,22 @@ static int open_socket(struct wire *w)
 	return bind(w->fd, (struct sockaddr *)&sa, sizeof(sa));
 }
 
+/*
+ * Read the signal @sfd has: true if it was SIGUSR1 (the counters are
+ * logged, the loop goes on), false for any other (the switch exits).
+ */
+static bool took_usr1(struct wire *w, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) != sizeof(si) ||
+	    si.ssi_signo != SIGUSR1)
+		return false;
+	if (w->eg_cfg.rate_mbps)
+		log_egress_now(w);
+	return true;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -1404,8 +1494,9 @@ static void usage(void)
 		"                 [--drop-pct N] [--reorder-pct N] [--faults-rc-only]\n"
 		"                 [--isolate] [--seed S] [--qemu-wait-scale N]\n"
 		"                 [--link-rate MBPS [--queue-bytes N]\n"
-		"                  [--ecn MIN,MAX,PCT] [--pfc CLASS[,CLASS...]\n"
-		"                  [--pfc-xoff BYTES] [--pfc-storm-ms MS]]]\n"
+		"                  [--ecn MIN,MAX,PCT [--ecn-at enqueue|dequeue]]\n"
+		"                  [--pfc CLASS[,CLASS...] [--pfc-xoff BYTES]\n"
+		"                  [--pfc-storm-ms MS]]]\n"
 		"                 [--port-rate WHO=MBPS ...] [--uplink IFNAME] [--log FILE]\n");
 	exit(2);
 }
@@ -1517,6 +1608,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "link-rate", required_argument, NULL, 'L' },
 		{ "queue-bytes", required_argument, NULL, 'Q' },
 		{ "ecn", required_argument, NULL, 'E' },
+		{ "ecn-at", required_argument, NULL, 'e' },
 		{ "pfc", required_argument, NULL, 'P' },
 		{ "pfc-xoff", required_argument, NULL, 'X' },
 		{ "pfc-storm-ms", required_argument, NULL, 'W' },
@@ -1525,7 +1617,7 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool storm_set = false;
+	bool storm_set = false, ecn_at_set = false;
 	int c;
 
 	w->qemu_policy = wire_link_policy_qemu;
@@ -1572,6 +1664,12 @@ static void parse_args(struct wire *w, int argc, char **argv,
 		case 'E':
 			parse_ecn(&w->eg_cfg, optarg);
 			break;
+		case 'e':
+			if (strcmp(optarg, "enqueue") && strcmp(optarg, "dequeue"))
+				usage();
+			w->eg_cfg.ecn_dequeue = !strcmp(optarg, "dequeue");
+			ecn_at_set = true;
+			break;
 		case 'P':
 			w->pfc.lossless = parse_classes(optarg);
 			break;
@@ -1598,6 +1696,8 @@ static void parse_args(struct wire *w, int argc, char **argv,
 	if (!w->eg_cfg.rate_mbps &&
 	    (w->eg_cfg.queue_bytes || w->eg_cfg.ecn_max_bytes ||
 	     w->pfc.lossless || w->nr_port_rates))
+		usage();
+	if (ecn_at_set && !w->eg_cfg.ecn_max_bytes)
 		usage();
 	if (!w->eg_cfg.queue_bytes)
 		w->eg_cfg.queue_bytes = EGRESS_QUEUE_DEFAULT;
@@ -1642,6 +1742,7 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0 || open_socket(w)) {
@@ -1679,7 +1780,7 @@ int main(int argc, char **argv)
 		if (poll_until(pfd, n, timeout, w->eg_wait_ns) < 0 &&
 		    errno != EINTR)
 			break;
-		if (pfd[0].revents)
+		if (pfd[0].revents && !took_usr1(w, sfd))
 			break;
 		clear_pollfds(w, pfd, nr_ring, pfd_port);
 		if (pfd[1].revents)

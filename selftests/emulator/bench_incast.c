@@ -12,7 +12,8 @@
  *   - mode=nocc: no congestion control: the receiver's queue fills and
  *     drops (a lossy class), and RC recovers by retransmission;
  *   - mode=dcqcn: the switch marks CE above 16 KiB (--ecn 16384,65536,20,
- *     every packet above 64 KiB), the adapters send ECT(0), and answer CE
+ *     every packet above 64 KiB; --ecn-at dequeue, by the depth a packet
+ *     leaves behind), the adapters send ECT(0), and answer CE
  *     with CNPs (at most one per QP per 4 us) and CNPs with DCQCN's rate
  *     cuts (its line rate the link's), as orca-emu --ecn does;
  *   - mode=pfc: the RoCE frames' class 0 lossless (--pfc 0, 802.1Qbb): the
@@ -229,6 +230,8 @@ static bool setup(const struct mode *m, pid_t *sw,
 	if (m->ecn) {
 		argv[argc++] = "--ecn";
 		argv[argc++] = ECN_RED;
+		argv[argc++] = "--ecn-at";
+		argv[argc++] = "dequeue";
 	}
 	if (m->pfc) {
 		argv[argc++] = "--pfc";
@@ -547,14 +550,7 @@ int main(int argc, char **argv)
 			 modes[k].name);
 		ok = run(&modes[k], secs) && ok;
 	}
-	for (int i = 1; i <= NODES; i++) {
-		char path[128];
-
-		snprintf(path, sizeof(path), "%s/nic%d", dir, i);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/wire%d", dir, i);
-		unlink(path);
-	}
+	glue_ports_unlink(dir, 1, NODES);
 	if (!getenv("ORCA_KEEP_LOG"))
 		rmdir(dir);
 	return ok ? 0 : 1;

@@ -147,4 +147,17 @@ static inline struct emu_port *glue_port_up(struct orca_engine *eng,
 	return port;
 }
 
+/* Removes the sockets glue_port_up() made in @dir for ids @first..@last. */
+static inline void glue_ports_unlink(const char *dir, int first, int last)
+{
+	char path[128];
+
+	for (int id = first; id <= last; id++) {
+		snprintf(path, sizeof(path), "%s/nic%d", dir, id);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/wire%d", dir, id);
+		unlink(path);
+	}
+}
+
 #endif /* ORCA_TEST_PORT_GLUE_H */

@@ -10,7 +10,8 @@
  * below rp_min_rate.  Then other parameters (what SET_CC sets) change
  * each of those steps, and values out of range are refused.  Last, the line
  * rate is the port's link's when its switch announced one: cuts start
- * there and recovery ends there, unpaced.
+ * there and recovery ends there, unpaced; and the port's serializer
+ * (roce_line.c) holds every requester to that rate.
  */
 #include <stdio.h>
 #include <string.h>
@@ -254,13 +255,59 @@ static void test_link_rate(void)
 	ktap_case_end("line_rate_is_the_links_when_announced");
 }
 
+/*
+ * The port's serializer (roce_line.c): once the switch announced its link's
+ * rate, a requester's packets leave no faster than it, with at most 8 KiB
+ * saved up while idle; the held QP's pacer deadline is set and counted.
+ */
+static void test_line(void)
+{
+	uint64_t ns = 7000000000ull, now;
+	int burst = 0, sent = 0;
+
+	reset();
+	/* No link rate announced: nothing is held or accounted. */
+	for (int i = 0; i < 100; i++) {
+		CHECK(roce_line_may_send(&rq, ns));
+		roce_line_sent(&dev, 1024, ns);
+	}
+	CHECK(!dev.line_next_ns && !dev.st.line_paced);
+	/* 1000 Mb/s: a packet of 1024 bytes every 8192 ns. */
+	reset();
+	dev.line_mbps = 1000;
+	while (roce_line_may_send(&rq, ns) && burst < 100) {
+		roce_line_sent(&dev, 1024, ns);
+		burst++;
+	}
+	printf("# %d packets of 1 KiB at once after idling\n", burst);
+	CHECK(burst == 9);		/* 8 KiB of credit, and the one due */
+	CHECK(dev.st.line_paced == 1 && rq.dcqcn.pace_deadline == ns / 1000 + 9);
+	CHECK(!roce_line_may_send(&rq, ns + 8191));
+	CHECK(roce_line_may_send(&rq, ns + 8192));
+	/* Over 1 ms, polled every 100 ns: the link's rate, no more. */
+	for (now = ns + 8192; now < ns + 8192 + 1000000; now += 100)
+		if (roce_line_may_send(&rq, now)) {
+			roce_line_sent(&dev, 1024, now);
+			sent++;
+		}
+	printf("# %d packets of 1 KiB in 1 ms at 1000 Mb/s\n", sent);
+	CHECK(sent >= 121 && sent <= 123);
+	/* Idle for a second: 8 KiB saved up, not a second's worth. */
+	ns = now + 1000000000ull;
+	for (burst = 0; roce_line_may_send(&rq, ns) && burst < 100; burst++)
+		roce_line_sent(&dev, 1024, ns);
+	CHECK(burst == 9);
+	ktap_case_end("requests_leave_at_the_links_rate_when_announced");
+}
+
 int main(void)
 {
-	ktap_plan(5);
+	ktap_plan(6);
 	test_cut();
 	test_pacer();
 	test_recovery();
 	test_params();
 	test_link_rate();
+	test_line();
 	return ktap_finish();
 }

@@ -5,8 +5,9 @@
  * frame leaves only with its bytes' tokens, and the wait says when); a full
  * queue drops and counts; RED marks ECN-capable packets Congestion
  * Experienced above its thresholds (IPv4 with a valid header checksum,
- * IPv6) and counts the packets it could not mark; higher classes leave
- * first; what each class queued is counted.
+ * IPv6) and counts the packets it could not mark, or with ecn_dequeue
+ * by the depth a packet leaves behind; higher classes leave first; what
+ * each class queued is counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,19 @@ static void test_drop(void)
 	ktap_case_end("a_full_class_queue_drops_and_counts");
 }
 
+/* A fresh egress of @cfg with @n ECT(0) IPv4 frames queued, seq 0.. */
+static void enqueue_ect(struct egress *e, const struct egress_cfg *cfg,
+			unsigned int n)
+{
+	uint8_t f[LEN];
+
+	egress_init(e, cfg, 7);
+	for (unsigned int i = 0; i < n; i++) {
+		frame(f, 2, false, i);
+		CHECK(egress_enqueue(e, f, LEN, 0));
+	}
+}
+
 static void test_ecn(void)
 {
 	struct egress_cfg cfg = { .rate_mbps = 10, .queue_bytes = 64 * LEN,
@@ -138,11 +152,7 @@ static void test_ecn(void)
 	uint64_t wait;
 	uint8_t f[LEN];
 
-	egress_init(&e, &cfg, 7);
-	for (unsigned int i = 0; i < 40; i++) {
-		frame(f, 2, false, i);			/* ECT(0) */
-		CHECK(egress_enqueue(&e, f, LEN, 0));
-	}
+	enqueue_ect(&e, &cfg, 40);
 	/* Not-ECT above the threshold: counted, left alone. */
 	frame(f, 0, false, 40);
 	CHECK(egress_enqueue(&e, f, LEN, 0));
@@ -182,6 +192,56 @@ static void test_ecn(void)
 	ktap_case_end("red_marks_ect_packets_ce_above_its_thresholds");
 }
 
+/*
+ * --ecn-at dequeue: nothing is marked as it enters; a packet is marked by
+ * the depth it leaves behind, decided once though peeked again.  The same
+ * 40 packets as test_ecn() then: the first 20 leave 39 to 20 behind them
+ * (at or above MAX: every one marked), the last 11 at most MIN (none),
+ * the opposite of marking as they enter.
+ */
+static void test_ecn_dequeue(void)
+{
+	struct egress_cfg cfg = { .rate_mbps = 10, .queue_bytes = 64 * LEN,
+				  .ecn_min_bytes = 10 * LEN,
+				  .ecn_max_bytes = 20 * LEN,
+				  .ecn_max_pct = 50, .ecn_dequeue = true };
+	unsigned int first = 0, mid = 0, last = 0;
+	const struct egress_frame *ef;
+	struct egress e;
+	uint64_t wait;
+
+	enqueue_ect(&e, &cfg, 40);
+	CHECK(e.st.marked == 0 && e.st.not_ect == 0);
+	for (unsigned int i = 0; i < 40; i++) {
+		uint64_t marked;
+		bool ce;
+
+		ef = egress_peek(&e, 1000000000ull * (i + 1), &wait);
+		CHECK(ef && ef->data[LEN - 1] == (uint8_t)i);
+		if (!ef)
+			break;
+		marked = e.st.marked;
+		/* Offered again (its ring was full): the same decision. */
+		CHECK(egress_peek(&e, 1000000000ull * (i + 1), &wait) == ef &&
+		      e.st.marked == marked);
+		ce = (ef->data[15] & 3) == 3;
+		CHECK(wire_ipv4_sum(ef->data + 14) == 0);
+		if (i < 20)
+			first += ce;
+		else if (i < 29)
+			mid += ce;
+		else
+			last += ce;
+		egress_pop(&e);
+	}
+	printf("# marked as they left: %u of the first 20, %u of 9 between, %u of the last 11\n",
+	       first, mid, last);
+	CHECK(first == 20 && last == 0 && mid <= 8);
+	CHECK(e.st.marked == first + mid);
+	egress_fini(&e);
+	ktap_case_end("red_at_dequeue_marks_by_the_depth_left_behind");
+}
+
 static void test_priority(void)
 {
 	struct egress_cfg cfg = { .rate_mbps = 1000, .queue_bytes = 1u << 20 };
@@ -211,11 +271,12 @@ static void test_priority(void)
 
 int main(void)
 {
-	ktap_plan(5);
+	ktap_plan(6);
 	test_class();
 	test_rate();
 	test_drop();
 	test_ecn();
+	test_ecn_dequeue();
 	test_priority();
 	return ktap_finish();
 }

@@ -356,14 +356,7 @@ int main(void)
 	incast(SENDERS, true, true, true);
 	if (!getenv("ORCA_KEEP_LOG"))
 		unlink(log_path);
-	for (int i = 1; i <= SENDERS + 1; i++) {
-		char path[128];
-
-		snprintf(path, sizeof(path), "%s/nic%d", dir, i);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/wire%d", dir, i);
-		unlink(path);
-	}
+	glue_ports_unlink(dir, 1, SENDERS + 1);
 	rmdir(dir);
 	return ktap_finish();
 }

@@ -9,6 +9,8 @@
  *  - A receiver that stops reading is given up on (its frames dropped)
  *    without stopping the rest of the wire; one that exits is forgotten;
  *    a switch that exits does not leave a sender waiting.
+ *  - With --link-rate, an adapter's frames enter the switch no faster
+ *    than its link: to two ports at once they share that rate.
  *
  * The switch binary is $ORCA_WIRE_BIN if set, else orca-wire next to the
  * tests' directory; the cases are skipped when it cannot be run.
@@ -70,14 +72,22 @@ struct sink {
 static struct sink sinks[NPORTS];
 static struct emu_port *ports[NPORTS];
 
-static bool start_switch(void)
+/* The switch; with @rate (Mb/s) its links modelled (--link-rate). */
+static bool start_switch_at(const char *rate)
 {
 	const char *argv[] = {
-		wire_bin, "--socket", sw_path, "--log", log_path, NULL,
+		wire_bin, "--socket", sw_path, "--log", log_path,
+		rate ? "--link-rate" : NULL, rate, "--queue-bytes", "16777216",
+		NULL,
 	};
 
 	unlink(log_path);
 	return wire_start(&sw_pid, sw_path, 10000, argv);
+}
+
+static bool start_switch(void)
+{
+	return start_switch_at(NULL);
 }
 
 static void stop_switch(void)
@@ -365,11 +375,59 @@ static void test_dead_peers(void)
 	ktap_case_end("stopped_or_gone_peers_do_not_stall_the_wire");
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * --link-rate 100: port 0's frames (no engine behind it to pace them) go
+ * to ports 1 and 2 in turn, each port's egress at 100 Mb/s.  The switch
+ * takes port 0's frames no faster than its own link's 100 Mb/s, so both
+ * together get 100 Mb/s, not 200; every frame arrives, in order, intact.
+ */
+static void test_ingress_rate(void)
+{
+	static uint8_t f[MAX_LEN];
+	bool ok = start_switch_at("100") && ports_up(3);
+	unsigned int fails = 0;
+	double t0, secs, mbps;
+	uint64_t bytes = 0;
+
+	CHECK(ok);
+	if (ok) {
+		reset_sink(1, 0, 0);
+		reset_sink(2, 0, 0);
+		t0 = now_s();
+		for (unsigned int i = 0; i < 2 * N_AFTER; i++) {
+			size_t len = build(f, 0, macs[1 + i % 2], i / 2);
+
+			fails += port_send_roce(ports[0], f, len) != 0;
+			bytes += len;
+		}
+		CHECK(fails == 0);
+		CHECK(wait_got(1, N_AFTER) && wait_got(2, N_AFTER));
+		secs = now_s() - t0;
+		/* Less the bucket's burst of 1 ms, 12.5 KB at 100 Mb/s. */
+		mbps = (bytes - 12500) * 8 / secs / 1e6;
+		printf("# %llu bytes to two ports in %.3f s: %.1f Mb/s through a 100 Mb/s link\n",
+		       (unsigned long long)bytes, secs, mbps);
+		CHECK(mbps > 60 && mbps < 110);
+	}
+	ports_down(3);
+	stop_switch();
+	CHECK(log_contains(" stall_dropped 0 "));
+	ktap_case_end("an_adapters_frames_enter_at_its_links_rate");
+}
+
 int main(void)
 {
 	int i;
 
-	ktap_plan(2);
+	ktap_plan(3);
 	wire_find_binary(wire_bin, sizeof(wire_bin));
 	if (getenv("ORCA_TEST_WIRE_DGRAM"))
 		use_shm = false;
@@ -377,6 +435,7 @@ int main(void)
 	if (access(wire_bin, X_OK) || !mkdtemp(dir)) {
 		ktap_skip("slow_receiver_loses_nothing", "no orca-wire");
 		ktap_skip("stopped_or_gone_peers", "no orca-wire");
+		ktap_skip("frames_enter_at_the_links_rate", "no orca-wire");
 		return ktap_finish();
 	}
 	snprintf(sw_path, sizeof(sw_path), "%s/switch", dir);
@@ -394,6 +453,10 @@ int main(void)
 		test_dead_peers();
 	else
 		ktap_skip("stopped_or_gone_peers", "datagram wire");
+	if (use_shm)
+		test_ingress_rate();
+	else
+		ktap_skip("frames_enter_at_the_links_rate", "datagram wire");
 
 	for (i = 0; i < NPORTS; i++) {
 		close(qemu_fd[i]);

@@ -207,16 +207,9 @@ int main(void)
 	}
 	test_two_switches();
 	fabric_down();
-	for (int i = 0; i < 2; i++) {
-		char path[128];
-
-		if (!getenv("ORCA_KEEP_LOG"))
-			unlink(log_path[i]);
-		snprintf(path, sizeof(path), "%s/nic%d", dir, i + 1);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/wire%d", dir, i + 1);
-		unlink(path);
-	}
+	for (int i = 0; i < 2 && !getenv("ORCA_KEEP_LOG"); i++)
+		unlink(log_path[i]);
+	glue_ports_unlink(dir, 1, 2);
 	rmdir(dir);
 	return ktap_finish();
 }

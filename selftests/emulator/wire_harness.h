@@ -151,22 +151,47 @@ static inline void wire_ipv4_csum(uint8_t *ip)
 	ip[11] = sum & 0xff;
 }
 
-/* Counter @what of the last exit line in @log, or ~0 if there is none. */
-static inline unsigned long long wire_exit_count(const char *log,
-						 const char *what)
+/*
+ * Counter @what of the @nth (from 0; -1: the last) line of @log that has
+ * @tag and @what, or ~0 if there is none.
+ */
+static inline unsigned long long wire_log_count(const char *log,
+						const char *tag, int nth,
+						const char *what)
 {
 	char line[1024], key[64];
 	unsigned long long v = ~0ull;
 	FILE *f = fopen(log, "r");
+	int n = 0;
 	char *p;
 
 	snprintf(key, sizeof(key), " %s ", what);
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "exit: ") && (p = strstr(line, key)))
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, tag) || !(p = strstr(line, key)))
+			continue;
+		if (nth < 0 || n++ == nth)
 			v = strtoull(p + strlen(key), NULL, 10);
+	}
 	if (f)
 		fclose(f);
 	return v;
+}
+
+/* Counter @what of the last exit line in @log, or ~0 if there is none. */
+static inline unsigned long long wire_exit_count(const char *log,
+						 const char *what)
+{
+	return wire_log_count(log, "exit: ", -1, what);
+}
+
+/*
+ * Counter @what of the switch's @nth SIGUSR1 snapshot (orca-wire's
+ * "stats: egress:" line; "deepest" is since the snapshot before), or ~0.
+ */
+static inline unsigned long long wire_stats_count(const char *log, int nth,
+						  const char *what)
+{
+	return wire_log_count(log, "stats: egress: ", nth, what);
 }
 
 #endif /* ORCA_TEST_WIRE_HARNESS_H */

@@ -13,9 +13,12 @@
 # run's, is lossless (--pfc 5): the switch pauses guest 1's adapter, which
 # counts the PFC frames (in-guest/ecn.sh); the host checks the switch's
 # side: pauses and resumes sent, nothing dropped in the lossless class.
+# Guest 0's port runs at 500 Mb/s (--port-rate): guest 1's adapter sends
+# no faster than its own 1000 Mb/s link, and a flow at the rate of the
+# port it goes to never fills a queue.
 . "$(dirname "$0")/../lib/host/host.sh"
 run_guests 2 600 \
-	--wire-opts "--link-rate 1000 --queue-bytes 262144 --ecn 32768,98304,20 --pfc 5" \
+	--wire-opts "--link-rate 1000 --queue-bytes 262144 --ecn 32768,98304,20 --pfc 5 --port-rate $out/run/g0/wire.sock=500" \
 	--emu-opts "--ecn" -- selftests/guest/in-guest/ecn.sh
 rc=$?
 
