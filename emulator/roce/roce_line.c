@@ -27,6 +27,11 @@ static uint32_t announced(const struct roce_dev *dev)
 	return __atomic_load_n(&dev->line_mbps, __ATOMIC_RELAXED);
 }
 
+bool roce_line_paced(const struct roce_dev *dev)
+{
+	return announced(dev) != 0;
+}
+
 bool roce_line_may_send(struct roce_qp *rq, uint64_t now_ns)
 {
 	struct roce_dev *dev = rq->dev;

@@ -656,7 +656,12 @@ bool roce_dcqcn_may_send(struct roce_qp *rq, uint64_t now_ns);
 void roce_dcqcn_sent(struct roce_qp *rq, uint64_t bytes, uint64_t now_ns);
 void roce_dcqcn_timer(struct roce_qp *rq, uint64_t now_us);
 
-/* The port's serializer (roce_line.c): requester packets at the link's rate. */
+/*
+ * The port's serializer (roce_line.c): requester packets at the link's
+ * rate, when the link announced one (roce_line_paced(): else no clock is
+ * read for it on the data path).
+ */
+bool roce_line_paced(const struct roce_dev *dev);
 bool roce_line_may_send(struct roce_qp *rq, uint64_t now_ns);
 void roce_line_sent(struct roce_dev *dev, uint64_t bytes, uint64_t now_ns);
 

@@ -710,7 +710,7 @@ void roce_req_run(struct roce_qp *rq)
 {
 	struct emu_qp *qp = rq->qp;
 	int budget = ROCE_TX_BURST;
-	bool idle = false;
+	bool idle = false, paced;
 	uint64_t tx_bytes;
 
 	rq->sq_kick = false;
@@ -743,13 +743,18 @@ void roce_req_run(struct roce_qp *rq)
 			continue;
 		}
 		/* DCQCN: a QP whose rate a CNP cut waits for its pacer. */
-		if (rq->dcqcn.limited && !roce_dcqcn_may_send(rq, now_ns()))
-			break;		/* its timer kicks it */
-		if (!roce_line_may_send(rq, now_ns()))
-			break;		/* the link is busy: the same */
+		paced = rq->dcqcn.limited || roce_line_paced(rq->dev);
+		if (paced) {
+			uint64_t now = now_ns();
+
+			if (rq->dcqcn.limited && !roce_dcqcn_may_send(rq, now))
+				break;	/* its timer kicks it */
+			if (!roce_line_may_send(rq, now))
+				break;	/* the link is busy: the same */
+		}
 		tx_bytes = rq->dev->st.tx_bytes;
 		r = send_rc_packet(rq, w);
-		if (rq->dev->st.tx_bytes != tx_bytes) {
+		if (paced && rq->dev->st.tx_bytes != tx_bytes) {
 			uint64_t sent = rq->dev->st.tx_bytes - tx_bytes;
 			uint64_t now = now_ns();
 
