@@ -186,6 +186,8 @@ static void progress(struct roce_qp *rq, uint32_t una)
 	rq->rnr_left = rq->qp->attr.rnr_retry;
 	rq->retry_deadline = 0;
 	roce_req_arm_timer(rq);
+	rq->tlp_sent = false;
+	roce_req_arm_probe(rq, now);
 	rq->sq_kick = true;
 }
 
@@ -501,6 +503,10 @@ void roce_comp_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 void roce_comp_timers(struct roce_qp *rq, uint64_t now)
 {
 	roce_dcqcn_timer(rq, now);
+	if (rq->tlp_deadline && now >= rq->tlp_deadline) {
+		rq->tlp_deadline = 0;
+		roce_req_tail_probe(rq);
+	}
 	if (rq->rnr_deadline && now >= rq->rnr_deadline) {
 		rq->rnr_deadline = 0;
 		rq->sq_kick = true;

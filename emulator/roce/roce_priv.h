@@ -106,6 +106,19 @@
  */
 #define ROCE_LOSSY_US		10000000
 /*
+ * Tail loss probe (RFC 8985's TLP, for go-back-N): on a wire that loses
+ * (ROCE_LOSSY_US), a QP that has sent nothing new and heard nothing for
+ * twice its smoothed round trip (at least ROCE_TLP_MIN_US) sends its last
+ * packet again, once until it makes progress.  A lost tail packet is then
+ * accepted, a lost ACK answered by the responder's ACK of a duplicate, and
+ * a gap further back NAKed: each costs a round trip and one packet, not
+ * the early timeout's margin (ROCE_RTO_NOISE_US) and a window.  A probe
+ * that was not needed is one duplicate packet, which any IBA responder
+ * acknowledges.  The last packet of a READ or atomic request is not
+ * probed: its duplicate makes the responder send the whole response again.
+ */
+#define ROCE_TLP_MIN_US		50
+/*
  * Doorbell record polling (roce_poll.c): a send queue found empty is polled
  * for up to its QP's adaptive window before the event index is published,
  * so a poster that posts again within it never traps.  The window follows
@@ -355,6 +368,8 @@ struct roce_qp {
 	uint32_t rd_atomic;		/* READ/atomic WQEs outstanding */
 	uint8_t retry_left, rnr_left;
 	uint64_t retry_deadline;	/* us, 0: off */
+	uint64_t tlp_deadline;		/* us: the tail loss probe; 0: off */
+	bool tlp_sent;			/* probed; no progress since */
 	uint64_t retry_full;		/* us: the QP's own timeout */
 	uint8_t rto_shift;		/* early timeout doublings (Karn) */
 	uint32_t cwnd;			/* send window, packets (roce_priv.h) */
@@ -615,6 +630,9 @@ void roce_req_arm_timer(struct roce_qp *rq);
  * a retry.  False when the full timeout has passed (a real retry is due).
  */
 bool roce_req_early_retry(struct roce_qp *rq, uint64_t now);
+/* The tail loss probe (roce_priv.h: ROCE_TLP_MIN_US): armed, and due. */
+void roce_req_arm_probe(struct roce_qp *rq, uint64_t now);
+void roce_req_tail_probe(struct roce_qp *rq);
 void roce_req_rtt_acked(struct roce_qp *rq, uint32_t una, uint64_t now);
 uint64_t roce_req_early_rto(const struct roce_qp *rq);
 /*

@@ -189,6 +189,43 @@ bool roce_req_early_retry(struct roce_qp *rq, uint64_t now)
 	return true;
 }
 
+void roce_req_arm_probe(struct roce_qp *rq, uint64_t now)
+{
+	uint64_t pto = 2ull * rq->srtt_us;
+
+	if (rq->tlp_sent || !rq->srtt_us || !roce_req_outstanding(rq) ||
+	    !roce_wire_lossy(rq->dev, now)) {
+		rq->tlp_deadline = 0;
+		return;
+	}
+	rq->tlp_deadline = now + (pto > ROCE_TLP_MIN_US ? pto : ROCE_TLP_MIN_US);
+}
+
+void roce_req_tail_probe(struct roce_qp *rq)
+{
+	uint32_t last = (rq->max_sent_psn - 1) & ROCE_PSN_MASK;
+
+	if (rq->tlp_sent || !roce_req_outstanding(rq))
+		return;
+	for (uint32_t idx = rq->sq_head; idx != rq->sq_started; idx++) {
+		struct roce_swqe *w = swqe(rq, idx);
+		int32_t d;
+
+		if (!w->npsn || w->done)
+			continue;
+		d = roce_psn_diff(last, w->first_psn);
+		if (d < 0 || d >= (int32_t)w->npsn)
+			continue;
+		/* A duplicate READ or atomic request redoes its response. */
+		if (is_rd_atomic(w->opcode))
+			return;
+		rq->tlp_sent = true;
+		rq->dev->st.tail_probes++;
+		roce_req_rewind(rq, last);
+		return;
+	}
+}
+
 bool roce_req_outstanding(const struct roce_qp *rq)
 {
 	return roce_psn_diff(rq->max_sent_psn, rq->una_psn) > 0;
@@ -708,6 +745,7 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 
 void roce_req_run(struct roce_qp *rq)
 {
+	uint32_t sent_before = rq->max_sent_psn;
 	struct emu_qp *qp = rq->qp;
 	int budget = ROCE_TX_BURST;
 	bool idle = false, paced;
@@ -776,6 +814,9 @@ void roce_req_run(struct roce_qp *rq)
 			rq->next_off = 0;
 		}
 	}
+	/* New packets went out: the tail loss probe waits from the last. */
+	if (rq->max_sent_psn != sent_before && rq->dev->loss_us)
+		roce_req_arm_probe(rq, now_us());
 	if (!budget)
 		rq->sq_kick = true;
 	roce_comp_retire(rq);

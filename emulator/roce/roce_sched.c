@@ -106,6 +106,8 @@ static void timer_sync(struct roce_qp *rq)
 	if (rq->dcqcn.pace_deadline &&
 	    (!due || rq->dcqcn.pace_deadline < due))
 		due = rq->dcqcn.pace_deadline;
+	if (rq->tlp_deadline && (!due || rq->tlp_deadline < due))
+		due = rq->tlp_deadline;
 	timer_heap_set(&rq->dev->timers, &rq->timer, due);
 }
 

@@ -828,24 +828,31 @@ static void test_slow_peer(void)
  * timeout 18), and NVMe-oF at 5% loss spent seconds in full timeouts.
  * Here: a round trip measured, a sequence NAK (the wire loses), a
  * single-packet WRITE lost three times (three early retries, then
- * progress), and another lost twice: its two early retries must come at
- * the base timeout, not at 8x and 16x it, which the full timeout preempts.
+ * progress), and another lost twice: its early retries must come at the
+ * base timeout, not at 8x and 16x it, which the full timeout preempts.
+ * (The first resend of each is the tail loss probe's, test_tail_loss_probe.)
  */
 struct dropper {
 	struct node *n;
 	atomic_int middle;		/* WRITE MIDDLE packets to drop */
 	atomic_int only;		/* WRITE ONLY packets to drop */
+	atomic_int last;		/* WRITE LAST packets to drop */
 };
+
+/* True (and one fewer to go) if @left says to drop one more. */
+static bool drop_one(atomic_int *left)
+{
+	return atomic_load(left) > 0 && atomic_fetch_sub(left, 1) > 0;
+}
 
 static void dropper_tx(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct dropper *d = ctx;
 	uint8_t op = len > 42 ? frame[42] : 0;	/* BTH after Eth, IPv4, UDP */
 
-	if ((op == ROCE_RC_WRITE_MIDDLE && atomic_load(&d->middle) > 0 &&
-	     atomic_fetch_sub(&d->middle, 1) > 0) ||
-	    (op == ROCE_RC_WRITE_ONLY && atomic_load(&d->only) > 0 &&
-	     atomic_fetch_sub(&d->only, 1) > 0))
+	if ((op == ROCE_RC_WRITE_MIDDLE && drop_one(&d->middle)) ||
+	    (op == ROCE_RC_WRITE_ONLY && drop_one(&d->only)) ||
+	    (op == ROCE_RC_WRITE_LAST && drop_one(&d->last)))
 		return;
 	node_tx(d->n, frame, len);
 }
@@ -890,14 +897,19 @@ static void test_early_backoff_ends_with_progress(void)
 	     backoff_write(&p, 512, 0, 2, &d, 4);	/* 2 more */
 	CHECK(ok);
 	st = stats(p.na);
-	printf("# early retries %llu, timeouts %llu, rtt samples %llu, "
+	printf("# tail probes %llu, early retries %llu, timeouts %llu, rtt samples %llu, "
 	       "sequence NAKs received %llu\n",
+	       (unsigned long long)st.tail_probes,
 	       (unsigned long long)st.fast_retries,
 	       (unsigned long long)st.timeouts,
 	       (unsigned long long)st.rtt_samples,
 	       (unsigned long long)st.seq_naks_rx);
 	CHECK(st.rtt_samples > 0 && st.seq_naks_rx > 0);
-	CHECK(st.fast_retries >= 5);
+	/*
+	 * Each WRITE's first loss is the tail loss probe's (one probe until
+	 * progress), the others early retries: 2 + 1 of these.
+	 */
+	CHECK(st.tail_probes >= 2 && st.fast_retries >= 3);
 	/* Before: the last WRITE's second retry was the full timeout. */
 	CHECK(st.timeouts == 0);
 	pair_fini(&p);
@@ -2204,9 +2216,53 @@ static void test_sqd_drain(void)
 	ktap_case_end("sqd_drains_then_sq_drained_event");
 }
 
+/*
+ * A lost tail packet on a wire that loses (a NAKed gap seen, a round trip
+ * measured): the last packet of a 4-packet WRITE is dropped once.  Nothing
+ * follows it, so nobody sees a gap; the tail loss probe (roce_priv.h:
+ * ROCE_TLP_MIN_US) sends that last packet again after twice the round
+ * trip, and the WRITE completes having resent one packet, where the early
+ * timeout (1 ms later at least) would have resent all four.
+ */
+static void test_tail_loss_probe(void)
+{
+	static struct dropper d;
+	struct roce_stats st0, st;
+	struct pair p;
+	bool ok;
+
+	if (!pair_init_to(&p, false, 0, 3, 18)) {
+		CHECK(!"setup");
+		ktap_case_end("tail_loss_probe_resends_the_last_packet_only");
+		return;
+	}
+	d.n = p.na;
+	engine_set_roce_tx(p.na->t.eng, dropper_tx, &d);
+	ok = backoff_write(&p, 4096, 0, 0, &d, 1) &&	/* a round trip */
+	     backoff_write(&p, 4096, 1, 0, &d, 2) &&	/* a NAKed gap */
+	     backoff_write(&p, 4096, 0, 0, &d, 3);
+	CHECK(ok);
+	st0 = stats(p.na);
+	atomic_store(&d.last, 1);
+	ok = ok && backoff_write(&p, 4096, 0, 0, &d, 4);
+	CHECK(ok && atomic_load(&d.last) <= 0);
+	st = stats(p.na);
+	printf("# the lost tail: %llu probe(s), %llu packet(s) resent, %llu early retries, %llu timeouts\n",
+	       (unsigned long long)(st.tail_probes - st0.tail_probes),
+	       (unsigned long long)(st.retransmits - st0.retransmits),
+	       (unsigned long long)(st.fast_retries - st0.fast_retries),
+	       (unsigned long long)(st.timeouts - st0.timeouts));
+	CHECK(st.tail_probes - st0.tail_probes >= 1);
+	/* Not the whole message again, as go-back-N from una would. */
+	CHECK(st.retransmits - st0.retransmits < 4);
+	CHECK(st.timeouts == st0.timeouts);
+	pair_fini(&p);
+	ktap_case_end("tail_loss_probe_resends_the_last_packet_only");
+}
+
 int main(void)
 {
-	ktap_plan(23);
+	ktap_plan(24);
 	test_rc_ops(false, 3, "rc_send_write_read_atomics_two_adapters_mtu1024");
 	test_rc_ops(false, 1, "rc_send_write_read_atomics_two_adapters_mtu256");
 	test_rc_ops(true, 3, "rc_all_ops_loopback_one_adapter");
@@ -2215,6 +2271,7 @@ int main(void)
 	test_window_halves_on_loss();
 	test_slow_peer();
 	test_early_backoff_ends_with_progress();
+	test_tail_loss_probe();
 	test_remote_access_errors();
 	test_local_errors();
 	test_rnr();
