@@ -79,6 +79,7 @@ struct roce_stats {
 	uint64_t timeouts;
 	uint64_t fast_retries;		/* early retransmissions */
 	uint64_t tail_probes;		/* last packets sent again (TLP) */
+	uint64_t probe_retries;		/* of fast_retries: a probe unanswered */
 	uint64_t rtt_samples;		/* round trips measured */
 	uint64_t rtt_max_us;		/* the longest of them */
 	uint64_t losses;		/* NAKed gaps, READ gaps, timeouts */

@@ -273,6 +273,9 @@ static void retry_from(struct roce_qp *rq, uint32_t psn, bool timer)
 	struct roce_swqe *w;
 
 	roce_req_loss(rq);
+	/* The peer said where it stands: a probe in flight is moot. */
+	rq->tlp_sent = false;
+	rq->tlp_deadline = 0;
 	if (!timer && rq->retried) {
 		roce_req_rewind(rq, psn);
 		return;
@@ -505,7 +508,14 @@ void roce_comp_timers(struct roce_qp *rq, uint64_t now)
 	roce_dcqcn_timer(rq, now);
 	if (rq->tlp_deadline && now >= rq->tlp_deadline) {
 		rq->tlp_deadline = 0;
-		roce_req_tail_probe(rq);
+		if (!rq->tlp_sent) {
+			roce_req_tail_probe(rq, now);
+		} else if (roce_req_outstanding(rq) &&
+			 roce_req_early_retry(rq, now)) {
+			/* The probe went unanswered (roce_priv.h). */
+			rq->dev->st.fast_retries++;
+			rq->dev->st.probe_retries++;
+		}
 	}
 	if (rq->rnr_deadline && now >= rq->rnr_deadline) {
 		rq->rnr_deadline = 0;

@@ -114,7 +114,10 @@
  * a gap further back NAKed: each costs a round trip and one packet, not
  * the early timeout's margin (ROCE_RTO_NOISE_US) and a window.  A probe
  * that was not needed is one duplicate packet, which any IBA responder
- * acknowledges.  The last packet of a READ or atomic request is not
+ * acknowledges.  A probe nobody answers within max(2 * SRTT, SRTT +
+ * 4 * RTTVAR) more met a responder that NAKed a gap and lost the NAK (it
+ * NAKs a gap once, then drops all but the PSN it waits for): the QP goes
+ * back to una then (an early retry), not a millisecond later.  The last packet of a READ or atomic request is not
  * probed: its duplicate makes the responder send the whole response again.
  */
 #define ROCE_TLP_MIN_US		50
@@ -632,7 +635,7 @@ void roce_req_arm_timer(struct roce_qp *rq);
 bool roce_req_early_retry(struct roce_qp *rq, uint64_t now);
 /* The tail loss probe (roce_priv.h: ROCE_TLP_MIN_US): armed, and due. */
 void roce_req_arm_probe(struct roce_qp *rq, uint64_t now);
-void roce_req_tail_probe(struct roce_qp *rq);
+void roce_req_tail_probe(struct roce_qp *rq, uint64_t now);
 void roce_req_rtt_acked(struct roce_qp *rq, uint32_t una, uint64_t now);
 uint64_t roce_req_early_rto(const struct roce_qp *rq);
 /*

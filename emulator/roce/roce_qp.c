@@ -59,7 +59,7 @@ void roce_dev_destroy(struct orca_engine *eng)
 	if (!dev)
 		return;
 	if (dev->st.tx_frames || dev->st.rx_frames)
-		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu (after RNR NAKs %llu) timeouts %llu early %llu (rtt samples %llu) send windows cut %llu rx queue full %llu tail probes %llu",
+		eng_log("roce: tx %llu rx %llu loopback %llu retransmits %llu (after RNR NAKs %llu) timeouts %llu early %llu (rtt samples %llu) send windows cut %llu rx queue full %llu tail probes %llu (unanswered %llu)",
 			(unsigned long long)dev->st.tx_frames,
 			(unsigned long long)dev->st.rx_frames,
 			(unsigned long long)dev->st.loopback,
@@ -70,7 +70,8 @@ void roce_dev_destroy(struct orca_engine *eng)
 			(unsigned long long)dev->st.rtt_samples,
 			(unsigned long long)dev->st.cwnd_cuts,
 			(unsigned long long)dev->st.rxq_full,
-			(unsigned long long)dev->st.tail_probes);
+			(unsigned long long)dev->st.tail_probes,
+			(unsigned long long)dev->st.probe_retries);
 	if (dev->st.np_ecn_marked_roce_packets || dev->st.rp_cnp_handled ||
 	    dev->st.rp_cnp_ignored)
 		eng_log("roce: ecn: CE-marked packets %llu, CNPs sent %llu, CNPs handled %llu, ignored %llu; DCQCN rate cuts %llu, packets paced %llu",

@@ -189,6 +189,14 @@ bool roce_req_early_retry(struct roce_qp *rq, uint64_t now)
 	return true;
 }
 
+/* What an unanswered probe waits before go-back-N from una. */
+static uint64_t probe_wait(const struct roce_qp *rq)
+{
+	uint64_t a = 2ull * rq->srtt_us, b = rq->srtt_us + 4ull * rq->rttvar_us;
+
+	return (a > b ? a : b) + ROCE_TLP_MIN_US;
+}
+
 void roce_req_arm_probe(struct roce_qp *rq, uint64_t now)
 {
 	uint64_t pto = 2ull * rq->srtt_us;
@@ -201,7 +209,7 @@ void roce_req_arm_probe(struct roce_qp *rq, uint64_t now)
 	rq->tlp_deadline = now + (pto > ROCE_TLP_MIN_US ? pto : ROCE_TLP_MIN_US);
 }
 
-void roce_req_tail_probe(struct roce_qp *rq)
+void roce_req_tail_probe(struct roce_qp *rq, uint64_t now)
 {
 	uint32_t last = (rq->max_sent_psn - 1) & ROCE_PSN_MASK;
 
@@ -222,6 +230,13 @@ void roce_req_tail_probe(struct roce_qp *rq)
 		rq->tlp_sent = true;
 		rq->dev->st.tail_probes++;
 		roce_req_rewind(rq, last);
+		/*
+		 * Unanswered, the probe met a silent responder: one that NAKed
+		 * a gap (the NAK lost) drops all but the PSN it waits for.
+		 * Go back to una then, after the round trip and its variance,
+		 * not the early timeout's 1 ms margin.
+		 */
+		rq->tlp_deadline = now + probe_wait(rq);
 		return;
 	}
 }
@@ -745,10 +760,9 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 
 void roce_req_run(struct roce_qp *rq)
 {
-	uint32_t sent_before = rq->max_sent_psn;
 	struct emu_qp *qp = rq->qp;
 	int budget = ROCE_TX_BURST;
-	bool idle = false, paced;
+	bool idle = false, paced, sent_any = false;
 	uint64_t tx_bytes;
 
 	rq->sq_kick = false;
@@ -809,13 +823,17 @@ void roce_req_run(struct roce_qp *rq)
 			return;
 		}
 		budget--;
+		sent_any = true;
 		if (r == TX_DONE) {
 			rq->sq_next++;
 			rq->next_off = 0;
 		}
 	}
-	/* New packets went out: the tail loss probe waits from the last. */
-	if (rq->max_sent_psn != sent_before && rq->dev->loss_us)
+	/*
+	 * Packets went out (new, or go-back-N's): the tail loss probe waits
+	 * from the last.  Not the probe itself: its answer is waited for.
+	 */
+	if (sent_any && !rq->tlp_sent && rq->dev->loss_us)
 		roce_req_arm_probe(rq, now_us());
 	if (!budget)
 		rq->sq_kick = true;
