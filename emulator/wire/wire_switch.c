@@ -89,7 +89,6 @@
  * hundreds of MB of payload.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -114,150 +113,10 @@
 #include "uplink.h"
 #include "wire_link.h"
 
-#define MAX_FRAME		9018
-#define PCAP_MAX_SNAPLEN	65535
-#define MAX_PORTS		64
-#define MAX_MACS		1024
-#define HOLD_MS			100	/* a reordered frame waits at most */
-#define BTH_OPCODE_TRANSPORT	0xe0	/* top three bits: RC is 000 */
-#define RING_BATCH		64	/* frames per input per round */
-#define RING_PFDS		5	/* poll entries per ring port */
-#define DGRAM_BATCH		16
-#define STALL_LOG_LINES		20	/* per port; then only counted */
-#define EGRESS_QUEUE_DEFAULT	(256u << 10)	/* --link-rate's class queues */
-#define PFC_STORM_MS_DEFAULT	2000	/* --pfc's watchdog */
-#define MAX_PORT_RATES		16	/* --port-rate options */
-
-/**
- * struct wire_port - a switch port
- * @addr: the client's socket address (its name, for a shared-memory port)
- * @ls: the full-peer policy state of sends to it
- * @shm: its shared-memory link, NULL for a datagram client
- * @tx_fd: a datagram client's send socket, connected to it; -1: none yet
- * @want_out: a frame waits for room in this datagram client's queue
- * @in_blocked: an input's oldest frame waits for room elsewhere (up,
- *	roce_up)
- * @hung_up: its control socket said the adapter has gone
- * @longest_full_ms: the longest a datagram client's queue stayed full
- *	before it took a frame again (how close a live guest came to being
- *	given up on)
- * @stall_logs: stall lines logged for it (at most STALL_LOG_LINES)
- * @eg: with --link-rate, its egress (egress.h): the queues a frame for it
- *	waits in, and the rate it leaves them at
- * @pfc: with --pfc, its frames in lossless queues and its pause state
- * @eg_cfg: its egress's configuration: the switch's, at its own rate if
- *	--port-rate names it
- * @in_bucket: with --link-rate, an adapter's frames enter at its link's
- *	rate (its up and roce_up rings share the link), not as fast as the
- *	engine built them: a switch thread that was not scheduled for a while
- *	would otherwise move what the rings gathered meanwhile into a queue
- *	at once, a burst no link could deliver
- */
-struct wire_port {
-	struct sockaddr_un addr;
-	socklen_t addr_len;
-	struct link_state ls;
-	uint64_t longest_full_ms;
-	unsigned int stall_logs;
-	struct wire_link *shm;
-	int tx_fd;
-	bool want_out;
-	bool in_blocked[2];
-	bool hung_up;
-	bool used;
-	struct egress eg;		/* --link-rate: its queues and rate */
-	struct egress_cfg eg_cfg;	/* eg's: --link-rate or its --port-rate */
-	struct token_bucket in_bucket;	/* --link-rate: its input's */
-	struct pfc_ingress pfc;		/* --pfc: as an ingress port */
-};
-
-struct mac_entry {
-	uint8_t mac[6];
-	int port;
-};
-
-/*
- * A frame being switched: in a ring, or in one of the switch's buffers.
- * @roce: a RoCEv2 frame (frame_is_roce()): a ring port takes it in its
- * engine's ring, roce_down, and every other frame in down.
- */
-struct frame {
-	const uint8_t *data;
-	size_t len;
-	int src_port;
-	bool roce;
-};
-
-struct wire_stats {
-	uint64_t received;
-	uint64_t forwarded;
-	uint64_t flooded;
-	uint64_t copies_sent;
-	uint64_t send_errors;		/* RoCE frames a QEMU did not take */
-	uint64_t not_roce_dropped;	/* its other frames: not the RDMA wire */
-	uint64_t departed_dropped;	/* RoCE frames to a QEMU that exited */
-	uint64_t stall_dropped;		/* to an adapter that stopped draining */
-	uint64_t backpressured;		/* tries that found no room: held back */
-	uint64_t invalid;
-	uint64_t fault_dropped;
-	uint64_t fault_reordered;
-	uint64_t isolated;		/* --isolate: not forwarded at all */
-	struct egress_stats eg;		/* --link-rate: of ports gone */
-	uint64_t pfc_frames;		/* PFC frames sent */
-	uint64_t pfc_xoff;		/* pause entries in them */
-	uint64_t pfc_xon;		/* resume entries */
-	uint64_t pfc_storms;		/* lossless queues the watchdog flushed */
-	uint64_t link_local;		/* to 01:80:C2:00:00:0x: not forwarded */
-	uint64_t uplink_rx;		/* frames the uplink's interface gave */
-	uint64_t uplink_tx;		/* frames sent out on it */
-	uint64_t uplink_dropped;	/* its queue was full, or an error */
-};
-
-struct wire {
-	int fd;
-	const char *path;
-	FILE *pcap;
-	uint32_t snaplen;
-	FILE *log;
-	unsigned int drop_pct;
-	unsigned int reorder_pct;
-	bool faults_rc_only;
-	bool isolate;
-	struct egress_cfg eg_cfg;	/* rate_mbps 0: no egress model */
-	struct pfc_cfg pfc;		/* lossless 0: no PFC */
-	/* --port-rate WHO=MBPS: a client's socket path, or "uplink" */
-	struct {
-		const char *who;
-		uint32_t mbps;
-	} port_rate[MAX_PORT_RATES];
-	int nr_port_rates;
-	uint64_t eg_wait_ns;		/* the next queued frame's tokens */
-	uint64_t in_wait_ns;		/* the next input frame's, this round */
-	int first_port;			/* switch_round() starts there */
-	/* wire_link_policy_qemu, its wait scaled */
-	struct link_policy qemu_policy;
-	uint64_t rng;
-	struct wire_port ports[MAX_PORTS];
-	struct mac_entry macs[MAX_MACS];
-	int nr_macs;
-	struct frame held;
-	uint8_t held_buf[MAX_FRAME];
-	bool has_held;
-	uint64_t held_since_ms;
-	struct frame dgram_in;		/* from the datagram socket */
-	/* --uplink: its port (-1: none), a frame waiting for room */
-	struct uplink uplink;
-	int uplink_port;
-	struct frame uplink_in;
-	uint8_t uplink_buf[MAX_FRAME];
-	bool uplink_pending;
-	uint8_t dgram_buf[MAX_FRAME];
-	bool dgram_pending;		/* dgram_in waits for room */
-	struct wire_stats st;
-};
+#include "switch.h"
 
 /* Lines look like the emulators': "2026-12-04 03:40:30.361 orca-wire: text". */
-static void wlog(struct wire *w, const char *fmt, ...)
+void wlog(struct wire *w, const char *fmt, ...)
 {
 	struct timespec ts = wall_time();
 	struct tm tm;
@@ -396,59 +255,13 @@ static void log_longest_wait(struct wire *w, int port)
 		     (unsigned long long)w->ports[port].longest_full_ms);
 }
 
-/* A queued frame leaves PFC's account of its ingress port. */
-static void pfc_unaccount(struct wire *w, const struct egress_frame *f)
-{
-	struct pfc_ingress *in;
-	unsigned int c;
-
-	if (f->src < 0 || f->src >= MAX_PORTS)
-		return;
-	in = &w->ports[f->src].pfc;
-	c = egress_class(f->data, f->len);
-	in->bytes[c] = in->bytes[c] > f->len ? in->bytes[c] - (uint32_t)f->len : 0;
-}
-
-static void pfc_gone(void *ctx, const struct egress_frame *f)
-{
-	pfc_unaccount(ctx, f);
-}
-
-/* @port's egress is about to drop what it holds: out of the accounts. */
-static void pfc_forget_queued(struct wire *w, int port)
-{
-	struct egress *e = &w->ports[port].eg;
-
-	for (int c = 0; c < EGRESS_CLASSES; c++)
-		for (const struct egress_frame *f = e->q[c].head; f; f = f->next)
-			pfc_unaccount(w, f);
-}
-
-/*
- * Ingress port @port has gone: the frames of it that other ports still
- * queue are no longer anyone's to pause for.
- */
-static void pfc_forget_ingress(struct wire *w, int port)
-{
-	for (int i = 0; i < MAX_PORTS; i++) {
-		struct egress *e = &w->ports[i].eg;
-
-		if (!w->ports[i].used || i == port)
-			continue;
-		for (int c = 0; c < EGRESS_CLASSES; c++)
-			for (struct egress_frame *f = e->q[c].head; f; f = f->next)
-				if (f->src == port)
-					f->src = -1;
-	}
-}
-
 /* Its egress's counters, logged and kept; what it still queued is dropped. */
 static void egress_gone(struct wire *w, int port)
 {
 	struct egress *e = &w->ports[port].eg;
 	struct egress_stats *t = &w->st.eg;
 
-	pfc_forget_queued(w, port);
+	sw_pfc_forget_queued(w, port);
 	egress_fini(e);
 	wlog(w, "port %d: egress: enqueued %llu sent %llu dropped %llu marked %llu not_ect %llu deepest %u",
 	     port, (unsigned long long)e->st.enqueued,
@@ -532,7 +345,7 @@ static void port_remove(struct wire *w, int port)
 	wlog(w, "port %d gone: %s", port, port_name(w, port));
 	if (w->eg_cfg.rate_mbps) {
 		egress_gone(w, port);
-		pfc_forget_ingress(w, port);
+		sw_pfc_forget_ingress(w, port);
 	}
 	w->ports[port].used = false;
 	if (w->ports[port].tx_fd >= 0)
@@ -681,7 +494,7 @@ static struct frame_ring *out_ring(struct wire_link *l, const struct frame *f)
 	return f->roce ? &l->roce_down : &l->down;
 }
 
-static void send_copy(struct wire *w, int port, const struct frame *f)
+void send_copy(struct wire *w, int port, const struct frame *f)
 {
 	struct wire_port *p = &w->ports[port];
 	struct frame_ring *r;
@@ -1168,7 +981,7 @@ static bool egress_drain(struct wire *w)
 				break;
 			}
 			send_copy(w, i, &f);
-			pfc_unaccount(w, ef);
+			sw_pfc_unaccount(w, ef);
 			egress_pop(&p->eg);
 			sent = true;
 		}
@@ -1176,87 +989,6 @@ static bool egress_drain(struct wire *w)
 			w->eg_wait_ns = wait;
 	}
 	return sent;
-}
-
-/*
- * --pfc's watchdog: a lossless queue that has sent nothing for storm_ms
- * (its port took nothing: a hung adapter, a guest that stopped reading)
- * pauses its senders for ever, and their peers through them.  It is
- * flushed, its frames counted, and stays lossy until a frame of its class
- * leaves again; its senders' accounts fall, and they are resumed.
- */
-static void pfc_watchdog(struct wire *w, uint64_t now)
-{
-	uint64_t storm = (uint64_t)w->pfc.storm_ms * 1000000;
-
-	for (int i = 0; i < MAX_PORTS; i++) {
-		struct egress *e = &w->ports[i].eg;
-		unsigned int n;
-
-		if (!w->ports[i].used || !e->queued)
-			continue;
-		for (unsigned int c = 0; c < EGRESS_CLASSES; c++) {
-			if (!e->q[c].head || !egress_lossless(e, c) ||
-			    now - e->progress_ns[c] < storm)
-				continue;
-			n = egress_flush_class(e, c, pfc_gone, w);
-			w->st.pfc_storms++;
-			wlog(w, "port %d: pfc storm: class %u sent nothing for %llu ms: %u frames flushed, lossy until it sends again",
-			     i, c,
-			     (unsigned long long)((now - e->progress_ns[c]) / 1000000),
-			     n);
-		}
-	}
-}
-
-/* The switch port's own MAC, the source of its PFC frames. */
-static void port_mac(int port, uint8_t mac[6])
-{
-	static const uint8_t base[6] = { 0x02, 0x0a, 0x0c, 0x5f, 0x00, 0x00 };
-
-	memcpy(mac, base, 6);
-	mac[5] = (uint8_t)port;
-}
-
-/*
- * --pfc: every ingress port is told what its accounts call for (pause,
- * refresh, resume), in a PFC frame that goes out at once, ahead of any
- * queue, as a MAC sends its control frames.  w->eg_wait_ns: no later than
- * the next refresh.
- */
-static void pfc_round(struct wire *w)
-{
-	uint64_t now = now_ns();
-
-	if (w->pfc.storm_ms)
-		pfc_watchdog(w, now);
-	for (int i = 0; i < MAX_PORTS; i++) {
-		struct wire_port *p = &w->ports[i];
-		uint16_t quanta[PFC_PRIOS];
-		uint8_t buf[PFC_FRAME_LEN], mac[6];
-		uint64_t next = 0, xoff, xon;
-		struct frame f = { .data = buf, .len = PFC_FRAME_LEN,
-				   .src_port = -1 };
-		uint8_t enable;
-
-		if (!p->used)
-			continue;
-		xoff = p->pfc.xoff_tx;
-		xon = p->pfc.xon_tx;
-		enable = pfc_due(&w->pfc, &p->pfc, now, p->eg_cfg.rate_mbps,
-				 quanta, &next);
-		if (next && next > now &&
-		    (!w->eg_wait_ns || next - now < w->eg_wait_ns))
-			w->eg_wait_ns = next - now;
-		if (!enable)
-			continue;
-		port_mac(i, mac);
-		pfc_frame_build(buf, mac, enable, quanta);
-		w->st.pfc_frames++;
-		w->st.pfc_xoff += p->pfc.xoff_tx - xoff;
-		w->st.pfc_xon += p->pfc.xon_tx - xon;
-		send_copy(w, i, &f);
-	}
 }
 
 /*
@@ -1317,10 +1049,9 @@ static bool switch_round(struct wire *w, uint32_t *wait)
 	if (w->in_wait_ns && (!w->eg_wait_ns || w->in_wait_ns < w->eg_wait_ns))
 		w->eg_wait_ns = w->in_wait_ns;
 	if (w->pfc.lossless)
-		pfc_round(w);
+		sw_pfc_round(w);
 	return busy;
 }
-
 
 /*
  * Before sleeping: every idle ring is asked for a kick when a frame comes.
@@ -1485,235 +1216,6 @@ static bool took_usr1(struct wire *w, int sfd)
 	if (w->eg_cfg.rate_mbps)
 		log_egress_now(w);
 	return true;
-}
-
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: orca-wire --socket PATH [--pcap FILE] [--pcap-snaplen N]\n"
-		"                 [--drop-pct N] [--reorder-pct N] [--faults-rc-only]\n"
-		"                 [--isolate] [--seed S] [--qemu-wait-scale N]\n"
-		"                 [--link-rate MBPS [--queue-bytes N]\n"
-		"                  [--ecn MIN,MAX,PCT [--ecn-at enqueue|dequeue]]\n"
-		"                  [--pfc CLASS[,CLASS...] [--pfc-xoff BYTES]\n"
-		"                  [--pfc-storm-ms MS]]]\n"
-		"                 [--port-rate WHO=MBPS ...] [--uplink IFNAME] [--log FILE]\n");
-	exit(2);
-}
-
-static unsigned int parse_pct(const char *s)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v > 100)
-		usage();
-	return (unsigned int)v;
-}
-
-/* How many times slower the guests are: 1 to 100. */
-static uint32_t parse_scale(const char *s)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v < 1 || v > 100)
-		usage();
-	return (uint32_t)v;
-}
-
-/* At least an Ethernet header, at most what the pcap header can say. */
-static uint32_t parse_snaplen(const char *s)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v < 14 || v > PCAP_MAX_SNAPLEN)
-		usage();
-	return (uint32_t)v;
-}
-
-/* A number in [min, max], or the usage message. */
-static uint32_t parse_u32(const char *s, uint32_t min, uint32_t max)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v < min || v > max)
-		usage();
-	return (uint32_t)v;
-}
-
-/* --ecn MIN,MAX,PCT: RED's thresholds in bytes and its top probability. */
-static void parse_ecn(struct egress_cfg *c, const char *s)
-{
-	unsigned int min, max, pct;
-	int end = 0;
-
-	if (sscanf(s, "%u,%u,%u%n", &min, &max, &pct, &end) != 3 ||
-	    s[end] || min >= max || pct > 100)
-		usage();
-	c->ecn_min_bytes = min;
-	c->ecn_max_bytes = max;
-	c->ecn_max_pct = pct;
-}
-
-/* --port-rate WHO=MBPS: a port's own link rate. */
-static void parse_port_rate(struct wire *w, char *s)
-{
-	char *eq = strrchr(s, '=');
-
-	if (!eq || eq == s || w->nr_port_rates == MAX_PORT_RATES)
-		usage();
-	*eq = '\0';
-	w->port_rate[w->nr_port_rates].who = s;
-	w->port_rate[w->nr_port_rates].mbps = parse_u32(eq + 1, 1, 400000);
-	w->nr_port_rates++;
-}
-
-/* --pfc's classes: a comma-separated list of 0-7, as a bit mask. */
-static uint8_t parse_classes(const char *s)
-{
-	uint8_t mask = 0;
-	char *end;
-
-	do {
-		unsigned long c = strtoul(s, &end, 10);
-
-		if (end == s || c >= EGRESS_CLASSES)
-			usage();
-		mask |= 1u << c;
-		s = end + 1;
-	} while (*end == ',');
-	if (*end)
-		usage();
-	return mask;
-}
-
-static void parse_args(struct wire *w, int argc, char **argv,
-		       const char **pcap, const char **logfile,
-		       const char **uplink)
-{
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "pcap", required_argument, NULL, 'p' },
-		{ "pcap-snaplen", required_argument, NULL, 'n' },
-		{ "drop-pct", required_argument, NULL, 'd' },
-		{ "reorder-pct", required_argument, NULL, 'r' },
-		{ "faults-rc-only", no_argument, NULL, 'R' },
-		{ "isolate", no_argument, NULL, 'I' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "qemu-wait-scale", required_argument, NULL, 'w' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "link-rate", required_argument, NULL, 'L' },
-		{ "queue-bytes", required_argument, NULL, 'Q' },
-		{ "ecn", required_argument, NULL, 'E' },
-		{ "ecn-at", required_argument, NULL, 'e' },
-		{ "pfc", required_argument, NULL, 'P' },
-		{ "pfc-xoff", required_argument, NULL, 'X' },
-		{ "pfc-storm-ms", required_argument, NULL, 'W' },
-		{ "uplink", required_argument, NULL, 'U' },
-		{ "port-rate", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	bool storm_set = false, ecn_at_set = false;
-	int c;
-
-	w->qemu_policy = wire_link_policy_qemu;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			w->path = optarg;
-			break;
-		case 'p':
-			*pcap = optarg;
-			break;
-		case 'n':
-			w->snaplen = parse_snaplen(optarg);
-			break;
-		case 'd':
-			w->drop_pct = parse_pct(optarg);
-			break;
-		case 'r':
-			w->reorder_pct = parse_pct(optarg);
-			break;
-		case 'R':
-			w->faults_rc_only = true;
-			break;
-		case 'I':
-			w->isolate = true;
-			break;
-		case 'S':
-			w->rng = strtoull(optarg, NULL, 0);
-			break;
-		case 'w':
-			w->qemu_policy.wait_ms = wire_link_policy_qemu.wait_ms *
-						 parse_scale(optarg);
-			break;
-		case 'l':
-			*logfile = optarg;
-			break;
-		case 'L':
-			w->eg_cfg.rate_mbps = parse_u32(optarg, 1, 400000);
-			break;
-		case 'Q':
-			w->eg_cfg.queue_bytes = parse_u32(optarg, 9018,
-							  1u << 30);
-			break;
-		case 'E':
-			parse_ecn(&w->eg_cfg, optarg);
-			break;
-		case 'e':
-			if (strcmp(optarg, "enqueue") && strcmp(optarg, "dequeue"))
-				usage();
-			w->eg_cfg.ecn_dequeue = !strcmp(optarg, "dequeue");
-			ecn_at_set = true;
-			break;
-		case 'P':
-			w->pfc.lossless = parse_classes(optarg);
-			break;
-		case 'X':
-			w->pfc.xoff = parse_u32(optarg, 1, 1u << 30);
-			break;
-		case 'W':
-			w->pfc.storm_ms = parse_u32(optarg, 0, 3600000);
-			storm_set = true;
-			break;
-		case 'U':
-			*uplink = optarg;
-			break;
-		case 'T':
-			parse_port_rate(w, optarg);
-			break;
-		default:
-			usage();
-		}
-	}
-	if (!w->path || optind != argc)
-		usage();
-	/* Queues and marking model a link: without a rate they mean nothing. */
-	if (!w->eg_cfg.rate_mbps &&
-	    (w->eg_cfg.queue_bytes || w->eg_cfg.ecn_max_bytes ||
-	     w->pfc.lossless || w->nr_port_rates))
-		usage();
-	if (ecn_at_set && !w->eg_cfg.ecn_max_bytes)
-		usage();
-	if (!w->eg_cfg.queue_bytes)
-		w->eg_cfg.queue_bytes = EGRESS_QUEUE_DEFAULT;
-	/*
-	 * PFC: pause a port whose frames fill a quarter of a queue, resume it
-	 * at an eighth; the rest, and the headroom above the queue, take what
-	 * is in flight meanwhile.
-	 */
-	w->eg_cfg.lossless = w->pfc.lossless;
-	if (!w->pfc.xoff)
-		w->pfc.xoff = w->eg_cfg.queue_bytes / 4;
-	w->pfc.xon = w->pfc.xoff / 2;
-	if (!storm_set)
-		w->pfc.storm_ms = PFC_STORM_MS_DEFAULT;
-	if (!w->rng)
-		w->rng = 0x9e3779b97f4a7c15ULL;	/* xorshift needs non-zero */
 }
 
 int main(int argc, char **argv)
