@@ -233,6 +233,42 @@ static struct roce_swqe *find_wqe(struct roce_qp *rq, uint32_t psn)
 	return NULL;
 }
 
+/* What an unanswered probe waits before go-back-N from una. */
+static uint64_t probe_wait(const struct roce_qp *rq)
+{
+	uint64_t a = 2ull * rq->srtt_us, b = rq->srtt_us + 4ull * rq->rttvar_us;
+
+	return (a > b ? a : b) + ROCE_TLP_MIN_US;
+}
+
+/*
+ * The tail loss probe is due (roce_priv.h: ROCE_TLP_MIN_US): the last
+ * packet sent goes again, unless it is a READ's or an atomic's.
+ */
+static void tail_probe(struct roce_qp *rq, uint64_t now)
+{
+	struct roce_swqe *w;
+	uint32_t last;
+
+	if (rq->tlp_sent || !roce_req_outstanding(rq))
+		return;
+	last = (rq->max_sent_psn - 1) & ROCE_PSN_MASK;
+	w = find_wqe(rq, last);
+	/* A duplicate READ or atomic request redoes its response. */
+	if (!w || w->done || is_rd_atomic(w->opcode))
+		return;
+	rq->tlp_sent = true;
+	rq->dev->st.tail_probes++;
+	roce_req_rewind(rq, last);
+	/*
+	 * Unanswered, the probe met a silent responder: one that NAKed a gap
+	 * (the NAK lost) drops all but the PSN it waits for.  Go back to una
+	 * then, after the round trip and its variance, not the early
+	 * timeout's 1 ms margin.
+	 */
+	rq->tlp_deadline = now + probe_wait(rq);
+}
+
 /* A NAK or response says PSN @psn failed: the WQE holding it fails. */
 static void fail_at(struct roce_qp *rq, uint32_t psn, uint8_t status)
 {
@@ -509,7 +545,7 @@ void roce_comp_timers(struct roce_qp *rq, uint64_t now)
 	if (rq->tlp_deadline && now >= rq->tlp_deadline) {
 		rq->tlp_deadline = 0;
 		if (!rq->tlp_sent) {
-			roce_req_tail_probe(rq, now);
+			tail_probe(rq, now);
 		} else if (roce_req_outstanding(rq) &&
 			 roce_req_early_retry(rq, now)) {
 			/* The probe went unanswered (roce_priv.h). */

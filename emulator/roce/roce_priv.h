@@ -633,9 +633,8 @@ void roce_req_arm_timer(struct roce_qp *rq);
  * a retry.  False when the full timeout has passed (a real retry is due).
  */
 bool roce_req_early_retry(struct roce_qp *rq, uint64_t now);
-/* The tail loss probe (roce_priv.h: ROCE_TLP_MIN_US): armed, and due. */
+/* Arms the tail loss probe (ROCE_TLP_MIN_US; roce_comp.c sends it). */
 void roce_req_arm_probe(struct roce_qp *rq, uint64_t now);
-void roce_req_tail_probe(struct roce_qp *rq, uint64_t now);
 void roce_req_rtt_acked(struct roce_qp *rq, uint32_t una, uint64_t now);
 uint64_t roce_req_early_rto(const struct roce_qp *rq);
 /*

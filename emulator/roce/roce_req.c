@@ -189,14 +189,6 @@ bool roce_req_early_retry(struct roce_qp *rq, uint64_t now)
 	return true;
 }
 
-/* What an unanswered probe waits before go-back-N from una. */
-static uint64_t probe_wait(const struct roce_qp *rq)
-{
-	uint64_t a = 2ull * rq->srtt_us, b = rq->srtt_us + 4ull * rq->rttvar_us;
-
-	return (a > b ? a : b) + ROCE_TLP_MIN_US;
-}
-
 void roce_req_arm_probe(struct roce_qp *rq, uint64_t now)
 {
 	uint64_t pto = 2ull * rq->srtt_us;
@@ -207,38 +199,6 @@ void roce_req_arm_probe(struct roce_qp *rq, uint64_t now)
 		return;
 	}
 	rq->tlp_deadline = now + (pto > ROCE_TLP_MIN_US ? pto : ROCE_TLP_MIN_US);
-}
-
-void roce_req_tail_probe(struct roce_qp *rq, uint64_t now)
-{
-	uint32_t last = (rq->max_sent_psn - 1) & ROCE_PSN_MASK;
-
-	if (rq->tlp_sent || !roce_req_outstanding(rq))
-		return;
-	for (uint32_t idx = rq->sq_head; idx != rq->sq_started; idx++) {
-		struct roce_swqe *w = swqe(rq, idx);
-		int32_t d;
-
-		if (!w->npsn || w->done)
-			continue;
-		d = roce_psn_diff(last, w->first_psn);
-		if (d < 0 || d >= (int32_t)w->npsn)
-			continue;
-		/* A duplicate READ or atomic request redoes its response. */
-		if (is_rd_atomic(w->opcode))
-			return;
-		rq->tlp_sent = true;
-		rq->dev->st.tail_probes++;
-		roce_req_rewind(rq, last);
-		/*
-		 * Unanswered, the probe met a silent responder: one that NAKed
-		 * a gap (the NAK lost) drops all but the PSN it waits for.
-		 * Go back to una then, after the round trip and its variance,
-		 * not the early timeout's 1 ms margin.
-		 */
-		rq->tlp_deadline = now + probe_wait(rq);
-		return;
-	}
 }
 
 bool roce_req_outstanding(const struct roce_qp *rq)
