@@ -132,6 +132,16 @@ static bool emu_roce_want(void *ctx)
 	return port_roce_want(ctx);
 }
 
+static void emu_roce_tx_busy(void *ctx, bool busy)
+{
+	port_roce_tx_busy(ctx, busy);
+}
+
+static bool emu_roce_rx_busy(void *ctx)
+{
+	return port_roce_peer_busy(ctx);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -455,6 +465,8 @@ int main(int argc, char **argv)
 			.rx_peek = emu_roce_peek,
 			.rx_pop = emu_roce_pop,
 			.rx_want = emu_roce_want,
+			.tx_busy = emu_roce_tx_busy,
+			.rx_busy = emu_roce_rx_busy,
 		};
 
 		memcpy(pc.mac, o.mac, sizeof(pc.mac));

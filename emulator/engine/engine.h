@@ -195,6 +195,10 @@ void engine_set_roce_tx(struct orca_engine *eng,
  * @rx_pop are called on the engine thread, @rx_want also by
  * engine_flush()'s caller.
  * A dead adapter drains its lane too, dropping (rx_dead).
+ * Optional, on the engine thread: @tx_busy tells the link whether the
+ * engine is in the middle of a burst, @rx_busy whether the lane's producer
+ * is (frame_ring.h's hint); an engine that finds its lane empty while the
+ * producer is busy looks again for a moment before it asks for a kick.
  */
 struct engine_roce_link {
 	int (*tx)(void *ctx, const uint8_t *frame, size_t len);
@@ -211,6 +215,8 @@ struct engine_roce_link {
 	const uint8_t *(*rx_peek)(void *ctx, size_t *len);
 	void (*rx_pop)(void *ctx);
 	bool (*rx_want)(void *ctx);
+	void (*tx_busy)(void *ctx, bool busy);
+	bool (*rx_busy)(void *ctx);
 	int rx_fd;
 	void *ctx;
 };

@@ -1075,6 +1075,24 @@ int port_roce_rx_fd(struct emu_port *port)
 	return port_has_roce_lane(port) ? port->shm.link.roce_down.data_fd : -1;
 }
 
+void port_roce_tx_busy(struct emu_port *port, bool busy)
+{
+	struct port_shm *shm = &port->shm;
+
+	if (!shm->up)
+		return;
+	pthread_mutex_lock(&shm->tx_lock);
+	if (!shm->dead)
+		wire_frame_ring_set_busy(&shm->link.roce_up, busy);
+	pthread_mutex_unlock(&shm->tx_lock);
+}
+
+bool port_roce_peer_busy(struct emu_port *port)
+{
+	return port_has_roce_lane(port) &&
+	       wire_frame_ring_producer_busy(&port->shm.link.roce_down);
+}
+
 void port_get_stats(struct emu_port *port, struct emu_port_stats *st)
 {
 	st->nic_to_wire = __atomic_load_n(&port->stats.nic_to_wire,
@@ -1094,4 +1112,7 @@ void port_get_stats(struct emu_port *port, struct emu_port_stats *st)
 	st->pfc_rx = __atomic_load_n(&port->stats.pfc_rx, __ATOMIC_RELAXED);
 	st->mac_control_rx = __atomic_load_n(&port->stats.mac_control_rx,
 					     __ATOMIC_RELAXED);
+	st->roce_tx_kicks = port->shm.up ?
+		__atomic_load_n(&port->shm.link.roce_up.data_kicks,
+				__ATOMIC_RELAXED) : 0;
 }

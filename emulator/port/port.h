@@ -100,6 +100,12 @@ struct emu_port_stats {
 	uint64_t rx_held;		/* the receiver was full: kept, later */
 	uint64_t pfc_rx;		/* PFC frames taken (802.1Qbb) */
 	uint64_t mac_control_rx;	/* other MAC Control frames: consumed */
+	/*
+	 * Wake-ups the engine's frames cost the RoCE ring's consumer (the
+	 * switch's thread, or the peer's engine on a point-to-point link):
+	 * eventfd writes for a consumer that had gone to sleep.
+	 */
+	uint64_t roce_tx_kicks;
 };
 
 /* Binds the sockets and starts the port thread; NULL + errno on failure. */
@@ -164,5 +170,14 @@ const uint8_t *port_roce_peek(struct emu_port *port, size_t *len);
 void port_roce_pop(struct emu_port *port);
 bool port_roce_want(struct emu_port *port);
 int port_roce_rx_fd(struct emu_port *port);
+/*
+ * The lane's burst hint (frame_ring.h: wire_frame_ring_set_busy()):
+ * port_roce_tx_busy() says whether this engine sends more frames soon,
+ * port_roce_peer_busy() whether the producer of the lane does.  Both are
+ * for the engine thread; without a shared-memory link they do nothing
+ * and say false.
+ */
+void port_roce_tx_busy(struct emu_port *port, bool busy);
+bool port_roce_peer_busy(struct emu_port *port);
 
 #endif /* ORCA_EMU_PORT_H */

@@ -219,6 +219,15 @@ struct roce_dev {
 	uint32_t cq_mod;
 	bool poll_only;			/* the last pass only polled */
 	/*
+	 * The lane's burst hint (engine.h: tx_busy, rx_busy): tx_busy_shown
+	 * is what we told the link last; lane_rx_us when the lane last gave
+	 * frames; lingering that the engine polls the lane instead of
+	 * sleeping because its producer said it is busy.
+	 */
+	bool tx_busy_shown;
+	bool lingering;
+	uint64_t lane_rx_us;
+	/*
 	 * The port: tx_lock is held while sending, so it cannot vanish.  The
 	 * lane's frames are processed without it (a frame's processing may
 	 * send): lane_active says the engine is reading the port's ring,

@@ -306,6 +306,39 @@ static bool lane_want(struct roce_dev *dev)
 }
 
 #define LANE_BATCH	256	/* frames per pass: doorbells keep a turn */
+/*
+ * How long after its last frame the engine keeps looking at a lane whose
+ * producer says it is mid-burst, instead of sleeping on its kick: a kick
+ * costs the producer a system call (microseconds on a virtual machine)
+ * and the wake-up costs more; a burst's frames come closer than this.
+ */
+#define LANE_LINGER_US	20
+
+/* Under the engine's lock, about to sleep: should it poll the lane? */
+static bool lane_linger(struct roce_dev *dev)
+{
+	bool busy = false;
+
+	if (!dev->lane_rx_us || now_us() - dev->lane_rx_us > LANE_LINGER_US)
+		return false;
+	pthread_mutex_lock(&dev->tx_lock);
+	if (dev->link.rx_busy)
+		busy = dev->link.rx_busy(dev->link.ctx);
+	pthread_mutex_unlock(&dev->tx_lock);
+	return busy;
+}
+
+/* On the engine thread: tell the link whether a burst goes on. */
+static void lane_tx_busy(struct roce_dev *dev, bool busy)
+{
+	if (dev->tx_busy_shown == busy)
+		return;
+	dev->tx_busy_shown = busy;
+	pthread_mutex_lock(&dev->tx_lock);
+	if (dev->link.tx_busy)
+		dev->link.tx_busy(dev->link.ctx, busy);
+	pthread_mutex_unlock(&dev->tx_lock);
+}
 
 /*
  * Frames taken from the lane, handled (or, @drop, counted as rx_dead).
@@ -375,6 +408,10 @@ static int roce_sleep_begin(struct orca_engine *eng)
 	int fd = -1;
 
 	pthread_mutex_lock(&dev->tx_lock);
+	/* A sleeping engine is in no burst. */
+	if (dev->tx_busy_shown && dev->link.tx_busy)
+		dev->link.tx_busy(dev->link.ctx, false);
+	dev->tx_busy_shown = false;
 	if (!dev->lane_hold && dev->link.rx_peek && dev->link.rx_fd >= 0) {
 		fd = dev->link.rx_fd;
 		dev->lane_polled = true;
@@ -417,6 +454,9 @@ void engine_set_roce_link(struct orca_engine *eng,
 	lane_quiesce(eng->roce);
 	eng->roce->tx = NULL;
 	eng->roce->tx_ctx = NULL;
+	if (eng->roce->tx_busy_shown && eng->roce->link.tx_busy)
+		eng->roce->link.tx_busy(eng->roce->link.ctx, false);
+	eng->roce->tx_busy_shown = false;
 	if (link)
 		eng->roce->link = *link;
 	else
@@ -582,14 +622,26 @@ bool roce_work_pending_locked(struct orca_engine *eng)
 	struct roce_dev *dev = eng->roce;
 
 	if (dev->rx_head != dev->rx_tail || dev->db_head != dev->db_tail ||
-	    dev->db_overflow || dev->rx_waiter || lane_want(dev))
+	    dev->db_overflow || dev->rx_waiter)
 		return true;
 	/* Waiting for the port: no pass, no QP timer, until it has room. */
-	if (dev->tx_blocked)
-		return dev->tx_ready || now_us() >= dev->tx_retry_us ||
-		       (dev->cq_due_us && now_us() >= dev->cq_due_us);
-	return dev->again ||
-	       (dev->next_deadline_us && now_us() >= dev->next_deadline_us);
+	if (dev->tx_blocked) {
+		if (dev->tx_ready || now_us() >= dev->tx_retry_us ||
+		    (dev->cq_due_us && now_us() >= dev->cq_due_us))
+			return true;
+	} else if (dev->again ||
+		   (dev->next_deadline_us &&
+		    now_us() >= dev->next_deadline_us)) {
+		return true;
+	}
+	/*
+	 * Last: the lane's kick is asked for only by an engine about to
+	 * sleep.  A busy one that asked would make its peer write the
+	 * eventfd for frames it takes in its next pass anyway; one whose
+	 * peer is mid-burst looks again instead, for a moment.
+	 */
+	dev->lingering = lane_linger(dev);
+	return dev->lingering || lane_want(dev);
 }
 
 uint64_t roce_deadline_locked(struct orca_engine *eng)
@@ -1332,8 +1384,16 @@ void roce_run(struct orca_engine *eng)
 	cq_due = roce_cq_deadline(dev);
 	if (cq_due && (!deadline || cq_due < deadline))
 		deadline = cq_due;
-	/* Nothing came, nothing fired, nothing left: only send queue polls. */
-	dev->poll_only = again && !n && !overflow && head == tail && !lane_n &&
+	if (lane_n)
+		dev->lane_rx_us = now;
+	/* Still sending next pass: the lane's consumer need not sleep. */
+	lane_tx_busy(dev, again && tx != dev->st.tx_frames);
+	/*
+	 * Nothing came, nothing fired: only send queues polled, or the lane
+	 * while its producer is busy.
+	 */
+	dev->poll_only = (again || dev->lingering) && !n && !overflow &&
+			 head == tail && !lane_n &&
 			 tx == dev->st.tx_frames && fired == dev->st.timers_fired;
 	pthread_mutex_lock(&eng->lock);
 	dev->next_deadline_us = deadline;

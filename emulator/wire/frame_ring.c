@@ -19,6 +19,8 @@ void wire_frame_ring_init(struct frame_ring *r, struct frame_ring_mem *mem,
 	r->data_fd = data_fd;
 	r->space_fd = space_fd;
 	r->broken = false;
+	r->busy_shown = false;
+	r->data_kicks = 0;
 }
 
 static void kick(int fd)
@@ -80,8 +82,10 @@ void wire_frame_ring_commit(struct frame_ring *r, size_t len)
 	STORE_REL(&sh->prod, prod + 1);
 	FENCE();
 	if (__atomic_load_n(&sh->cons_sleeping, __ATOMIC_RELAXED) &&
-	    __atomic_exchange_n(&sh->cons_sleeping, 0, __ATOMIC_ACQ_REL))
+	    __atomic_exchange_n(&sh->cons_sleeping, 0, __ATOMIC_ACQ_REL)) {
 		kick(r->data_fd);
+		__atomic_fetch_add(&r->data_kicks, 1, __ATOMIC_RELAXED);
+	}
 }
 
 bool wire_frame_ring_push(struct frame_ring *r, const void *frame, size_t len)
@@ -144,7 +148,24 @@ bool wire_frame_ring_want_data(struct frame_ring *r)
 
 	__atomic_store_n(&sh->cons_sleeping, 1, __ATOMIC_RELAXED);
 	FENCE();
-	return !r->broken &&
-	       ring_used(r, LOAD_ACQ(&sh->prod),
-			 __atomic_load_n(&sh->cons, __ATOMIC_RELAXED)) != 0;
+	if (r->broken ||
+	    !ring_used(r, LOAD_ACQ(&sh->prod),
+		       __atomic_load_n(&sh->cons, __ATOMIC_RELAXED)))
+		return false;
+	/* Not sleeping after all: spare the producer a kick nobody waits on. */
+	__atomic_store_n(&sh->cons_sleeping, 0, __ATOMIC_RELAXED);
+	return true;
+}
+
+void wire_frame_ring_set_busy(struct frame_ring *r, bool busy)
+{
+	if (r->busy_shown == busy)
+		return;
+	r->busy_shown = busy;
+	__atomic_store_n(&r->mem->sh.prod_busy, busy, __ATOMIC_RELAXED);
+}
+
+bool wire_frame_ring_producer_busy(struct frame_ring *r)
+{
+	return __atomic_load_n(&r->mem->sh.prod_busy, __ATOMIC_RELAXED) != 0;
 }

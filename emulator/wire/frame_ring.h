@@ -33,6 +33,7 @@ struct frame_ring_shared {
 	_Alignas(64) uint32_t cons;		/* written by the consumer */
 	_Alignas(64) uint32_t cons_sleeping;	/* consumer: kick me */
 	_Alignas(64) uint32_t prod_waiting;	/* producer: kick me */
+	_Alignas(64) uint32_t prod_busy;	/* producer: more frames soon */
 };
 
 struct frame_slot {
@@ -51,12 +52,16 @@ struct frame_ring_mem {
  * @data_fd: eventfd the producer writes to wake a sleeping consumer
  * @space_fd: eventfd the consumer writes to wake a waiting producer
  * @broken: the peer wrote an impossible index: treat the link as dead
+ * @busy_shown: the producer's last wire_frame_ring_set_busy()
+ * @data_kicks: data_fd writes this producer made (read with __atomic)
  */
 struct frame_ring {
 	struct frame_ring_mem *mem;
 	int data_fd;
 	int space_fd;
 	bool broken;
+	bool busy_shown;
+	uint64_t data_kicks;
 };
 
 void wire_frame_ring_init(struct frame_ring *r, struct frame_ring_mem *mem,
@@ -92,6 +97,17 @@ void wire_frame_ring_pop(struct frame_ring *r);
  * a frame arrived after all (the caller must not sleep then).
  */
 bool wire_frame_ring_want_data(struct frame_ring *r);
+
+/*
+ * A hint, never needed for correctness: the producer says it is in the
+ * middle of a burst (more frames follow within microseconds) or not.  A
+ * consumer that finds the ring empty meanwhile may look again a little
+ * later instead of asking for a kick: the producer then makes no system
+ * call for a consumer that would wake a moment later anyway.  The shared
+ * line is written only when the hint changes.
+ */
+void wire_frame_ring_set_busy(struct frame_ring *r, bool busy);
+bool wire_frame_ring_producer_busy(struct frame_ring *r);
 
 /* Reset an eventfd after poll() said it was readable. */
 void wire_frame_ring_clear_fd(int fd);

@@ -271,7 +271,8 @@ int main(int argc, char **argv)
 	struct node *nodes[2] = { &a, &b };
 	unsigned int depth = 16, up = 0, eth_mtu = 1500;
 	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, kicks[2];
+	struct emu_port_stats ps;
 	double secs = 3, big, small, copy, crc, cpu_big[3], floor_gib;
 	struct cpu_mark m0, m1;
 	struct port_starter start[2] = { 0 };
@@ -388,8 +389,6 @@ int main(int argc, char **argv)
 	usleep(200000);		/* both MACs learnt */
 	/* The hellos went to the NIC sides too, where no guest listens. */
 	for (int i = 0; i < 2; i++) {
-		struct emu_port_stats ps;
-
 		port_get_stats(port[i], &ps);
 		dropped -= ps.dropped;
 	}
@@ -400,9 +399,17 @@ int main(int argc, char **argv)
 	/* Warm-up, then the figures. */
 	if (!writes(BIG, depth, secs / 10, &n_big))
 		goto out;
+	for (int i = 0; i < 2; i++) {
+		port_get_stats(port[i], &ps);
+		kicks[i] = ps.roce_tx_kicks;
+	}
 	cpu_mark(&m0, nodes);
 	big = writes(BIG, depth, secs, &n_big);
 	cpu_mark(&m1, nodes);
+	for (int i = 0; i < 2; i++) {
+		port_get_stats(port[i], &ps);
+		kicks[i] = ps.roce_tx_kicks - kicks[i];
+	}
 	cpu_per_gib(&m0, &m1, (double)n_big * BIG, cpu_big);
 	small = writes(SMALL, depth, secs, &n_small);
 	copy = memcpy_mibs(secs);
@@ -412,8 +419,6 @@ int main(int argc, char **argv)
 	if (!big || !small)
 		goto out;
 	for (int i = 0; i < 2; i++) {
-		struct emu_port_stats ps;
-
 		again += sent_again(nodes[i], &timeouts, &early);
 		port_get_stats(port[i], &ps);
 		dropped += ps.dropped;
@@ -445,6 +450,9 @@ int main(int argc, char **argv)
 	printf("bench-native what=crc4k mibs=%.1f\n", crc);
 	printf("bench-native what=%scpu64k req_s_gib=%.3f resp_s_gib=%.3f poster_s_gib=%.3f floor_s_gib=%.3f\n",
 	       pfx, cpu_big[0], cpu_big[1], cpu_big[2], floor_gib);
+	printf("bench-native what=%skicks64k req_per_msg=%.2f resp_per_msg=%.2f\n",
+	       pfx, n_big ? (double)kicks[0] / n_big : 0,
+	       n_big ? (double)kicks[1] / n_big : 0);
 	printf("bench-native what=%sretransmits pct=%u count=%llu early=%llu timeouts=%llu dropped=%llu msgs=%llu\n",
 	       pfx, loss_pct, (unsigned long long)again,
 	       (unsigned long long)early, (unsigned long long)timeouts,

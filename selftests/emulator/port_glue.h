@@ -72,6 +72,16 @@ static inline bool glue_want(void *port)
 	return port_roce_want(port);
 }
 
+static inline void glue_tx_busy(void *port, bool busy)
+{
+	port_roce_tx_busy(port, busy);
+}
+
+static inline bool glue_rx_busy(void *port)
+{
+	return port_roce_peer_busy(port);
+}
+
 /* A PFC frame's pauses, from the port's thread to the engine. */
 static inline void glue_pfc_pause(void *eng, uint8_t enable,
 				  const uint64_t *pause_ns)
@@ -93,12 +103,14 @@ static inline void port_glue_link(struct engine_roce_link *link,
 	*link = (struct engine_roce_link){
 		.tx = glue_tx, .tx_slot = glue_tx_slot,
 		.tx_commit = glue_tx_commit, .tx_abort = glue_tx_abort,
-		.rx_ready = glue_rx_ready, .ctx = port,
+		.rx_ready = glue_rx_ready, .tx_busy = glue_tx_busy,
+		.ctx = port,
 	};
 	if (lane) {
 		link->rx_peek = glue_peek;
 		link->rx_pop = glue_pop;
 		link->rx_want = glue_want;
+		link->rx_busy = glue_rx_busy;
 		link->rx_fd = port_roce_rx_fd(port);
 	}
 }
