@@ -8,6 +8,7 @@
 #define ORCA_EMU_ORCA_HW_H
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
 

@@ -86,6 +86,24 @@ int cmd_query_device(struct cmd_ctx *c)
 		.max_xrcd = htole32(EMU_MAX_XRCD),
 		.hca_type = EMU_HCA_TYPE,
 		.board_id = EMU_BOARD_ID,
+		/*
+		 * On-demand paging (1.10).  ORCA_DEV_CAP_ODP is not set
+		 * yet: the responder's side of the protocol is still to
+		 * come, and a driver uses none of it without the bit.
+		 */
+		.odp_rc_ops = htole32(ORCA_ODP_OP_SEND | ORCA_ODP_OP_RECV |
+				      ORCA_ODP_OP_WRITE | ORCA_ODP_OP_READ |
+				      ORCA_ODP_OP_ATOMIC |
+				      ORCA_ODP_OP_SRQ_RECV |
+				      ORCA_ODP_OP_FLUSH |
+				      ORCA_ODP_OP_ATOMIC_WRITE),
+		.odp_ud_ops = htole32(ORCA_ODP_OP_SEND),
+		.odp_xrc_ops = htole32(ORCA_ODP_OP_SEND | ORCA_ODP_OP_WRITE |
+				       ORCA_ODP_OP_READ | ORCA_ODP_OP_ATOMIC |
+				       ORCA_ODP_OP_SRQ_RECV),
+		.odp_max_faults = htole16(EMU_ODP_MAX_FAULTS),
+		.odp_max_install_pages = htole16(EMU_ODP_MAX_INSTALL),
+		.odp_fault_timeout_ms = htole32(EMU_ODP_TIMEOUT_MS),
 	};
 	/* EUI-64 from the MAC, in wire (big endian) byte order. */
 	uint8_t guid[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
@@ -168,6 +186,9 @@ int cmd_query_stats(struct cmd_ctx *c)
 		.rx_pfc_pause_transitions =
 			htole64(st.rx_pfc_pause_transitions),
 		.rx_pfc_pause_duration = htole64(st.rx_pfc_pause_us),
+		.odp_faults = htole64(c->eng->odp.faults),
+		.odp_fault_rnr_naks = htole64(st.odp_fault_rnr_naks),
+		.odp_fault_timeouts = htole64(c->eng->odp.timeouts),
 	};
 	return cmd_write_out(c, &out, sizeof(out));
 }

@@ -47,6 +47,13 @@ int cmd_attach_mcast(struct cmd_ctx *c);
 int cmd_detach_mcast(struct cmd_ctx *c);
 int cmd_alloc_xrcd(struct cmd_ctx *c);
 int cmd_dealloc_xrcd(struct cmd_ctx *c);
+int cmd_set_odp(struct cmd_ctx *c);
+int cmd_mr_install(struct cmd_ctx *c);
+int cmd_mr_invalidate(struct cmd_ctx *c);
+
+/* cmd_odp.c: CREATE_MR's on-demand kind (ORCA_MR_F_ON_DEMAND) */
+int cmd_mr_on_demand(struct cmd_ctx *c, struct emu_mr *mr,
+		     const struct orca_cmd_create_mr *in);
 
 /* cmd_device.c */
 bool cmd_gid_entry_valid(struct orca_engine *eng, uint32_t index);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions: CREATE_MR / DESTROY_MR.  Three kinds: a page-list MR
+ * Memory regions: CREATE_MR / DESTROY_MR.  Four kinds: a page-list MR
  * (user or kernel memory, its page list copied now because the driver may
  * free it after the command), a PHYS MR (all memory, iova = DMA address: the
- * kernel's DMA MR) and a FAST_REG MR (keys only, max_pages reserved, invalid
- * until a REG_MR work request maps it).  lkey = rkey = index << 8 | key.
+ * kernel's DMA MR), a FAST_REG MR (keys only, max_pages reserved, invalid
+ * until a REG_MR work request maps it) and an on-demand MR (1.10,
+ * cmd_odp.c: its translations come later, by MR_INSTALL).  lkey = rkey = index << 8 | key.
  * DESTROY_MR takes the lkey as its handle; the key byte is not checked
  * because fast registration changes it behind the driver's back.  An MR
  * with memory windows bound to it is not destroyed (BUSY, IBA 10.6.7.2.6).
@@ -89,8 +90,12 @@ int cmd_create_mr(struct cmd_ctx *c)
 	flags = le32toh(in.flags);
 	access = le32toh(in.access);
 	if (!access_ok(access) ||
-	    (flags & ~(ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG)) ||
-	    flags == (ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG))
+	    (flags & ~(ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG |
+		       ORCA_MR_F_ON_DEMAND | ORCA_MR_F_IMPLICIT)) ||
+	    flags == (ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG) ||
+	    ((flags & (ORCA_MR_F_ON_DEMAND | ORCA_MR_F_IMPLICIT)) &&
+	     (flags & (ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG))) ||
+	    ((flags & ORCA_MR_F_IMPLICIT) && !(flags & ORCA_MR_F_ON_DEMAND)))
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 
 	mr = calloc(1, sizeof(*mr));
@@ -120,6 +125,11 @@ int cmd_create_mr(struct cmd_ctx *c)
 		mr->valid = false;
 		/* REG_MR's page size when the WQE gives none (roce_mr.c). */
 		mr->fr_page_shift = in.page_shift;
+	} else if (flags & ORCA_MR_F_ON_DEMAND) {
+		st = cmd_mr_on_demand(c, mr, &in);
+		if (st)
+			goto err;
+		mr->valid = true;
 	} else if (flags & ORCA_MR_F_PHYS) {
 		mr->iova = 0;
 		mr->length = UINT64_MAX;
@@ -169,6 +179,11 @@ int cmd_destroy_mr(struct cmd_ctx *c)
 	if (pd)
 		pd->refcnt--;
 	objtab_remove(&eng->mrs, idx);
+	if (mr->flags & ORCA_MR_F_ON_DEMAND) {
+		eng->odp.on_demand_mrs--;
+		/* Its faults end: their QPs look again and find no MR. */
+		engine_odp_cancel_mr(eng, idx);
+	}
 	engine_pages_free(&mr->pages);
 	free(mr);
 	return ORCA_CMD_ST_OK;

@@ -79,6 +79,27 @@ int cmd_pages_reserve(struct cmd_ctx *c, struct emu_pages *p, uint64_t bytes)
 }
 
 /*
+ * Entries [first, first + n) of the command's list at in_addr (a chunk
+ * chain with ORCA_CMD_F_IN_CHAIN) into @out, host endian: a status.
+ */
+int cmd_read_list(struct cmd_ctx *c, uint64_t first, uint32_t n,
+		  uint64_t *out)
+{
+	bool chain = le16toh(c->cmd.flags) & ORCA_CMD_F_IN_CHAIN;
+
+	if (c->in_len < 8ull * (first + n))
+		return cmd_fail(c, ORCA_CMD_ST_BAD_LENGTH);
+	switch (engine_pgl_read(c->eng, c->in_addr, chain, first, n, out)) {
+	case PGL_OK:
+		return ORCA_CMD_ST_OK;
+	case PGL_BAD_CHUNK:
+		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+	default:
+		return cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
+	}
+}
+
+/*
  * Copies a page list: entries [first, first + npages) of the __le64 array at
  * in_addr, or the inline address when the object allows one, npages is 1
  * and in_len is 0.  Checks that every page is non-zero and aligned, not
@@ -110,24 +131,9 @@ int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 	if (has_inline && npages == 1 && c->in_len == 0) {
 		p->addr[0] = inline_addr;
 	} else {
-		uint64_t need = 8ull * ((uint64_t)first + npages);
-		bool chain = le16toh(c->cmd.flags) & ORCA_CMD_F_IN_CHAIN;
-
-		if (c->in_len < need) {
-			st = cmd_fail(c, ORCA_CMD_ST_BAD_LENGTH);
+		st = cmd_read_list(c, first, npages, p->addr);
+		if (st)
 			goto out;
-		}
-		switch (engine_pgl_read(c->eng, c->in_addr, chain, first,
-					npages, p->addr)) {
-		case PGL_OK:
-			break;
-		case PGL_BAD_CHUNK:
-			st = cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
-			goto out;
-		default:
-			st = cmd_fail(c, ORCA_CMD_ST_DMA_ERROR);
-			goto out;
-		}
 	}
 	for (i = 0; i < npages; i++) {
 		if (!p->addr[i] || (p->addr[i] & (page_size - 1))) {

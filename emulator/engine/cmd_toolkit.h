@@ -37,6 +37,8 @@ int cmd_write_out(struct cmd_ctx *c, const void *src, size_t len);
 int cmd_write_out_grown(struct cmd_ctx *c, const void *src, size_t len,
 			size_t min_len);
 void cmd_set_handle(struct cmd_ctx *c, uint32_t handle);
+int cmd_read_list(struct cmd_ctx *c, uint64_t first, uint32_t n,
+		  uint64_t *out);
 int cmd_fetch_page_list(struct cmd_ctx *c, struct emu_pages *p,
 			uint32_t first, uint32_t npages, uint8_t page_shift,
 			uint64_t inline_addr, bool has_inline);

@@ -316,12 +316,20 @@ static bool garbage_pending(const struct orca_engine *eng)
 	       !(eng->status & ORCA_STATUS_FATAL);
 }
 
+/* A page fault's timeout has come (odp.c); a dead adapter fails none. */
+static bool odp_due(struct orca_engine *eng)
+{
+	uint64_t due = engine_odp_deadline(eng);
+
+	return due && data_path_runnable(eng) && now_us() >= due;
+}
+
 static bool work_pending(struct orca_engine *eng)
 {
 	return eng->reset_req || eng->dump_req || eng->eq_db_pending ||
 	       eng->link_event ||
 	       eng->fatal_event || eng->uar_pending || cmdq_due(eng) ||
-	       garbage_pending(eng) || dead_rx_pending(eng) ||
+	       garbage_pending(eng) || dead_rx_pending(eng) || odp_due(eng) ||
 	       (data_path_runnable(eng) &&
 		data_path(eng)->work_pending_locked(eng));
 }
@@ -358,6 +366,9 @@ static void engine_wait(struct orca_engine *eng)
 		due = data_path(eng)->deadline_locked(eng);
 	if (cmdq_held(eng, &held_due) && (!due || held_due < due))
 		due = held_due;
+	held_due = engine_odp_deadline(eng);
+	if (held_due && (!due || held_due < due))
+		due = held_due;
 	if (due) {
 		now = now_us();
 		if (due <= now)
@@ -388,6 +399,7 @@ static void do_reset(struct orca_engine *eng)
 	eng->reset_req = false;
 	pthread_mutex_unlock(&eng->lock);
 	engine_free_objects(eng);
+	engine_odp_reset(eng);
 	err = tables_init(eng);
 	engine_init_port(eng);
 	eng->eq_stopped = false;
@@ -508,6 +520,9 @@ static void *engine_thread(void *arg)
 					       gen);
 		if (dp_ok) {
 			eng->host.ops->dma_begin(eng->host.priv);
+			/* Page faults past their timeout fail first. */
+			if (odp_due(eng))
+				engine_odp_expire(eng, now_us());
 			data_path(eng)->run(eng);
 			eng->host.ops->dma_end(eng->host.priv);
 			/*

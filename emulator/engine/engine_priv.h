@@ -69,7 +69,7 @@ static_assert(EMU_LOG_MAX_WQ <= ORCA_MAX_LOG_WQ_DEPTH, "CQE wqe_idx");
 #define EMU_RESET_TIMEOUT_MS	2000
 #define EMU_FAIL_DESTROY_MAX	1000	/* "fail-destroy N" */
 #define EMU_DUP_HANDLE_MAX	1000	/* "dup-handle N" */
-#define EMU_FW_VERSION		0x01090000	/* 1.9.0 */
+#define EMU_FW_VERSION		0x010a0000	/* 1.10.0 */
 /* QUERY_DEVICE identity (1.2, ORCA_DEV_CAP_IDENTITY). */
 #define EMU_HCA_TYPE		"ORCA-EMU"
 #define EMU_BOARD_ID		"ORCA_EMU_0001"
@@ -100,6 +100,17 @@ static_assert(EMU_LOG_MAX_WQ <= ORCA_MAX_LOG_WQ_DEPTH, "CQE wqe_idx");
  */
 #define EMU_MEM_BUDGET		(256ull << 20)
 #define EMU_OBJ_COST		1024
+/*
+ * On-demand paging (1.10, odp.c, cmd_odp.c): outstanding faults, pages
+ * one MR_INSTALL may carry, the fault timeout (the default and the most a
+ * driver may set, and the least), and the fault record's device memory.
+ */
+#define EMU_ODP_MAX_FAULTS	256
+#define EMU_ODP_MAX_INSTALL	4096
+#define EMU_ODP_TIMEOUT_MS	30000
+#define EMU_ODP_MIN_TIMEOUT_MS	100
+#define EMU_ODP_VA_BITS		57
+#define EMU_ODP_SLOT_COST	64
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -222,6 +233,37 @@ struct emu_mr {
 	uint32_t mw_mr;
 	uint64_t mw_base;
 	uint64_t mw_qp_serial;		/* type 2: the QP it was bound through */
+};
+
+/*
+ * On-demand paging (1.10): the fault slots SET_ODP configured (odp.c).
+ * A slot is busy from the fault's post until a resume, a fail, its
+ * timeout or a cancellation frees it; gen makes each use's token unique.
+ */
+struct emu_odp_slot {
+	bool busy;
+	uint8_t kind;			/* enum orca_page_fault_kind */
+	uint16_t gen;			/* the token's generation, never 0 */
+	uint32_t qpn;
+	uint32_t mr_index;
+	uint64_t deadline_us;
+};
+
+struct emu_odp {
+	uint64_t table;			/* the records' DMA address; 0: none */
+	uint16_t max_faults;
+	uint16_t outstanding;
+	uint32_t timeout_ms;
+	uint32_t on_demand_mrs;		/* SET_ODP is refused while any */
+	uint64_t charged;		/* device memory of the slots */
+	/* The earliest slot deadline (0: none); read under eng->lock too. */
+	_Atomic uint64_t next_deadline_us;
+	/* "odp-drop-faults N": faults left to hold without a record. */
+	_Atomic uint32_t drop_faults;
+	/* "odp-fault-timeout MS": overrides SET_ODP's (0: not set). */
+	_Atomic uint32_t timeout_override_ms;
+	uint64_t faults, timeouts, stale_resumes;
+	struct emu_odp_slot slot[EMU_ODP_MAX_FAULTS];
 };
 
 struct emu_ah {
@@ -381,6 +423,7 @@ struct orca_engine {
 	uint8_t active_mtu;		/* IB MTU for eth_mtu */
 	struct emu_gid gids[EMU_GID_TABLE_LEN];
 	struct emu_mcg mcgs[EMU_MAX_MCAST_GRP];
+	struct emu_odp odp;		/* 1.10 on-demand paging, odp.c */
 	const struct engine_work_ops *work;	/* device.c's */
 	struct roce_dev *roce;		/* the RoCEv2 transport, roce/ */
 };
@@ -498,6 +541,10 @@ void engine_qp_reset_event_idx(struct orca_engine *eng, struct emu_qp *qp);
 int engine_eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
 		   uint32_t data, uint32_t data2);
 
+/* The same with a subtype (ORCA_EQE_PAGE_FAULT's kind). */
+int engine_eq_post_sub(struct orca_engine *eng, uint32_t eqn, uint8_t type,
+		       uint8_t subtype, uint32_t data, uint32_t data2);
+
 /* ORCA_EQE_DEVICE_FATAL on EQ 0, the one event posted after a fatal error. */
 void engine_eq_post_fatal(struct orca_engine *eng, uint32_t syndrome);
 
@@ -570,7 +617,37 @@ struct engine_data_path_ops {
 	 */
 	int (*sleep_begin)(struct orca_engine *eng);
 	void (*sleep_end)(struct orca_engine *eng, bool fired);
+	/*
+	 * On-demand paging (odp.c): QP @qpn's fault of @kind ended: resolved
+	 * (retry where it stopped), or @fail (the step's error completion).
+	 * With @qpn 0, a fault slot came free: a QP waiting for one posts.
+	 */
+	void (*odp_resume)(struct orca_engine *eng, uint32_t qpn,
+			   uint8_t kind, bool fail);
 };
+
+/*
+ * odp.c: on-demand paging's fault slots (1.10), engine thread only.
+ * engine_odp_post() takes a slot for @rec (its token and generation are
+ * filled in), writes the record and posts ORCA_EQE_PAGE_FAULT: > 0 the
+ * token, 0 no slot is free (wait for odp_resume() with qpn 0), < 0 the
+ * fault cannot be posted (no SET_ODP, the table not mapped): fail the step.
+ * engine_odp_resolve() ends fault @token (true: it was outstanding).
+ * engine_odp_cancel_qp() frees a QP's slots with no event and no resume;
+ * engine_odp_cancel_mr() frees an MR's and resumes their QPs, which then
+ * find no MR.  engine_odp_expire() fails the faults past their deadline.
+ */
+int64_t engine_odp_post(struct orca_engine *eng, struct orca_page_fault *rec);
+bool engine_odp_resolve(struct orca_engine *eng, uint32_t token, bool fail);
+void engine_odp_cancel_qp(struct orca_engine *eng, uint32_t qpn);
+void engine_odp_cancel_mr(struct orca_engine *eng, uint32_t mr_index);
+void engine_odp_expire(struct orca_engine *eng, uint64_t now_us);
+void engine_odp_reset(struct orca_engine *eng);
+static inline uint64_t engine_odp_deadline(struct orca_engine *eng)
+{
+	return atomic_load_explicit(&eng->odp.next_deadline_us,
+				    memory_order_relaxed);
+}
 
 /* Work arrived for the engine thread: wakes it if it sleeps.  Under lock. */
 void engine_wake_locked(struct orca_engine *eng);

@@ -32,11 +32,12 @@ static void eq_raise(struct orca_engine *eng, struct emu_eq *eq)
 
 /*
  * Writes the entry; the phase byte goes last with release ordering.
- * @junk fills the subtype and reserved bytes (0 for every real event).
+ * @junk fills the subtype and reserved bytes (0 for every real event,
+ * whose subtype is @subtype).
  */
-static int eq_write_junk(struct orca_engine *eng, struct emu_eq *eq,
-			 uint8_t type, uint32_t data, uint32_t data2,
-			 uint8_t junk)
+static int eq_write_sub(struct orca_engine *eng, struct emu_eq *eq,
+			uint8_t type, uint8_t subtype, uint32_t data,
+			uint32_t data2, uint8_t junk)
 {
 	uint32_t slot = eq->pi & ((1u << eq->log_depth) - 1);
 	uint8_t phase = ((eq->pi >> eq->log_depth) & 1) ? 0 : ORCA_EQE_PHASE;
@@ -47,7 +48,7 @@ static int eq_write_junk(struct orca_engine *eng, struct emu_eq *eq,
 	if (!e)
 		return -EIO;
 	e->type = type;
-	e->subtype = junk;
+	e->subtype = junk ? junk : subtype;
 	e->rsvd0 = junk ? 0xffff : 0;
 	e->data = htole32(data);
 	e->data2 = htole32(data2);
@@ -61,11 +62,12 @@ static int eq_write_junk(struct orca_engine *eng, struct emu_eq *eq,
 static int eq_write(struct orca_engine *eng, struct emu_eq *eq, uint8_t type,
 		    uint32_t data, uint32_t data2)
 {
-	return eq_write_junk(eng, eq, type, data, data2, 0);
+	return eq_write_sub(eng, eq, type, 0, data, data2, 0);
 }
 
 static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
-		       uint8_t type, uint32_t data, uint32_t data2)
+		       uint8_t type, uint8_t subtype, uint32_t data,
+		       uint32_t data2)
 {
 	if (eq_used(eq) >= (1u << eq->log_depth)) {
 		engine_set_fatal(eng, ORCA_FATAL_EQ_OVERFLOW);
@@ -76,7 +78,7 @@ static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
 		eng->eq_stopped = true;
 		return -EIO;
 	}
-	if (eq_write(eng, eq, type, data, data2)) {
+	if (eq_write_sub(eng, eq, type, subtype, data, data2, 0)) {
 		engine_set_fatal(eng, ORCA_FATAL_EQ_DMA);
 		eng_log_guest("EQ %u entry not mapped", eq->eqn);
 		if (eq->eqn != 0)
@@ -95,6 +97,12 @@ static int eq_post_one(struct orca_engine *eng, struct emu_eq *eq,
 int engine_eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
 		   uint32_t data, uint32_t data2)
 {
+	return engine_eq_post_sub(eng, eqn, type, 0, data, data2);
+}
+
+int engine_eq_post_sub(struct orca_engine *eng, uint32_t eqn, uint8_t type,
+		       uint8_t subtype, uint32_t data, uint32_t data2)
+{
 	struct emu_eq *eq;
 
 	if (eng->eq_stopped)
@@ -102,7 +110,7 @@ int engine_eq_post(struct orca_engine *eng, uint32_t eqn, uint8_t type,
 	eq = objtab_get(&eng->eqs, eqn);
 	if (!eq)
 		return -ENOENT;
-	return eq_post_one(eng, eq, type, data, data2);
+	return eq_post_one(eng, eq, type, subtype, data, data2);
 }
 
 void engine_eq_post_fatal(struct orca_engine *eng, uint32_t syndrome)
@@ -166,7 +174,7 @@ static void eq_garbage_one(uint32_t eqn, void *obj, void *arg)
 	for (i = 0; i < ARRAY_SIZE(eq_garbage); i++) {
 		if (eq_garbage[i].async != (eqn == 0))
 			continue;
-		if (eq_write_junk(eng, eq, eq_garbage[i].type,
+		if (eq_write_sub(eng, eq, eq_garbage[i].type, 0,
 				  eq_garbage[i].data, 0xffffffff, 0xff))
 			break;
 		posted++;

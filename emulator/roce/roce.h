@@ -139,6 +139,16 @@ struct roce_stats {
 	uint64_t rx_pfc_pause_transitions;
 	uint64_t rx_pfc_pause_us;
 	uint64_t pfc_held;
+	/*
+	 * On-demand paging (1.10, roce_odp.c): steps stopped on a missing
+	 * translation (requester and responder), RNR NAKs sent for one, QPs
+	 * that found no free fault slot, and resumes and fails the QPs got.
+	 */
+	uint64_t odp_misses;
+	uint64_t odp_fault_rnr_naks;
+	uint64_t odp_slot_waits;
+	uint64_t odp_resumes;
+	uint64_t odp_fails;
 };
 
 /**

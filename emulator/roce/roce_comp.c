@@ -476,9 +476,11 @@ static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
 		if (!roce_req_sges(rq, w, sge))
 			st = ORCA_CQE_ST_LOC_PROT_ERR;
 		else
-			st = roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge,
-					   w->num_sge, off, (void *)pkt->payload,
-					   want, true);
+			st = roce_odp_no_fault(
+				roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge,
+					      w->num_sge, off,
+					      (void *)pkt->payload, want,
+					      true));
 		if (st) {
 			fail_at(rq, pkt->psn, (uint8_t)st);
 			return;
@@ -508,8 +510,9 @@ static void atomic_ack(struct roce_qp *rq, const struct roce_pkt *pkt)
 	if (!roce_req_sges(rq, w, sge))
 		st = ORCA_CQE_ST_LOC_PROT_ERR;
 	else
-		st = roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge, w->num_sge,
-				   0, &orig, 8, true);
+		st = roce_odp_no_fault(
+			roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge,
+				      w->num_sge, 0, &orig, 8, true));
 	if (st) {
 		fail_at(rq, pkt->psn, (uint8_t)st);
 		return;

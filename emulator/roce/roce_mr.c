@@ -47,10 +47,15 @@ int roce_mr_check(struct orca_engine *eng, uint32_t key, uint32_t pdn,
 	return 0;
 }
 
-/* DMA address of MR address @va and the bytes contiguous from there. */
-static uint64_t mr_dma(const struct emu_mr *mr, uint64_t va, uint64_t *contig)
+/*
+ * DMA address of MR address @va and the bytes contiguous from there (0:
+ * none).  An on-demand MR's page may have no translation, or none that
+ * allows a @write: then *@miss is set too.
+ */
+static uint64_t mr_dma(const struct emu_mr *mr, uint64_t va, bool write,
+		       uint64_t *contig, bool *miss)
 {
-	uint64_t psz, base, off;
+	uint64_t psz, base, off, e;
 	uint64_t page;
 
 	if (mr->flags & ORCA_MR_F_PHYS) {
@@ -66,7 +71,27 @@ static uint64_t mr_dma(const struct emu_mr *mr, uint64_t va, uint64_t *contig)
 		return 0;
 	}
 	*contig = psz - (off & (psz - 1));
-	return mr->pages.addr[page] + (off & (psz - 1));
+	if (!(mr->flags & ORCA_MR_F_ON_DEMAND))
+		return mr->pages.addr[page] + (off & (psz - 1));
+	e = mr->pages.addr[page];
+	if (!(e & ORCA_XLT_READ) || (write && !(e & ORCA_XLT_WRITE))) {
+		*contig = 0;
+		*miss = true;
+		return 0;
+	}
+	return (e & ORCA_XLT_ADDR) + (off & (psz - 1));
+}
+
+/* What the fault record of a miss at @va names (roce_odp.c). */
+static void note_miss(struct orca_engine *eng, const struct emu_mr *mr,
+		      uint64_t va, uint32_t len, bool write)
+{
+	eng->roce->odp_miss = (struct roce_odp_miss){
+		.mkey = FIELD_PREP(ORCA_MKEY_INDEX, mr->index) |
+			FIELD_PREP(ORCA_MKEY_KEY, mr->key),
+		.va = va, .len = len, .write = write,
+	};
+	eng->roce->st.odp_misses++;
 }
 
 int roce_mr_copy(struct orca_engine *eng, const struct emu_mr *mr,
@@ -75,10 +100,15 @@ int roce_mr_copy(struct orca_engine *eng, const struct emu_mr *mr,
 	uint8_t *b = buf;
 
 	while (len) {
-		uint64_t contig, addr = mr_dma(mr, va, &contig);
+		bool miss = false;
+		uint64_t contig, addr = mr_dma(mr, va, to_mr, &contig, &miss);
 		uint32_t n = contig < len ? (uint32_t)contig : len;
 		void *p;
 
+		if (miss) {
+			note_miss(eng, mr, va, len, to_mr);
+			return ROCE_ST_ODP_MISS;
+		}
 		if (!n)
 			return ORCA_CQE_ST_LOC_PROT_ERR;
 		/* PHYS MRs: stay within one 4 KiB page per translation. */
@@ -104,8 +134,11 @@ int roce_mr_copy(struct orca_engine *eng, const struct emu_mr *mr,
 uint64_t *roce_mr_u64(struct orca_engine *eng, const struct emu_mr *mr,
 		      uint64_t va)
 {
-	uint64_t contig, addr = mr_dma(mr, va, &contig);
+	bool miss = false;
+	uint64_t contig, addr = mr_dma(mr, va, true, &contig, &miss);
 
+	if (miss)
+		note_miss(eng, mr, va, 8, true);
 	if (contig < 8 || (addr & 7))
 		return NULL;
 	return engine_dma(eng, addr, 8);
@@ -144,6 +177,8 @@ int roce_sgl_copy(struct orca_engine *eng, uint32_t pdn,
 		if (st)
 			return st;
 		st = roce_mr_copy(eng, mr, addr + off, b, n, to_sgl);
+		if (st == ROCE_ST_ODP_MISS)
+			eng->roce->odp_miss.prefetch = slen - off - n;
 		if (st)
 			return st;
 		b += n;

@@ -175,6 +175,22 @@ struct roce_pfc {
 	uint64_t paused_us;
 };
 
+/*
+ * On-demand paging (1.10): an access found no translation (or no write
+ * right) in an on-demand MR's page: the step waits for a page fault.  Not
+ * a CQE status; roce_mr_copy() and roce_sgl_copy() return it and leave
+ * what the fault record needs in the device's odp_miss.
+ */
+#define ROCE_ST_ODP_MISS	0x100
+
+struct roce_odp_miss {
+	uint32_t mkey;			/* the MR's lkey */
+	uint64_t va;			/* first byte not translated */
+	uint32_t len;			/* bytes the step needs from va */
+	uint32_t prefetch;		/* bytes after those it will touch */
+	bool write;
+};
+
 struct roce_dev {
 	struct orca_engine *eng;
 
@@ -250,6 +266,9 @@ struct roce_dev {
 	uint64_t loss_us;		/* the last loss seen, 0: none yet */
 	uint8_t frame[ROCE_MAX_FRAME];
 	struct roce_stats st;
+	/* On-demand paging (roce_odp.c): the last miss; QPs with no slot. */
+	struct roce_odp_miss odp_miss;
+	struct roce_qp *odp_waiters, **odp_waiters_tail;
 	struct roce_rx_drops drops;
 };
 
@@ -272,6 +291,7 @@ struct roce_swqe {
 	uint32_t rd_next;		/* READ: next response PSN */
 	bool started;			/* PSNs assigned */
 	bool done;			/* may be completed (in order) */
+	bool odp_failed;		/* its page fault ended unresolved */
 };
 
 /*
@@ -397,6 +417,15 @@ struct roce_qp {
 	uint32_t rd_gap_psn;		/* ... from this PSN */
 	bool sq_kick;
 	bool sqd_notify;		/* post SQ_DRAINED when drained */
+	/*
+	 * On-demand paging (roce_odp.c): the requester stopped on a page
+	 * fault of this kind (0: not), its WQE, and whether it still waits
+	 * for a free fault slot (then it is on the device's odp_waiters).
+	 */
+	uint8_t odp_req;
+	uint32_t odp_req_wqe;
+	bool odp_req_no_slot;
+	struct roce_qp *odp_wait_next;
 	/* roce_poll.c: the send queue's doorbell record polling */
 	uint32_t poll_us;		/* adaptive window, 0: publish at once */
 	uint64_t sq_idle_at;		/* us: found empty since; 0: busy */
@@ -571,6 +600,25 @@ void roce_poll_found(struct roce_qp *rq, uint64_t now);
  */
 uint32_t roce_poll_adapt(uint32_t window, uint64_t gap_us, bool missed,
 			 uint32_t max_us);
+
+/* ---- roce_odp.c: on-demand paging (1.10) ---- */
+/*
+ * The step of @rq's requester (kind ORCA_PF_REQ_*) at send WQE @wqe_idx
+ * missed a translation (dev->odp_miss): post a fault and stop the QP, or
+ * wait stopped for a free slot.  False: no fault can be posted (fail the
+ * step as a bad key would).
+ */
+bool roce_odp_stop_req(struct roce_qp *rq, uint8_t kind, uint32_t wqe_idx);
+/* The data path's odp_resume hook (engine_priv.h). */
+void roce_odp_resume(struct orca_engine *eng, uint32_t qpn, uint8_t kind,
+		     bool fail);
+/* The QP leaves RTS/SQD/RTR for good (ERR, RESET, destroyed). */
+void roce_odp_forget(struct roce_qp *rq);
+/* A responder's copy cannot fault yet: a miss is the old error. */
+static inline int roce_odp_no_fault(int st)
+{
+	return st == ROCE_ST_ODP_MISS ? ORCA_CQE_ST_LOC_PROT_ERR : st;
+}
 
 /* ---- roce_mr.c ---- */
 /*

@@ -789,6 +789,7 @@ void roce_qp_free(struct emu_qp *qp)
 
 	if (!rq)
 		return;
+	roce_odp_forget(rq);
 	roce_sched_forget(rq);
 	*rq->pprev = rq->next;
 	if (rq->next)
@@ -853,6 +854,8 @@ void roce_qp_state_change(struct orca_engine *eng, struct emu_qp *qp,
 		roce_comp_flush_sq(rq);
 		break;
 	case ORCA_QPS_ERR:
+		/* Its faults end with no event; a late resume is stale. */
+		roce_odp_forget(rq);
 		rq->sqd_notify = false;
 		rq->retry_deadline = rq->rnr_deadline = 0;
 		rq->tlp_deadline = 0;
@@ -1435,4 +1438,5 @@ const struct engine_data_path_ops roce_data_path = {
 	.drop_rx		= roce_drop_rx,
 	.sleep_begin		= roce_sleep_begin,
 	.sleep_end		= roce_sleep_end,
+	.odp_resume		= roce_odp_resume,
 };

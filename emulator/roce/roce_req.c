@@ -486,6 +486,7 @@ enum tx_result {
 	TX_DONE,		/* the message's last packet is sent */
 	TX_WINDOW,		/* too many unacknowledged packets: wait */
 	TX_FAILED,		/* the WQE failed locally: w->status says why */
+	TX_FAULT,		/* on-demand MR page missing: nothing sent */
 };
 
 /*
@@ -598,6 +599,9 @@ static enum tx_result send_rc_packet(struct roce_qp *rq, struct roce_swqe *w)
 	}
 	pkt.opcode = roce_wire_op(qp, pkt.opcode);
 	err = roce_send_pkt(rq, &qp->attr.av, &pkt, fill_from_wqe, &f);
+	/* No PSN used, next_off kept: the packet is built again on resume. */
+	if (err && f.status == ROCE_ST_ODP_MISS)
+		return TX_FAULT;
 	if (err) {
 		/* A bad lkey, or an address vector we cannot send to. */
 		w->status = f.status ? f.status : ORCA_CQE_ST_LOC_QP_OP_ERR;
@@ -631,7 +635,7 @@ bool roce_req_reread(struct roce_qp *rq, struct roce_swqe *w)
 }
 
 /* A UD/GSI send: one packet, completed as soon as it is on the wire. */
-static uint8_t send_ud(struct roce_qp *rq, struct roce_swqe *w)
+static int send_ud(struct roce_qp *rq, struct roce_swqe *w)
 {
 	struct orca_engine *eng = rq->dev->eng;
 	struct emu_qp *qp = rq->qp;
@@ -659,8 +663,11 @@ static uint8_t send_ud(struct roce_qp *rq, struct roce_swqe *w)
 	pkt.deth_sqpn = qp->qpn;
 	pkt.imm = wire_imm(w->imm_or_inv);
 	pkt.paylen = w->len;
-	if (roce_send_pkt(rq, &ah->av, &pkt, fill_from_wqe, &f))
+	if (roce_send_pkt(rq, &ah->av, &pkt, fill_from_wqe, &f)) {
+		if (f.status == ROCE_ST_ODP_MISS)
+			rq->snd_psn = pkt.psn;	/* sent again on resume */
 		return f.status ? f.status : ORCA_CQE_ST_LOC_QP_OP_ERR;
+	}
 	return ORCA_CQE_ST_SUCCESS;
 }
 
@@ -676,7 +683,16 @@ static bool start_wqe(struct roce_qp *rq, struct roce_swqe *w)
 		return true;
 	}
 	if (qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI) {
-		w->status = send_ud(rq, w);
+		int st = w->odp_failed ? ORCA_CQE_ST_LOC_PROT_ERR :
+					      send_ud(rq, w);
+
+		/* A page fault: the WQE is started again on resume. */
+		if (st == ROCE_ST_ODP_MISS) {
+			if (roce_odp_stop_req(rq, ORCA_PF_REQ_DATA, w->idx))
+				return false;
+			st = ORCA_CQE_ST_LOC_PROT_ERR;
+		}
+		w->status = (uint8_t)st;
 		w->done = true;
 		return true;
 	}
@@ -728,6 +744,8 @@ void roce_req_run(struct roce_qp *rq)
 	rq->sq_kick = false;
 	if (rq->rnr_deadline)
 		return;			/* waiting out an RNR NAK */
+	if (rq->odp_req)
+		return;			/* waiting for a page fault */
 	while (budget > 0) {
 		struct roce_swqe *w;
 		enum tx_result r;
@@ -743,7 +761,7 @@ void roce_req_run(struct roce_qp *rq)
 			if (qp->state != ORCA_QPS_RTS)
 				break;	/* SQD: start nothing new */
 			if (!start_wqe(rq, w))
-				break;	/* fence or READ/atomic credits */
+				break;	/* fence, credits or a UD fault */
 			rq->sq_started++;
 			rq->next_off = 0;
 		}
@@ -765,7 +783,18 @@ void roce_req_run(struct roce_qp *rq)
 				break;	/* the link is busy: the same */
 		}
 		tx_bytes = rq->dev->st.tx_bytes;
-		r = send_rc_packet(rq, w);
+		if (w->odp_failed) {
+			w->status = ORCA_CQE_ST_LOC_PROT_ERR;
+			r = TX_FAILED;
+		} else {
+			r = send_rc_packet(rq, w);
+		}
+		if (r == TX_FAULT) {
+			if (roce_odp_stop_req(rq, ORCA_PF_REQ_DATA, w->idx))
+				break;	/* the resume kicks us */
+			w->status = ORCA_CQE_ST_LOC_PROT_ERR;
+			r = TX_FAILED;
+		}
 		if (paced && rq->dev->st.tx_bytes != tx_bytes) {
 			uint64_t sent = rq->dev->st.tx_bytes - tx_bytes;
 			uint64_t now = now_ns();

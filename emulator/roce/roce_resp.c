@@ -387,9 +387,10 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 		       ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
 		return;
 	}
-	err = roce_sgl_copy(eng, rq->resp_pdn, rq->rcv.sge, rq->rcv.num_sge,
-			    rq->rcv_off, (void *)pkt->payload, pkt->paylen,
-			    true);
+	err = roce_odp_no_fault(roce_sgl_copy(eng, rq->resp_pdn, rq->rcv.sge,
+					      rq->rcv.num_sge, rq->rcv_off,
+					      (void *)pkt->payload,
+					      pkt->paylen, true));
 	if (err) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_OP, (uint8_t)err, 0);
 		return;
@@ -479,9 +480,10 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 				      rq->wr_va, pkt->paylen,
 				      ORCA_ACCESS_REMOTE_WRITE, &mr, &mva);
 		if (!err)
-			err = roce_mr_copy(eng, mr, mva,
-					   (void *)pkt->payload, pkt->paylen,
-					   true);
+			err = roce_odp_no_fault(roce_mr_copy(eng, mr, mva,
+							     (void *)pkt->payload,
+							     pkt->paylen,
+							     true));
 		if (err) {
 			reject(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 			       ORCA_CQE_ST_LOC_ACCESS_ERR,
@@ -532,8 +534,9 @@ static int fill_from_mr(struct roce_qp *rq, void *arg, uint8_t *dst,
 				    s->va, len, ORCA_ACCESS_REMOTE_READ, &mr,
 				    &mva);
 	if (!s->status)
-		s->status = roce_mr_copy(rq->dev->eng, mr, mva, dst, len,
-					 false);
+		s->status = roce_odp_no_fault(roce_mr_copy(rq->dev->eng, mr,
+							   mva, dst, len,
+							   false));
 	return s->status ? -1 : 0;
 }
 
@@ -1065,6 +1068,7 @@ void roce_resp_ud_rx(struct roce_qp *rq, const struct roce_pkt *pkt)
 	if (!err && pkt->paylen)
 		err = roce_sgl_copy(eng, qp->pdn, r.sge, r.num_sge, 40,
 				    (void *)pkt->payload, pkt->paylen, true);
+	err = roce_odp_no_fault(err);
 	if (err) {
 		recv_fail(rq, &r, (uint8_t)err);
 		return;

@@ -21,7 +21,7 @@ static void test_nop_completes_with_token(void)
 
 static void test_bad_opcode(void)
 {
-	static const uint16_t ops[] = { 0x08, 0x12, ORCA_CMD_MAX, 0x100,
+	static const uint16_t ops[] = { 0x09, 0x12, ORCA_CMD_MAX, 0x100,
 					0xffff };
 	struct th t;
 	unsigned int i;

@@ -178,8 +178,10 @@ static_assert(PS_WORD(np_ecn_marked_roce_packets) == 22 &&
 	      PS_WORD(rp_cnp_ignored) == 25, "1.7's congestion notification");
 static_assert(PS_WORD(rx_pfc_frames) == 26 &&
 	      PS_WORD(rx_pfc_pause_transitions) == 27 &&
-	      PS_WORD(rx_pfc_pause_duration) == 28 && PS_WORD(rsvd) == 29,
+	      PS_WORD(rx_pfc_pause_duration) == 28,
 	      "1.9's priority flow control");
+static_assert(PS_WORD(odp_faults) == 29 && PS_WORD(odp_fault_rnr_naks) == 30 &&
+	      PS_WORD(odp_fault_timeouts) == 31, "1.10's on-demand paging");
 static_assert(sizeof(struct orca_port_stats) == 32 * 8, "port stats size");
 
 /*
@@ -201,7 +203,7 @@ static void test_query_stats(void)
 	CHECK(nonzero == 0);
 	CHECK(!ps.rx_pfc_frames && !ps.rx_pfc_pause_transitions &&
 	      !ps.rx_pfc_pause_duration);
-	CHECK(!ps.rsvd[0] && !ps.rsvd[1] && !ps.rsvd[2]);
+	CHECK(!ps.odp_faults && !ps.odp_fault_rnr_naks && !ps.odp_fault_timeouts);
 	CHECK(query_stats(&t, 2, sizeof(ps), &ps) == ORCA_CMD_ST_BAD_PARAM);
 	CHECK(query_stats(&t, 1, sizeof(ps) - 8, &ps) ==
 	      ORCA_CMD_ST_BAD_LENGTH);

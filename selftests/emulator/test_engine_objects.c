@@ -454,8 +454,11 @@ static void test_mr_create_errors(void)
 	r = g;
 	r.in.flags = htole32(ORCA_MR_F_PHYS | ORCA_MR_F_FAST_REG);
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);
-	r.in.flags = htole32(4);
+	r.in.flags = htole32(ORCA_MR_F_IMPLICIT << 1);	/* undefined */
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);
+	/* 1.10: on demand, but with a page list and no SET_ODP. */
+	r.in.flags = htole32(ORCA_MR_F_ON_DEMAND);
+	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_STATE);
 	r = g;
 	r.in.length = 0;
 	CHECK(mr_exec(&t, &r) == ORCA_CMD_ST_BAD_PARAM);

@@ -39,6 +39,7 @@ enum orca_cmd_opcode {
 	ORCA_CMD_QUERY_STATS		= 0x05,
 	ORCA_CMD_QUERY_CC		= 0x06,	/* 1.8 */
 	ORCA_CMD_SET_CC			= 0x07,	/* 1.8 */
+	ORCA_CMD_SET_ODP		= 0x08,	/* 1.10 */
 	ORCA_CMD_CREATE_EQ		= 0x10,
 	ORCA_CMD_DESTROY_EQ		= 0x11,
 	ORCA_CMD_ALLOC_UAR		= 0x18,
@@ -52,6 +53,8 @@ enum orca_cmd_opcode {
 	ORCA_CMD_MODIFY_CQ		= 0x2c,	/* 1.3 */
 	ORCA_CMD_CREATE_MR		= 0x30,
 	ORCA_CMD_DESTROY_MR		= 0x31,
+	ORCA_CMD_MR_INSTALL		= 0x32,	/* 1.10 */
+	ORCA_CMD_MR_INVALIDATE		= 0x33,	/* 1.10 */
 	ORCA_CMD_CREATE_QP		= 0x38,
 	ORCA_CMD_MODIFY_QP		= 0x39,
 	ORCA_CMD_QUERY_QP		= 0x3a,
@@ -211,6 +214,27 @@ struct orca_cmd_comp {
  * orca_cc_params).
  */
 #define ORCA_DEV_CAP_CC			BIT(18)
+/*
+ * 1.10: on-demand paging: SET_ODP, MR_INSTALL, MR_INVALIDATE, CREATE_MR's
+ * ORCA_MR_F_ON_DEMAND, the ORCA_EQE_PAGE_FAULT event and its fault
+ * records, and orca_dev_caps' odp_* fields.
+ */
+#define ORCA_DEV_CAP_ODP		BIT(19)
+
+/* orca_dev_caps.odp_caps (1.10) */
+#define ORCA_ODP_CAP_IMPLICIT		BIT(0)	/* ORCA_MR_F_IMPLICIT */
+/*
+ * orca_dev_caps.odp_{rc,ud,xrc}_ops (1.10): the operations whose memory
+ * may be on demand, bits as the IB core's enum ib_odp_transport_cap_bits.
+ */
+#define ORCA_ODP_OP_SEND		BIT(0)
+#define ORCA_ODP_OP_RECV		BIT(1)
+#define ORCA_ODP_OP_WRITE		BIT(2)
+#define ORCA_ODP_OP_READ		BIT(3)
+#define ORCA_ODP_OP_ATOMIC		BIT(4)
+#define ORCA_ODP_OP_SRQ_RECV		BIT(5)
+#define ORCA_ODP_OP_FLUSH		BIT(6)
+#define ORCA_ODP_OP_ATOMIC_WRITE	BIT(7)
 
 /* Size of struct orca_dev_caps in 1.0 and 1.1: the out_len it needs. */
 #define ORCA_DEV_CAPS_V1_0_LEN		136
@@ -258,7 +282,20 @@ struct orca_dev_caps {
 	/* 1.2, valid with ORCA_DEV_CAP_IDENTITY: NUL-padded ASCII. */
 	u8 hca_type[ORCA_DEV_HCA_TYPE_LEN];	/* adapter model */
 	u8 board_id[ORCA_DEV_BOARD_ID_LEN];	/* board (PSID-like) */
+	/* 1.10, valid with ORCA_DEV_CAP_ODP (commands.rst: SET_ODP). */
+	__le32 odp_caps;		/* ORCA_ODP_CAP_* */
+	__le32 odp_rc_ops;		/* ORCA_ODP_OP_* */
+	__le32 odp_ud_ops;
+	__le32 odp_xrc_ops;
+	__le16 odp_max_faults;		/* largest SET_ODP max_faults */
+	__le16 odp_max_install_pages;	/* largest MR_INSTALL npages */
+	__le32 odp_fault_timeout_ms;	/* default and largest timeout */
+	u8 odp_implicit_va_bits;	/* an implicit MR spans [0, 2^n) */
+	u8 rsvd_odp[7];
 };
+
+/* Where the 1.10 fields start: what a 1.9 device writes at most. */
+#define ORCA_DEV_CAPS_V1_9_LEN		216
 
 /* QUERY_PORT: inline input port number (1); output struct orca_port_attr. */
 struct orca_cmd_query_port {
@@ -327,7 +364,10 @@ struct orca_port_stats {
 	__le64 rx_pfc_frames;		/* PFC PAUSE frames the port took */
 	__le64 rx_pfc_pause_transitions; /* a priority: sending -> paused */
 	__le64 rx_pfc_pause_duration;	/* us paused, summed over priorities */
-	__le64 rsvd[3];
+	/* 1.10: on-demand paging */
+	__le64 odp_faults;		/* page faults posted */
+	__le64 odp_fault_rnr_naks;	/* RNR NAKs for a fault (in rnr_naks_tx) */
+	__le64 odp_fault_timeouts;	/* faults ended by fault_timeout_ms */
 };
 
 /*
@@ -482,6 +522,15 @@ struct orca_cq_attr {
 
 #define ORCA_MR_F_PHYS			BIT(0)	/* all memory, iova = DMA addr */
 #define ORCA_MR_F_FAST_REG		BIT(1)	/* keys only; REG_MR WQE maps */
+/*
+ * 1.10, ORCA_DEV_CAP_ODP: an on-demand MR, its translations installed by
+ * MR_INSTALL (none at first: npages and in_len are 0) and removed by
+ * MR_INVALIDATE; page_shift is the translation size.  IMPLICIT (only with
+ * ON_DEMAND and ORCA_ODP_CAP_IMPLICIT): iova, length and npages are 0 and
+ * the MR spans [0, 2^odp_implicit_va_bits).
+ */
+#define ORCA_MR_F_ON_DEMAND		BIT(2)
+#define ORCA_MR_F_IMPLICIT		BIT(3)
 
 /*
  * CREATE_MR: output struct orca_cmd_create_mr_out.  A page-list MR gives
@@ -508,6 +557,96 @@ struct orca_cmd_create_mr {
 struct orca_cmd_create_mr_out {
 	__le32 lkey;
 	__le32 rkey;
+};
+
+/*
+ * On-demand paging (1.10, ORCA_DEV_CAP_ODP; commands.rst "SET_ODP",
+ * data-path.rst "On-demand paging").
+ *
+ * SET_ODP: inline struct orca_cmd_set_odp.  The device writes a struct
+ * orca_page_fault into slot (token & 0xffff) of the table at fault_table,
+ * then posts ORCA_EQE_PAGE_FAULT on EQ 0 (subtype: kind, data: token,
+ * data2: qpn).  At most max_faults are outstanding; fault_timeout_ms 0 is
+ * the device's odp_fault_timeout_ms.
+ */
+struct orca_cmd_set_odp {
+	__le64 fault_table;		/* max_faults records, 64-byte aligned */
+	__le16 max_faults;		/* 1 .. odp_max_faults */
+	__le16 rsvd;
+	__le32 fault_timeout_ms;	/* 0, or 100 .. odp_fault_timeout_ms */
+};
+
+/* orca_page_fault.kind: where the stopped step was (also the EQE subtype) */
+enum orca_page_fault_kind {
+	ORCA_PF_REQ_DATA		= 1,	/* a send WQE's payload */
+	ORCA_PF_REQ_RESP		= 2,	/* a READ response or atomic result */
+	ORCA_PF_RESP_RECV		= 3,	/* a receive WQE's buffer */
+	ORCA_PF_RESP_WRITE		= 4,	/* an incoming WRITE */
+	ORCA_PF_RESP_READ		= 5,	/* an incoming READ */
+	ORCA_PF_RESP_ATOMIC		= 6,	/* an incoming atomic */
+};
+
+#define ORCA_PF_F_WRITE			BIT(0)	/* write access needed */
+#define ORCA_PF_F_RNR			BIT(1)	/* the peer was RNR-NAKed */
+
+#define ORCA_PF_TOKEN_SLOT		GENMASK(15, 0)
+#define ORCA_PF_TOKEN_GEN		GENMASK(31, 16)	/* never 0 */
+
+struct orca_page_fault {
+	__le32 token;
+	u8 kind;			/* enum orca_page_fault_kind */
+	u8 flags;			/* ORCA_PF_F_* */
+	__le16 rsvd0;
+	__le32 qpn;			/* the stopped QP */
+	__le32 mkey;			/* the MR's lkey */
+	__le64 va;			/* first byte needed, MR (iova) address */
+	__le32 length;			/* bytes needed from va */
+	__le32 prefetch;		/* hint: bytes after va + length */
+	__le32 wqe_idx;			/* send or receive WQE index, or 0 */
+	__le32 psn;			/* responder: the PSN RNR-NAKed */
+	u8 rsvd1[24];
+};
+
+/*
+ * MR_INSTALL: inline struct orca_cmd_mr_install; npages entries at in_addr
+ * (ORCA_CMD_F_IN_CHAIN allowed), each ORCA_XLT_ADDR | ORCA_XLT_READ, plus
+ * ORCA_XLT_WRITE if writable, or 0 (not present), for consecutive pages of
+ * the MR from va.  RESUME then resumes fault token; FAIL (npages 0) ends it
+ * unresolved.  Output struct orca_cmd_mr_install_out.
+ */
+#define ORCA_MR_INSTALL_F_RESUME	BIT(0)
+#define ORCA_MR_INSTALL_F_FAIL		BIT(1)
+
+#define ORCA_XLT_READ			BIT_ULL(0)
+#define ORCA_XLT_WRITE			BIT_ULL(1)
+#define ORCA_XLT_ADDR			GENMASK_ULL(63, 12)
+
+struct orca_cmd_mr_install {
+	__le32 lkey;			/* the MR; with npages 0, ignored */
+	__le32 flags;			/* ORCA_MR_INSTALL_F_* */
+	__le32 token;			/* with RESUME or FAIL */
+	__le32 npages;			/* 0 .. odp_max_install_pages */
+	__le64 va;			/* MR address, page aligned */
+	__le64 rsvd;
+};
+
+struct orca_cmd_mr_install_out {
+	u8 resumed;			/* 0: the token was stale */
+	u8 rsvd[7];
+};
+
+/*
+ * MR_INVALIDATE: inline struct orca_cmd_mr_invalidate.  Removes the MR's
+ * translations for [va, va + length) (all of them with ALL) and completes
+ * only when no access through them is in progress or can begin.
+ */
+#define ORCA_MR_INVAL_F_ALL		BIT(0)
+
+struct orca_cmd_mr_invalidate {
+	__le32 lkey;
+	__le32 flags;			/* ORCA_MR_INVAL_F_* */
+	__le64 va;			/* page aligned */
+	__le64 length;			/* a multiple of the page size */
 };
 
 /*
@@ -741,6 +880,13 @@ struct orca_cmd_mcast {
 static_assert(sizeof(struct orca_cmd) == 128, "orca_cmd");
 static_assert(sizeof(struct orca_cmd_comp) == 32, "orca_cmd_comp");
 static_assert(sizeof(struct orca_dev_caps) <= 256, "dev caps");
+static_assert(sizeof(struct orca_dev_caps) == 248, "dev caps 1.10");
+static_assert(offsetof(struct orca_dev_caps, odp_caps) ==
+	      ORCA_DEV_CAPS_V1_9_LEN, "dev caps 1.9 length");
+static_assert(sizeof(struct orca_cmd_set_odp) == 16, "set odp");
+static_assert(sizeof(struct orca_page_fault) == 64, "page fault");
+static_assert(sizeof(struct orca_cmd_mr_install) == 32, "mr install");
+static_assert(sizeof(struct orca_cmd_mr_invalidate) == 24, "mr invalidate");
 static_assert(sizeof(struct orca_cq_attr) == 48, "cq attr");
 static_assert(sizeof(struct orca_cmd_modify_cq) == 16, "modify cq");
 static_assert(sizeof(struct orca_cmd_mcast) == 24, "mcast");

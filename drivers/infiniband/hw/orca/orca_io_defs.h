@@ -67,6 +67,8 @@ enum orca_eqe_type {
 	ORCA_EQE_SRQ_LIMIT		= 0x19,	/* data: srqn */
 	ORCA_EQE_SRQ_ERR		= 0x1a,	/* data: srqn */
 	ORCA_EQE_DEVICE_FATAL		= 0x1f,	/* data: fatal syndrome */
+	/* 1.10: subtype: kind, data: token, data2: qpn (struct orca_page_fault) */
+	ORCA_EQE_PAGE_FAULT		= 0x20,
 };
 
 #define ORCA_EQE_PHASE			BIT(0)
