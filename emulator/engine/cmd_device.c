@@ -51,7 +51,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				    ORCA_DEV_CAP_SRQ_RESIZE |
 				    ORCA_DEV_CAP_SRQ_TAG |
 				    ORCA_DEV_CAP_XRC |
-				    ORCA_DEV_CAP_CC),
+				    ORCA_DEV_CAP_CC |
+				    ORCA_DEV_CAP_ODP),
 		.vendor_part_id = htole32(ORCA_PCI_DEVICE_ID),
 		.hw_rev = htole32(ORCA_PCI_REVISION),
 		.max_qp = htole32(EMU_QP_LIMIT - 1),
@@ -87,9 +88,9 @@ int cmd_query_device(struct cmd_ctx *c)
 		.hca_type = EMU_HCA_TYPE,
 		.board_id = EMU_BOARD_ID,
 		/*
-		 * On-demand paging (1.10).  ORCA_DEV_CAP_ODP is not set
-		 * yet: the responder's side of the protocol is still to
-		 * come, and a driver uses none of it without the bit.
+		 * On-demand paging (1.10), explicit only.  A UD or UC
+		 * responder cannot RNR-NAK: its receive side is not on
+		 * demand (a miss there is an access error).
 		 */
 		.odp_rc_ops = htole32(ORCA_ODP_OP_SEND | ORCA_ODP_OP_RECV |
 				      ORCA_ODP_OP_WRITE | ORCA_ODP_OP_READ |

@@ -989,6 +989,24 @@ int engine_inject(struct orca_engine *eng, const char *what)
 				atomic_store(&eng->dup_ref[i], UINT32_MAX);
 			atomic_store(&eng->dup_handles, (uint32_t)ms);
 		}
+	} else if (!strncmp(what, "odp-drop-faults ", 16)) {
+		errno = 0;
+		ms = strtoul(what + 16, &end, 10);
+		if (errno || *end || end == what + 16 ||
+		    ms > EMU_FAIL_DESTROY_MAX)
+			ret = -EINVAL;
+		else
+			atomic_store(&eng->odp.drop_faults, (uint32_t)ms);
+	} else if (!strncmp(what, "odp-fault-timeout ", 18)) {
+		errno = 0;
+		ms = strtoul(what + 18, &end, 10);
+		if (errno || *end || end == what + 18 ||
+		    (ms && (ms < EMU_ODP_MIN_TIMEOUT_MS ||
+			    ms > EMU_ODP_TIMEOUT_MS)))
+			ret = -EINVAL;
+		else
+			atomic_store(&eng->odp.timeout_override_ms,
+				     (uint32_t)ms);
 	} else if (!strcmp(what, "wrid-lie on")) {
 		atomic_store(&eng->wrid_lie, true);
 		eng_log("wrid-lie: on");
@@ -1010,6 +1028,11 @@ int engine_inject(struct orca_engine *eng, const char *what)
 		log_dma_fence(eng);
 		/* Engine-thread data, read racily: a report, not a decision. */
 		log_mem(eng);
+		eng_log("odp: outstanding %u of %u, faults %llu, timeouts %llu, stale resumes %llu",
+			eng->odp.outstanding, eng->odp.max_faults,
+			(unsigned long long)eng->odp.faults,
+			(unsigned long long)eng->odp.timeouts,
+			(unsigned long long)eng->odp.stale_resumes);
 	} else if (!strcmp(what, "fatal") || !strncmp(what, "fatal ", 6)) {
 		unsigned long syndrome = ORCA_FATAL_INTERNAL;
 

@@ -105,8 +105,14 @@ void engine_set_link(struct orca_engine *eng, bool up);
  *                    complement of the WQE's wr_id (a device that lies
  *                    about the one value a consumer may use as a pointer);
  *                    "wrid-lie off" stops it and logs how many CQEs lied
- *   "counts"         logs the live objects ("engine: objects: pd N ...")
- *                    and the DMA fence counters ("engine: dma: ...")
+ *   "odp-drop-faults N" the next N page faults (1.10) hold their slot but
+ *                    write no record and post no event: only the fault
+ *                    timeout ends them (a fault the driver never hears of)
+ *   "odp-fault-timeout MS" page faults end unresolved after MS ms
+ *                    (100 .. 30000) whatever SET_ODP said; 0: SET_ODP's
+ *   "counts"         logs the live objects ("engine: objects: pd N ..."),
+ *                    the DMA fence counters ("engine: dma: ...") and the
+ *                    page faults ("engine: odp: outstanding N ...")
  * Garbage is only written where it leaves room: it never overflows a
  * queue and so never makes the device fatal by itself.
  * Returns 0 or -EINVAL for an unknown word or a bad argument.

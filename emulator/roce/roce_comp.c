@@ -270,7 +270,7 @@ static void tail_probe(struct roce_qp *rq, uint64_t now)
 }
 
 /* A NAK or response says PSN @psn failed: the WQE holding it fails. */
-static void fail_at(struct roce_qp *rq, uint32_t psn, uint8_t status)
+void roce_comp_fail_at(struct roce_qp *rq, uint32_t psn, uint8_t status)
 {
 	struct roce_swqe *w;
 
@@ -322,7 +322,7 @@ static void retry_from(struct roce_qp *rq, uint32_t psn, bool timer)
 		if (!w)
 			w = find_wqe(rq, rq->una_psn);
 		if (w)
-			fail_at(rq, w->first_psn, ORCA_CQE_ST_RETRY_EXC_ERR);
+			roce_comp_fail_at(rq, w->first_psn, ORCA_CQE_ST_RETRY_EXC_ERR);
 		return;
 	}
 	rq->retry_left--;
@@ -364,7 +364,7 @@ static void on_aeth(struct roce_qp *rq, const struct roce_pkt *pkt)
 		rq->dev->st.rnr_naks_rx++;
 		ack_through(rq, psn - 1);
 		if (!rq->rnr_left) {
-			fail_at(rq, psn, ORCA_CQE_ST_RNR_RETRY_EXC_ERR);
+			roce_comp_fail_at(rq, psn, ORCA_CQE_ST_RNR_RETRY_EXC_ERR);
 			return;
 		}
 		if (rq->rnr_left != 7)
@@ -393,15 +393,15 @@ static void on_aeth(struct roce_qp *rq, const struct roce_pkt *pkt)
 		return;
 	case ROCE_NAK_INVALID_REQ:
 		rq->dev->st.err_naks_rx++;
-		fail_at(rq, psn, ORCA_CQE_ST_REM_INV_REQ_ERR);
+		roce_comp_fail_at(rq, psn, ORCA_CQE_ST_REM_INV_REQ_ERR);
 		return;
 	case ROCE_NAK_REMOTE_ACCESS:
 		rq->dev->st.err_naks_rx++;
-		fail_at(rq, psn, ORCA_CQE_ST_REM_ACCESS_ERR);
+		roce_comp_fail_at(rq, psn, ORCA_CQE_ST_REM_ACCESS_ERR);
 		return;
 	case ROCE_NAK_REMOTE_OP:
 		rq->dev->st.err_naks_rx++;
-		fail_at(rq, psn, ORCA_CQE_ST_REM_OP_ERR);
+		roce_comp_fail_at(rq, psn, ORCA_CQE_ST_REM_OP_ERR);
 		return;
 	}
 }
@@ -421,11 +421,27 @@ static void flush_or_atomic_write_response(struct roce_qp *rq,
 	if ((pkt->opcode & ROCE_OP_MASK) != ROCE_RC_READ_RESP_ONLY ||
 	    pkt->paylen ||
 	    (pkt->aeth_syndrome & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK) {
-		fail_at(rq, pkt->psn, ORCA_CQE_ST_BAD_RESP_ERR);
+		roce_comp_fail_at(rq, pkt->psn, ORCA_CQE_ST_BAD_RESP_ERR);
 		return;
 	}
 	w->done = true;
 	progress(rq, pkt->psn + 1);
+}
+
+/*
+ * On-demand paging: the response to @w at @psn found no translation where
+ * it goes.  It is dropped (true) and asked for again once the fault is
+ * resolved; a QP already stopped on a fault of its own drops it and asks
+ * again when its timer runs out after that one.  False: the WQE fails.
+ */
+static bool resp_fault(struct roce_qp *rq, struct roce_swqe *w, uint32_t psn)
+{
+	if (rq->odp_req)
+		return true;
+	if (!roce_odp_stop_req(rq, ORCA_PF_REQ_RESP, w->idx))
+		return false;
+	rq->odp_req_psn = psn;
+	return true;
 }
 
 static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
@@ -446,6 +462,9 @@ static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
 		rq->dev->st.drop_ghost++;
 		return;
 	}
+	/* Waiting for a page fault: the rest of the burst goes too. */
+	if (rq->odp_req == ORCA_PF_REQ_RESP)
+		return;
 	if (pkt->psn != w->rd_next) {
 		/*
 		 * Responses missing before this one: ask again, once per gap
@@ -469,20 +488,23 @@ static void read_response(struct roce_qp *rq, const struct roce_pkt *pkt)
 	want = last ? w->len - off : mtu;
 	/* A READ asked again restarts with FIRST: only the end must agree. */
 	if (!!(op->flags & ROCE_K_LAST) != last || pkt->paylen != want) {
-		fail_at(rq, pkt->psn, ORCA_CQE_ST_BAD_RESP_ERR);
+		roce_comp_fail_at(rq, pkt->psn, ORCA_CQE_ST_BAD_RESP_ERR);
 		return;
 	}
 	if (want) {
 		if (!roce_req_sges(rq, w, sge))
 			st = ORCA_CQE_ST_LOC_PROT_ERR;
 		else
-			st = roce_odp_no_fault(
-				roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge,
-					      w->num_sge, off,
-					      (void *)pkt->payload, want,
-					      true));
+			st = roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge,
+					   w->num_sge, off,
+					   (void *)pkt->payload, want, true);
+		/* Dropped, and asked for again once the page is there. */
+		if (st == ROCE_ST_ODP_MISS && resp_fault(rq, w, pkt->psn))
+			return;
+		if (st == ROCE_ST_ODP_MISS)
+			st = ORCA_CQE_ST_LOC_PROT_ERR;
 		if (st) {
-			fail_at(rq, pkt->psn, (uint8_t)st);
+			roce_comp_fail_at(rq, pkt->psn, (uint8_t)st);
 			return;
 		}
 	}
@@ -504,17 +526,23 @@ static void atomic_ack(struct roce_qp *rq, const struct roce_pkt *pkt)
 		rq->dev->st.drop_ghost++;
 		return;
 	}
+	if (rq->odp_req == ORCA_PF_REQ_RESP)
+		return;		/* waiting for a page fault */
 	ack_through(rq, pkt->psn - 1);
 	if (roce_psn_diff(rq->una_psn, pkt->psn) < 0)
 		return;	/* an earlier READ is incomplete: asked again */
 	if (!roce_req_sges(rq, w, sge))
 		st = ORCA_CQE_ST_LOC_PROT_ERR;
 	else
-		st = roce_odp_no_fault(
-			roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge,
-				      w->num_sge, 0, &orig, 8, true));
+		st = roce_sgl_copy(rq->dev->eng, rq->qp->pdn, sge, w->num_sge,
+				   0, &orig, 8, true);
+	/* The responder replays the atomic's result when asked again. */
+	if (st == ROCE_ST_ODP_MISS && resp_fault(rq, w, pkt->psn))
+		return;
+	if (st == ROCE_ST_ODP_MISS)
+		st = ORCA_CQE_ST_LOC_PROT_ERR;
 	if (st) {
-		fail_at(rq, pkt->psn, (uint8_t)st);
+		roce_comp_fail_at(rq, pkt->psn, (uint8_t)st);
 		return;
 	}
 	w->done = true;
@@ -565,6 +593,11 @@ void roce_comp_timers(struct roce_qp *rq, uint64_t now)
 		rq->retry_deadline = 0;
 		if (!roce_req_outstanding(rq))
 			return;
+		/* Its own page fault holds it up, not the peer: no retry. */
+		if (rq->odp_req) {
+			roce_req_arm_timer(rq);
+			return;
+		}
 		if (roce_req_early_retry(rq, now)) {
 			rq->dev->st.fast_retries++;
 			return;

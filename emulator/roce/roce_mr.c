@@ -131,6 +131,37 @@ int roce_mr_copy(struct orca_engine *eng, const struct emu_mr *mr,
 	return 0;
 }
 
+int roce_mr_probe(struct orca_engine *eng, const struct emu_mr *mr,
+		  uint64_t va, uint64_t len, bool write, uint32_t step)
+{
+	uint64_t left = len;
+
+	if (!(mr->flags & ORCA_MR_F_ON_DEMAND))
+		return 0;
+	while (left) {
+		bool miss = false;
+		uint64_t contig;
+
+		mr_dma(mr, va, write, &contig, &miss);
+		if (miss) {
+			uint32_t n = left < step ? (uint32_t)left : step;
+
+			note_miss(eng, mr, va, n, write);
+			eng->roce->odp_miss.prefetch =
+				left - n > UINT32_MAX ? UINT32_MAX :
+				(uint32_t)(left - n);
+			return ROCE_ST_ODP_MISS;
+		}
+		if (!contig)
+			return ORCA_CQE_ST_LOC_PROT_ERR;
+		if (contig >= left)
+			break;
+		va += contig;
+		left -= contig;
+	}
+	return 0;
+}
+
 uint64_t *roce_mr_u64(struct orca_engine *eng, const struct emu_mr *mr,
 		      uint64_t va)
 {

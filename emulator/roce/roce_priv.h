@@ -424,8 +424,16 @@ struct roce_qp {
 	 */
 	uint8_t odp_req;
 	uint32_t odp_req_wqe;
+	uint32_t odp_req_psn;		/* REQ_RESP: the response dropped */
 	bool odp_req_no_slot;
 	struct roce_qp *odp_wait_next;
+	/*
+	 * ... and its responder: a fault of this kind outstanding (0: none;
+	 * at most one, later misses are RNR-NAKed without one), or the last
+	 * one ended unresolved: the retry's miss is the access's error.
+	 */
+	uint8_t odp_resp;
+	bool odp_resp_failed;
 	/* roce_poll.c: the send queue's doorbell record polling */
 	uint32_t poll_us;		/* adaptive window, 0: publish at once */
 	uint64_t sq_idle_at;		/* us: found empty since; 0: busy */
@@ -445,6 +453,7 @@ struct roce_qp {
 	bool comm_est;
 	bool rcv_active;		/* a multi-packet SEND is arriving */
 	bool rcv_held;			/* UC: rcv kept for the next SEND */
+	bool rcv_odp;			/* rcv kept for a retry after a fault */
 	bool uc_drop;			/* UC: drop until a FIRST or ONLY */
 	struct roce_rwqe rcv;
 	uint32_t rcv_off;
@@ -609,6 +618,15 @@ uint32_t roce_poll_adapt(uint32_t window, uint64_t gap_us, bool missed,
  * step as a bad key would).
  */
 bool roce_odp_stop_req(struct roce_qp *rq, uint8_t kind, uint32_t wqe_idx);
+/*
+ * The responder's step at @psn (kind ORCA_PF_RESP_*, receive WQE @wqe_idx
+ * or 0) missed: true if it waits for a fault (posted now, or already
+ * outstanding for the QP, or no slot free): the caller RNR-NAKs @psn.
+ * False if it cannot wait (the QP's last fault ended unresolved, no fault
+ * can be posted): the caller ends the step as an access error.
+ */
+bool roce_odp_stop_resp(struct roce_qp *rq, uint8_t kind, uint32_t psn,
+			uint32_t wqe_idx);
 /* The data path's odp_resume hook (engine_priv.h). */
 void roce_odp_resume(struct orca_engine *eng, uint32_t qpn, uint8_t kind,
 		     bool fail);
@@ -634,6 +652,14 @@ int roce_mr_check_key(struct orca_engine *eng, uint32_t key, uint32_t pdn,
 /* Copies between an MR range (already checked) and @buf. */
 int roce_mr_copy(struct orca_engine *eng, const struct emu_mr *mr,
 		 uint64_t va, void *buf, uint32_t len, bool to_mr);
+/*
+ * On-demand paging: 0 if every page of [va, va + len) of @mr has a
+ * translation (allowing @write), else ROCE_ST_ODP_MISS with the first
+ * missing page in dev->odp_miss, its length at most @step bytes; 0 for
+ * any other MR.  Bounds are roce_mr_check()'s.
+ */
+int roce_mr_probe(struct orca_engine *eng, const struct emu_mr *mr,
+		  uint64_t va, uint64_t len, bool write, uint32_t step);
 /* Host pointer to 8 aligned bytes at @va of @mr, or NULL. */
 uint64_t *roce_mr_u64(struct orca_engine *eng, const struct emu_mr *mr,
 		      uint64_t va);
@@ -715,6 +741,8 @@ void roce_comp_rx(struct roce_qp *rq, const struct roce_pkt *pkt);
 void roce_comp_timers(struct roce_qp *rq, uint64_t now);
 /* Completes WQEs at the head that are done, in order. */
 void roce_comp_retire(struct roce_qp *rq);
+/* Completes the WQE of @psn with @status (the QP then goes to ERR). */
+void roce_comp_fail_at(struct roce_qp *rq, uint32_t psn, uint8_t status);
 void roce_comp_swqe(struct roce_qp *rq, struct roce_swqe *w, uint8_t status);
 void roce_comp_flush_sq(struct roce_qp *rq);
 

@@ -176,8 +176,8 @@ void roce_resp_flush_rq(struct roce_qp *rq)
 
 	rq->ack_pending = false;
 	rq->job_head = rq->job_tail;
-	if (rq->rcv_active || rq->rcv_held) {
-		rq->rcv_active = rq->rcv_held = false;
+	if (rq->rcv_active || rq->rcv_held || rq->rcv_odp) {
+		rq->rcv_active = rq->rcv_held = rq->rcv_odp = false;
 		recv_fail(rq, &rq->rcv, ORCA_CQE_ST_WR_FLUSH_ERR);
 	}
 	rq->wr_active = false;
@@ -340,6 +340,22 @@ static void nak_rnr(struct roce_qp *rq, uint32_t psn)
 		  (rq->qp->attr.min_rnr_timer & 0x1f));
 }
 
+/*
+ * On-demand paging (roce_odp.c): the step at @pkt found no translation.
+ * RC and XRC wait for the page fault: the PSN is RNR-NAKed with the QP's
+ * min_rnr_timer (true).  UC cannot NAK, and a QP whose last fault ended
+ * unresolved cannot wait: false, and the miss is the access's error.
+ */
+static bool resp_fault(struct roce_qp *rq, const struct roce_pkt *pkt,
+		       uint8_t kind, uint32_t wqe_idx)
+{
+	if (!engine_qp_is_rc(rq->qp) ||
+	    !roce_odp_stop_resp(rq, kind, pkt->psn, wqe_idx))
+		return false;
+	nak_rnr(rq, pkt->psn);
+	return true;
+}
+
 /* ---- SEND ---- */
 
 static void take_failed(struct roce_qp *rq, const struct roce_pkt *pkt,
@@ -366,6 +382,11 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 		rq->rcv_held = false;
 		rq->rcv_active = true;
 		rq->rcv_off = 0;
+	} else if ((flags & ROCE_K_FIRST) && rq->rcv_odp) {
+		/* The retry of a FIRST a page fault stopped: its WQE stays. */
+		rq->rcv_odp = false;
+		rq->rcv_active = true;
+		rq->rcv_off = 0;
 	} else if (flags & ROCE_K_FIRST) {
 		err = take_rwqe(rq, &rq->rcv);
 		if (err) {
@@ -387,14 +408,28 @@ static void resp_send(struct roce_qp *rq, const struct roce_pkt *pkt,
 		       ORCA_CQE_ST_LOC_LEN_ERR, ORCA_EQE_QP_REQ_ERR);
 		return;
 	}
-	err = roce_odp_no_fault(roce_sgl_copy(eng, rq->resp_pdn, rq->rcv.sge,
-					      rq->rcv.num_sge, rq->rcv_off,
-					      (void *)pkt->payload,
-					      pkt->paylen, true));
+	err = roce_sgl_copy(eng, rq->resp_pdn, rq->rcv.sge, rq->rcv.num_sge,
+			    rq->rcv_off, (void *)pkt->payload, pkt->paylen,
+			    true);
+	if (err == ROCE_ST_ODP_MISS) {
+		if (resp_fault(rq, pkt, ORCA_PF_RESP_RECV, rq->rcv.idx)) {
+			/*
+			 * Bytes placed before the miss are placed again.  A
+			 * FIRST comes again as a FIRST: its WQE waits aside.
+			 */
+			if (flags & ROCE_K_FIRST) {
+				rq->rcv_active = false;
+				rq->rcv_odp = true;
+			}
+			return;
+		}
+		err = ORCA_CQE_ST_LOC_PROT_ERR;
+	}
 	if (err) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_OP, (uint8_t)err, 0);
 		return;
 	}
+	rq->rcv_odp = false;
 	rq->rcv_off += pkt->paylen;
 	rq->epsn = (rq->epsn + 1) & ROCE_PSN_MASK;
 	if (!(flags & ROCE_K_LAST))
@@ -444,6 +479,10 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 	if ((flags & ROCE_H_IMMDT) && rq->rcv_held) {
 		rq->rcv_held = false;
 		rq->rcv_active = true;
+	} else if ((flags & ROCE_H_IMMDT) && rq->rcv_odp) {
+		/* Taken by the try a page fault stopped. */
+		rq->rcv_odp = false;
+		rq->rcv_active = true;
 	} else if ((flags & ROCE_H_IMMDT) && !rq->rcv_active) {
 		err = take_rwqe(rq, &rq->rcv);
 		if (err) {
@@ -480,10 +519,22 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 				      rq->wr_va, pkt->paylen,
 				      ORCA_ACCESS_REMOTE_WRITE, &mr, &mva);
 		if (!err)
-			err = roce_odp_no_fault(roce_mr_copy(eng, mr, mva,
-							     (void *)pkt->payload,
-							     pkt->paylen,
-							     true));
+			err = roce_mr_copy(eng, mr, mva, (void *)pkt->payload,
+					   pkt->paylen, true);
+		/*
+		 * RETH's context stays: the retry goes on from here, or,
+		 * if this was the FIRST, starts the message again.
+		 */
+		if (err == ROCE_ST_ODP_MISS &&
+		    resp_fault(rq, pkt, ORCA_PF_RESP_WRITE, 0)) {
+			if (flags & ROCE_K_FIRST)
+				rq->wr_active = false;
+			if ((flags & ROCE_K_FIRST) && (flags & ROCE_H_IMMDT)) {
+				rq->rcv_active = false;
+				rq->rcv_odp = true;
+			}
+			return;
+		}
 		if (err) {
 			reject(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 			       ORCA_CQE_ST_LOC_ACCESS_ERR,
@@ -598,13 +649,25 @@ static void resp_read(struct roce_qp *rq, const struct roce_pkt *pkt)
 {
 	uint32_t mtu = roce_qp_mtu(rq->dev->eng, rq->qp);
 	struct roce_res *res;
-	uint64_t mva;
+	struct emu_mr *mr = NULL;
+	uint64_t mva = 0;
+	int err = 0;
 
-	if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ) ||
-	    (pkt->reth_len &&
-	     roce_rkey_check(rq->dev->eng, rq->qp, rq->resp_pdn,
-			     pkt->reth_rkey, pkt->reth_va, pkt->reth_len,
-			     ORCA_ACCESS_REMOTE_READ, NULL, &mva))) {
+	if (!qp_allows(rq, ORCA_ACCESS_REMOTE_READ))
+		err = ORCA_CQE_ST_LOC_ACCESS_ERR;
+	else if (pkt->reth_len)
+		err = roce_rkey_check(rq->dev->eng, rq->qp, rq->resp_pdn,
+				      pkt->reth_rkey, pkt->reth_va,
+				      pkt->reth_len, ORCA_ACCESS_REMOTE_READ,
+				      &mr, &mva);
+	/* Every page of an on-demand MR before the first response goes. */
+	if (!err && pkt->reth_len)
+		err = roce_mr_probe(rq->dev->eng, mr, mva, pkt->reth_len,
+				    false, mtu);
+	if (err == ROCE_ST_ODP_MISS && resp_fault(rq, pkt, ORCA_PF_RESP_READ,
+						  0))
+		return;
+	if (err) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 			  ORCA_CQE_ST_LOC_ACCESS_ERR, ORCA_EQE_QP_ACCESS_ERR);
 		return;
@@ -654,8 +717,16 @@ static void resp_atomic(struct roce_qp *rq, const struct roce_pkt *pkt)
 	if (qp_allows(rq, ORCA_ACCESS_REMOTE_ATOMIC) &&
 	    !roce_rkey_check(rq->dev->eng, rq->qp, rq->resp_pdn,
 			     pkt->atm_rkey, pkt->atm_va, 8,
-			     ORCA_ACCESS_REMOTE_ATOMIC, &mr, &mva))
-		p = roce_mr_u64(rq->dev->eng, mr, mva);
+			     ORCA_ACCESS_REMOTE_ATOMIC, &mr, &mva)) {
+		/* Writable before it executes: a retry executes it once. */
+		if (roce_mr_probe(rq->dev->eng, mr, mva, 8, true, 8) ==
+		    ROCE_ST_ODP_MISS) {
+			if (resp_fault(rq, pkt, ORCA_PF_RESP_ATOMIC, 0))
+				return;
+		} else {
+			p = roce_mr_u64(rq->dev->eng, mr, mva);
+		}
+	}
 	if (!p) {
 		nak_fatal(rq, pkt->psn, ROCE_NAK_REMOTE_ACCESS,
 			  ORCA_CQE_ST_LOC_ACCESS_ERR, ORCA_EQE_QP_ACCESS_ERR);
@@ -814,6 +885,12 @@ static void resp_atomic_write(struct roce_qp *rq, const struct roce_pkt *pkt)
 		nak_invalid(rq, pkt->psn);
 		return;
 	}
+	if (roce_mr_probe(rq->dev->eng, mr, pkt->reth_va, 8, true, 8) ==
+	    ROCE_ST_ODP_MISS) {
+		if (!resp_fault(rq, pkt, ORCA_PF_RESP_ATOMIC, 0))
+			nak_access(rq, pkt->psn);
+		return;
+	}
 	p = roce_mr_u64(rq->dev->eng, mr, pkt->reth_va);
 	if (!p) {
 		nak_access(rq, pkt->psn);
@@ -864,7 +941,9 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 			   uint32_t flags)
 {
 	struct roce_res *res;
+	struct emu_mr *mr;
 	uint64_t mva;
+	int err;
 
 	rq->dev->st.dup_requests++;
 	if (flags & (ROCE_K_FLUSH | ROCE_K_ATOMIC_WRITE)) {
@@ -901,7 +980,20 @@ static void resp_duplicate(struct roce_qp *rq, const struct roce_pkt *pkt,
 		     roce_rkey_check(rq->dev->eng, rq->qp, rq->resp_pdn,
 				     pkt->reth_rkey, pkt->reth_va,
 				     pkt->reth_len, ORCA_ACCESS_REMOTE_READ,
-				     NULL, &mva)))
+				     &mr, &mva)))
+			return;
+		/*
+		 * On-demand pages the responses lost meanwhile (invalidated
+		 * after the first try): a fault, and the retry RNR-NAKed.
+		 */
+		err = pkt->reth_len ?
+		      roce_mr_probe(rq->dev->eng, mr, mva, pkt->reth_len,
+				    false, roce_qp_mtu(rq->dev->eng, rq->qp)) :
+		      0;
+		if (err == ROCE_ST_ODP_MISS &&
+		    resp_fault(rq, pkt, ORCA_PF_RESP_READ, 0))
+			return;
+		if (err)
 			return;
 		if (!restart_read(rq, res, pkt))
 			queue_read(rq, pkt);

@@ -64,6 +64,15 @@ static void test_query_device(void)
 	/* 1.6: XRC, and how many domains at a time. */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_XRC);
 	CHECK(le32toh(caps->max_xrcd) == 64);
+	/* 1.10: explicit on-demand paging (not implicit), and its limits. */
+	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_ODP);
+	CHECK(le32toh(caps->odp_caps) == 0);
+	CHECK(le32toh(caps->odp_rc_ops) == 0xff);
+	CHECK(le32toh(caps->odp_ud_ops) == ORCA_ODP_OP_SEND);
+	CHECK(le32toh(caps->odp_xrc_ops) == 0x3d);
+	CHECK(le16toh(caps->odp_max_faults) == 256);
+	CHECK(le16toh(caps->odp_max_install_pages) == 4096);
+	CHECK(le32toh(caps->odp_fault_timeout_ms) == 30000);
 
 	/*
 	 * The structure grew in 1.2: a 1.0/1.1 driver's out_len of 136 bytes
@@ -78,6 +87,8 @@ static void test_query_device(void)
 	c.out_len = 4096;
 	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_OK);
 	CHECK(caps->board_id[0] == 'O');
+	/* 1.10 wrote 248 bytes, no more. */
+	CHECK(caps->rsvd_odp[6] == 0 && ((uint8_t *)caps)[248] == 0xa5);
 	CHECK(((uint8_t *)caps)[sizeof(*caps)] == 0xa5);
 	c.out_len = ORCA_DEV_CAPS_V1_0_LEN - 1;
 	CHECK(th_exec(&t, &c) == ORCA_CMD_ST_BAD_LENGTH);

@@ -19,13 +19,27 @@
  *	WQE's LOC_PROT_ERR; resuming the same token again says stale.
  * odp_timeout: a fault nobody answers ends as a FAIL after the SET_ODP
  *	timeout (odp_fault_timeouts); a late resume is stale.
+ * odp_hung_fault: a fault held with no record or event (odp-drop-faults)
+ *	ends by the timeout knob (odp-fault-timeout); QP and MR go cleanly.
  * odp_destroy_mr_cancels: DESTROY_MR with a fault outstanding frees its
  *	slot; the QP goes on and finds no MR (LOC_PROT_ERR).
  * odp_ud_send: a UD SEND from an on-demand MR faults, then goes.
+ * odp_req_resp: READ responses into a read-only page and an atomic's
+ *	result into a missing one fault (REQ_RESP, write needed), are dropped
+ *	and asked for again; the atomic executes once.
+ * The responder's faults (B's on-demand MR), RNR-NAKed with one fault:
+ * odp_resp_write: no byte lands before the install, all after it.
+ * odp_resp_recv_keeps_its_wqe: a miss mid-message and one on the FIRST
+ *	packet: each message takes its own receive WQE, once, in order.
+ * odp_resp_read: READ probes its whole range first (read access only).
+ * odp_resp_atomic_needs_write: a read-only page faults again for write;
+ *	the atomic executes once, after the write right.
+ * odp_resp_fail: FAIL on the responder: REM_ACCESS_ERR, QP_ACCESS_ERR.
  * odp_commands_checked: SET_ODP, CREATE_MR's on-demand checks,
  *	MR_INSTALL and MR_INVALIDATE refuse what is wrong, and a refused
  *	install changes no entry.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +67,18 @@ struct odp_buf {
 	uint32_t lkey;
 };
 
+/*
+ * A requests, B responds; the on-demand MR and the fault table are on
+ * @odp, A (requester faults) or B (responder faults).
+ */
 struct rig {
 	struct node a, b;
+	struct node *odp;
 	struct tcq acq, bcq;
 	struct tqp aqp, bqp;
-	struct tbuf bbuf;
+	struct tbuf abuf, bbuf;		/* ordinary MRs */
 	struct odp_buf ob;
-	uint64_t table;			/* A's fault records */
+	uint64_t table;			/* @odp's fault records */
 };
 
 static int set_odp(struct node *n, uint64_t table, uint16_t max,
@@ -159,7 +178,7 @@ static bool next_fault(struct rig *r, struct orca_eqe *e,
 		       struct orca_page_fault *rec, unsigned int ms)
 {
 	uint64_t end = now_ms() + ms;
-	struct th *t = &r->a.t;
+	struct th *t = &r->odp->t;
 
 	do {
 		while (th_eq0_next(t, e)) {
@@ -209,10 +228,11 @@ static struct orca_port_stats port_stats(struct node *n)
 }
 
 /*
- * A and B connected (RC, path MTU 1024), A with SET_ODP (timeout @ms, 0:
- * the device's) and an empty on-demand MR whose pages hold pattern SEED.
+ * A and B connected (RC, path MTU 1024), A (or B, @on_b) with SET_ODP
+ * (timeout @ms, 0: the device's) and an empty on-demand MR; on A its
+ * pages hold pattern SEED, on B zeros.
  */
-static bool rig_up_type(struct rig *r, uint32_t ms, uint8_t type)
+static bool rig_up_on(struct rig *r, uint32_t ms, uint8_t type, bool on_b)
 {
 	struct rc_opts o = { .path_mtu = 3, .timeout = 14, .retry_cnt = 7,
 			     .rnr_retry = 7, .min_rnr_timer = 1,
@@ -226,20 +246,22 @@ static bool rig_up_type(struct rig *r, uint32_t ms, uint8_t type)
 		return false;
 	r->a.peer = &r->b;
 	r->b.peer = &r->a;
-	r->table = galloc(&r->a.t, 64ull * MAX_FAULTS, 64);
+	r->odp = on_b ? &r->b : &r->a;
+	r->table = galloc(&r->odp->t, 64ull * MAX_FAULTS, 64);
 	for (uint32_t i = 0; i < NPAGES; i++) {
-		r->ob.page[i] = galloc(&r->a.t, 4096, 4096);
-		for (uint32_t j = 0; j < 4096; j++)
+		r->ob.page[i] = galloc(&r->odp->t, 4096, 4096);
+		for (uint32_t j = 0; !on_b && j < 4096; j++)
 			((uint8_t *)gptr(&r->a.t, r->ob.page[i]))[j] =
 				pat_byte(SEED, 4096ull * i + j);
 	}
-	if (set_odp(&r->a, r->table, MAX_FAULTS, ms))
+	if (set_odp(r->odp, r->table, MAX_FAULTS, ms))
 		return false;
-	key = odp_mr(&r->a, IOVA_ODP, LEN, all_access, 0);
+	key = odp_mr(r->odp, IOVA_ODP, LEN, all_access, 0);
 	if (key < 0)
 		return false;
 	r->ob.lkey = key;
 	ok = node_cq(&r->a, &r->acq, 8) && node_cq(&r->b, &r->bcq, 8) &&
+	     node_buf(&r->a, &r->abuf, IOVA_B, LEN, all_access) &&
 	     node_buf(&r->b, &r->bbuf, IOVA_B, LEN, all_access) &&
 	     node_qp(&r->a, &r->aqp, type, &r->acq, &r->acq) &&
 	     node_qp(&r->b, &r->bqp, type, &r->bcq, &r->bcq);
@@ -250,6 +272,11 @@ static bool rig_up_type(struct rig *r, uint32_t ms, uint8_t type)
 		       node_ud_ready(&r->b, &r->bqp, 0x1111);
 	return node_connect(&r->a, &r->aqp, &r->b, r->bqp.qpn, &o) &&
 	       node_connect(&r->b, &r->bqp, &r->a, r->aqp.qpn, &o);
+}
+
+static bool rig_up_type(struct rig *r, uint32_t ms, uint8_t type)
+{
+	return rig_up_on(r, ms, type, false);
 }
 
 static bool rig_up(struct rig *r, uint32_t ms)
@@ -266,6 +293,7 @@ static void rig_down(struct rig *r)
 	engine_set_roce_tx(r->b.t.eng, NULL, NULL);
 	node_fini(&r->a);
 	node_fini(&r->b);
+	free(r->abuf.pages);
 	free(r->bbuf.pages);
 }
 
@@ -474,6 +502,43 @@ static void odp_timeout(void)
 	ktap_case_end("odp_timeout");
 }
 
+/*
+ * A fault the driver never hears of ("odp-drop-faults"): no record, no
+ * event; the timeout ("odp-fault-timeout", over SET_ODP's 30 s) ends it,
+ * and the QP and the MR go cleanly after.
+ */
+static void odp_hung_fault(void)
+{
+	struct orca_port_stats ps;
+	uint64_t t0, took;
+	struct rig r;
+
+	if (rig_up(&r, 0)) {
+		CHECK(engine_inject(r.a.t.eng, "odp-drop-faults 1") == 0);
+		CHECK(engine_inject(r.a.t.eng, "odp-fault-timeout 150") == 0);
+		CHECK(engine_inject(r.a.t.eng, "odp-fault-timeout 99") ==
+		      -EINVAL);
+		t0 = now_ms();
+		send_from_odp(&r, 1, LEN);
+		CHECK(no_fault(&r, 50));
+		CHECK(node_expect_cqe(&r.a, &r.acq, 1, ORCA_CQE_SEND,
+				      ORCA_CQE_ST_LOC_PROT_ERR, NULL,
+				      WAIT_MS));
+		took = now_ms() - t0;
+		printf("# the hidden fault failed after %llu ms\n",
+		       (unsigned long long)took);
+		CHECK(took >= 150 && took < 5000);
+		CHECK(no_fault(&r, 10));
+		ps = port_stats(&r.a);
+		CHECK(le64toh(ps.odp_faults) == 1 &&
+		      le64toh(ps.odp_fault_timeouts) == 1);
+		CHECK(th_destroy(&r.a.t, ORCA_CMD_DESTROY_QP, r.aqp.qpn) == 0);
+		CHECK(th_destroy(&r.a.t, ORCA_CMD_DESTROY_MR, r.ob.lkey) == 0);
+	}
+	rig_down(&r);
+	ktap_case_end("odp_hung_fault");
+}
+
 static void odp_destroy_mr_cancels(void)
 {
 	struct orca_page_fault rec;
@@ -552,6 +617,365 @@ static void odp_ud_send(void)
 	}
 	rig_down(&r);
 	ktap_case_end("odp_ud_send");
+}
+
+/*
+ * READ responses and an atomic's result into A's on-demand MR: dropped
+ * while the fault is out, asked for again after it; the atomic executes
+ * once (its retry is answered from the responder's resources).
+ */
+static void odp_req_resp(void)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_READ, 71);
+	struct orca_page_fault rec;
+	struct orca_eqe e;
+	uint64_t *target;
+	struct tsge d;
+	struct rig r;
+	int resumed;
+
+	if (rig_up(&r, 0)) {
+		buf_fill(&r.b, &r.bbuf, 0, LEN, SEED + 5);
+		/* Page 0 there but read only: the READ needs write. */
+		CHECK(install_pages(&r.a, &r.ob, 0, 1, false, 0, 0, NULL) ==
+		      0);
+		d = (struct tsge){ IOVA_ODP, LEN, r.ob.lkey };
+		h.remote_addr = htole64(IOVA_B);
+		h.rkey = htole32(r.bbuf.key);
+		post_send(&r.a, &r.aqp, &h, &d, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(e.subtype == ORCA_PF_REQ_RESP &&
+		      rec.kind == ORCA_PF_REQ_RESP &&
+		      (rec.flags & ORCA_PF_F_WRITE) &&
+		      !(rec.flags & ORCA_PF_F_RNR) &&
+		      le32toh(rec.qpn) == r.aqp.qpn &&
+		      le64toh(rec.va) == IOVA_ODP &&
+		      le32toh(rec.length) == 1024 &&
+		      le32toh(rec.wqe_idx) == 0);
+		CHECK(install_pages(&r.a, &r.ob, 0, NPAGES, true,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(resumed == 1);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 71, ORCA_CQE_RDMA_READ,
+				      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+		for (uint32_t i = 0; i < LEN; i++)
+			if (*(uint8_t *)gptr(&r.a.t, r.ob.page[i / 4096] +
+					      i % 4096) !=
+			    pat_byte(SEED + 5, i)) {
+				printf("# READ byte %u wrong\n", i);
+				CHECK(0);
+				break;
+			}
+
+		/* FETCH_ADD whose result goes to a page taken away. */
+		CHECK(invalidate(&r.a, r.ob.lkey, IOVA_ODP + 4096, 4096, 0) ==
+		      0);
+		target = (uint64_t *)node_va(&r.b, &r.bbuf, 64);
+		*target = htole64(1000);
+		h = wqe(ORCA_WQE_ATOMIC_FA, 72);
+		h.remote_addr = htole64(IOVA_B + 64);
+		h.rkey = htole32(r.bbuf.key);
+		h.compare_add = htole64(234);
+		d = (struct tsge){ IOVA_ODP + 4096 + 8, 8, r.ob.lkey };
+		post_send(&r.a, &r.aqp, &h, &d, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(e.subtype == ORCA_PF_REQ_RESP &&
+		      le64toh(rec.va) == IOVA_ODP + 4096 + 8 &&
+		      le32toh(rec.length) == 8 &&
+		      le32toh(rec.wqe_idx) == 1);
+		CHECK(install_pages(&r.a, &r.ob, 1, 1, true,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 72, ORCA_CQE_FETCH_ADD,
+				      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+		CHECK(le64toh(*target) == 1234);
+		CHECK(le64toh(*(uint64_t *)gptr(&r.a.t, r.ob.page[1] + 8)) ==
+		      1000);
+		CHECK(stats(&r.b).dup_requests >= 1);
+	}
+	rig_down(&r);
+	ktap_case_end("odp_req_resp");
+}
+
+/* ---- the responder's faults: the on-demand MR is B's ---- */
+
+static bool resp_rig(struct rig *r, uint32_t ms)
+{
+	bool ok = rig_up_on(r, ms, ORCA_QPT_RC, true);
+
+	CHECK(ok);
+	return ok;
+}
+
+/* Byte @off of B's on-demand MR (its pages, which the test placed). */
+static uint8_t *odp_byte(struct rig *r, uint64_t off)
+{
+	return (uint8_t *)gptr(&r->b.t, r->ob.page[off / 4096]) + off % 4096;
+}
+
+static bool odp_check(struct rig *r, uint64_t off, uint64_t len,
+		      uint32_t seed)
+{
+	for (uint64_t i = 0; i < len; i++) {
+		if (*odp_byte(r, off + i) != pat_byte(seed, i)) {
+			printf("# on-demand MR byte %llu is %#x, want %#x\n",
+			       (unsigned long long)(off + i),
+			       *odp_byte(r, off + i), pat_byte(seed, i));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A responder fault's event and record: @kind at @va, for B's QP. */
+static bool resp_fault_is(struct rig *r, const struct orca_eqe *e,
+			  const struct orca_page_fault *rec, uint8_t kind,
+			  uint64_t va, bool write)
+{
+	bool ok = e->subtype == kind && le32toh(e->data2) == r->bqp.qpn &&
+		  rec->token == e->data && rec->kind == kind &&
+		  (rec->flags & ORCA_PF_F_RNR) &&
+		  !!(rec->flags & ORCA_PF_F_WRITE) == write &&
+		  le32toh(rec->qpn) == r->bqp.qpn &&
+		  le32toh(rec->mkey) == r->ob.lkey && le64toh(rec->va) == va;
+
+	if (!ok)
+		printf("# fault: sub %u qpn %u; record kind %u flags %#x qpn %u mkey %#x va %#llx len %u psn %u\n",
+		       e->subtype, le32toh(e->data2), rec->kind, rec->flags,
+		       le32toh(rec->qpn), le32toh(rec->mkey),
+		       (unsigned long long)le64toh(rec->va),
+		       le32toh(rec->length), le32toh(rec->psn));
+	return ok;
+}
+
+static void odp_resp_write(void)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_WRITE, 11);
+	struct orca_page_fault rec;
+	struct roce_stats sa, sb;
+	struct orca_port_stats ps;
+	struct orca_eqe e;
+	struct orca_cqe c;
+	struct tsge s;
+	struct rig r;
+	int resumed;
+
+	if (resp_rig(&r, 0)) {
+		buf_fill(&r.a, &r.abuf, 0, LEN, SEED + 1);
+		s = (struct tsge){ IOVA_B, LEN, r.abuf.key };
+		h.remote_addr = htole64(IOVA_ODP);
+		h.rkey = htole32(r.ob.lkey);
+		post_send(&r.a, &r.aqp, &h, &s, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(resp_fault_is(&r, &e, &rec, ORCA_PF_RESP_WRITE,
+				    IOVA_ODP, true));
+		CHECK(le32toh(rec.length) == 1024);
+		CHECK(le32toh(rec.prefetch) == 0);
+		/* The peer is held off by RNR NAKs, with one fault only. */
+		usleep(30000);
+		if (take_cqe(&r.a, &r.acq, &c)) {
+			printf("# early CQE: wr_id %llu status %u\n",
+			       (unsigned long long)cqe_wr_id(&c), c.status);
+			CHECK(0);
+		}
+		CHECK(no_fault(&r, 10));
+		sa = stats(&r.a);
+		sb = stats(&r.b);
+		CHECK(sa.rnr_naks_rx >= 1 && sb.odp_fault_rnr_naks >= 1);
+		for (uint32_t i = 0; i < LEN; i++)
+			if (*odp_byte(&r, i)) {
+				CHECK(!"a byte landed before its page");
+				break;
+			}
+		CHECK(install_pages(&r.b, &r.ob, 0, NPAGES, true,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(resumed == 1);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 11, ORCA_CQE_RDMA_WRITE,
+				      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+		CHECK(odp_check(&r, 0, LEN, SEED + 1));
+		ps = port_stats(&r.b);
+		CHECK(le64toh(ps.odp_faults) == 1);
+		CHECK(le64toh(ps.odp_fault_rnr_naks) >= 1 &&
+		      le64toh(ps.rnr_naks_tx) >= le64toh(ps.odp_fault_rnr_naks));
+	}
+	rig_down(&r);
+	ktap_case_end("odp_resp_write");
+}
+
+/* A page missing mid-message: the retry goes on from that PSN. */
+static void odp_resp_recv_keeps_its_wqe(void)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_SEND, 21);
+	struct orca_page_fault rec;
+	struct orca_eqe e;
+	struct orca_cqe c;
+	struct tsge s, d;
+	struct rig r;
+	int resumed;
+
+	if (resp_rig(&r, 0)) {
+		CHECK(install_pages(&r.b, &r.ob, 0, 2, true, 0, 0, NULL) == 0);
+		buf_fill(&r.a, &r.abuf, 0, LEN, SEED + 2);
+		d = (struct tsge){ IOVA_ODP, LEN, r.ob.lkey };
+		post_recv(&r.b, &r.bqp, 31, &d, 1);
+		post_recv(&r.b, &r.bqp, 32, &d, 1);
+		s = (struct tsge){ IOVA_B, LEN, r.abuf.key };
+		post_send(&r.a, &r.aqp, &h, &s, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(resp_fault_is(&r, &e, &rec, ORCA_PF_RESP_RECV,
+				    IOVA_ODP + 8192, true));
+		CHECK(le32toh(rec.wqe_idx) == 0);
+		CHECK(install_pages(&r.b, &r.ob, 2, 2, true,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 21, ORCA_CQE_SEND,
+				      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+		/* The first receive WQE took it, whole; the second waits. */
+		CHECK(node_expect_cqe(&r.b, &r.bcq, 31, ORCA_CQE_RECV,
+				      ORCA_CQE_ST_SUCCESS, &c, WAIT_MS));
+		CHECK(le32toh(c.byte_len) == LEN);
+		CHECK(odp_check(&r, 0, LEN, SEED + 2));
+		CHECK(!take_cqe(&r.b, &r.bcq, &c));
+		CHECK(stats(&r.a).retransmits > 0);	/* the RNR'd PSNs */
+
+		/* A miss on the FIRST packet: its retry takes WQE 32 once. */
+		CHECK(invalidate(&r.b, r.ob.lkey, 0, 0,
+				 ORCA_MR_INVAL_F_ALL) == 0);
+		buf_fill(&r.a, &r.abuf, 0, LEN, SEED + 4);
+		h = wqe(ORCA_WQE_SEND, 22);
+		post_send(&r.a, &r.aqp, &h, &s, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(resp_fault_is(&r, &e, &rec, ORCA_PF_RESP_RECV,
+				    IOVA_ODP, true));
+		CHECK(le32toh(rec.wqe_idx) == 1);
+		CHECK(install_pages(&r.b, &r.ob, 0, NPAGES, true,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 22, ORCA_CQE_SEND,
+				      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+		CHECK(node_expect_cqe(&r.b, &r.bcq, 32, ORCA_CQE_RECV,
+				      ORCA_CQE_ST_SUCCESS, &c, WAIT_MS));
+		CHECK(le32toh(c.byte_len) == LEN);
+		CHECK(odp_check(&r, 0, LEN, SEED + 4));
+		CHECK(!take_cqe(&r.b, &r.bcq, &c));
+	}
+	rig_down(&r);
+	ktap_case_end("odp_resp_recv_keeps_its_wqe");
+}
+
+static void odp_resp_read(void)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_READ, 41);
+	struct orca_page_fault rec;
+	struct orca_eqe e;
+	struct tsge d;
+	struct rig r;
+	int resumed;
+
+	if (resp_rig(&r, 0)) {
+		for (uint32_t i = 0; i < LEN; i++)
+			*odp_byte(&r, i) = pat_byte(SEED + 3, i);
+		d = (struct tsge){ IOVA_B, LEN, r.abuf.key };
+		h.remote_addr = htole64(IOVA_ODP);
+		h.rkey = htole32(r.ob.lkey);
+		post_send(&r.a, &r.aqp, &h, &d, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		/* Read access only, the whole READ in the hint. */
+		CHECK(resp_fault_is(&r, &e, &rec, ORCA_PF_RESP_READ,
+				    IOVA_ODP, false));
+		CHECK(le32toh(rec.length) == 1024 &&
+		      le32toh(rec.prefetch) == LEN - 1024);
+		CHECK(install_pages(&r.b, &r.ob, 0, NPAGES, false,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 41, ORCA_CQE_RDMA_READ,
+				      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+		CHECK(buf_check(&r.a, &r.abuf, 0, LEN, SEED + 3));
+	}
+	rig_down(&r);
+	ktap_case_end("odp_resp_read");
+}
+
+/* A read-only translation: an atomic faults again, asking for write. */
+static void odp_resp_atomic_needs_write(void)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_ATOMIC_FA, 51);
+	struct orca_page_fault rec;
+	struct orca_eqe e;
+	uint64_t *word;
+	struct tsge d;
+	struct rig r;
+	int resumed;
+
+	if (resp_rig(&r, 0)) {
+		word = (uint64_t *)odp_byte(&r, 4096 + 64);
+		*word = htole64(1000);
+		CHECK(install_pages(&r.b, &r.ob, 1, 1, false, 0, 0, NULL) ==
+		      0);
+		d = (struct tsge){ IOVA_B, 8, r.abuf.key };
+		h.remote_addr = htole64(IOVA_ODP + 4096 + 64);
+		h.rkey = htole32(r.ob.lkey);
+		h.compare_add = htole64(234);
+		post_send(&r.a, &r.aqp, &h, &d, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(resp_fault_is(&r, &e, &rec, ORCA_PF_RESP_ATOMIC,
+				    IOVA_ODP + 4096 + 64, true));
+		CHECK(le32toh(rec.length) == 8);
+		CHECK(le64toh(*word) == 1000);
+		/* Resumed with read only: the retry faults once more. */
+		CHECK(install_pages(&r.b, &r.ob, 1, 1, false,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(resp_fault_is(&r, &e, &rec, ORCA_PF_RESP_ATOMIC,
+				    IOVA_ODP + 4096 + 64, true));
+		CHECK(le64toh(*word) == 1000);
+		CHECK(install_pages(&r.b, &r.ob, 1, 1, true,
+				    ORCA_MR_INSTALL_F_RESUME,
+				    le32toh(rec.token), &resumed) == 0);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 51, ORCA_CQE_FETCH_ADD,
+				      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+		/* Executed once, its result the value before. */
+		CHECK(le64toh(*word) == 1234);
+		CHECK(le64toh(*(uint64_t *)node_va(&r.a, &r.abuf, 0)) == 1000);
+	}
+	rig_down(&r);
+	ktap_case_end("odp_resp_atomic_needs_write");
+}
+
+/* FAIL on the responder: the peer's retry meets an access error. */
+static void odp_resp_fail(void)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_RDMA_WRITE, 61);
+	struct orca_page_fault rec;
+	struct orca_eqe e;
+	struct tsge s;
+	struct rig r;
+	bool access_err = false;
+	int resumed;
+
+	if (resp_rig(&r, 0)) {
+		s = (struct tsge){ IOVA_B, 4096, r.abuf.key };
+		h.remote_addr = htole64(IOVA_ODP);
+		h.rkey = htole32(r.ob.lkey);
+		post_send(&r.a, &r.aqp, &h, &s, 1);
+		CHECK(next_fault(&r, &e, &rec, WAIT_MS));
+		CHECK(install(&r.b, 0, 0, NULL, 0, ORCA_MR_INSTALL_F_FAIL,
+			      le32toh(rec.token), &resumed) == 0);
+		CHECK(resumed == 1);
+		CHECK(node_expect_cqe(&r.a, &r.acq, 61, ORCA_CQE_RDMA_WRITE,
+				      ORCA_CQE_ST_REM_ACCESS_ERR, NULL,
+				      WAIT_MS));
+		/* B's QP went to ERR with an access error event. */
+		while (th_eq0_next(&r.b.t, &e))
+			if (e.type == ORCA_EQE_QP_ACCESS_ERR &&
+			    le32toh(e.data) == r.bqp.qpn)
+				access_err = true;
+		CHECK(access_err);
+	}
+	rig_down(&r);
+	ktap_case_end("odp_resp_fail");
 }
 
 static void odp_commands_checked(void)
@@ -672,13 +1096,20 @@ static void odp_commands_checked(void)
 
 int main(void)
 {
-	ktap_plan(7);
+	ktap_plan(14);
 	odp_send_faults_and_resumes();
 	odp_invalidate_faults_again();
 	odp_fail_and_stale_resume();
 	odp_timeout();
+	odp_hung_fault();
 	odp_destroy_mr_cancels();
 	odp_ud_send();
+	odp_req_resp();
+	odp_resp_write();
+	odp_resp_recv_keeps_its_wqe();
+	odp_resp_read();
+	odp_resp_atomic_needs_write();
+	odp_resp_fail();
 	odp_commands_checked();
 	return ktap_finish();
 }
