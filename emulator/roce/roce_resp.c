@@ -525,6 +525,9 @@ static void resp_write(struct roce_qp *rq, const struct roce_pkt *pkt,
 		 * RETH's context stays: the retry goes on from here, or,
 		 * if this was the FIRST, starts the message again.
 		 */
+		/* The hint: the rest of the WRITE comes next. */
+		if (err == ROCE_ST_ODP_MISS)
+			rq->dev->odp_miss.prefetch = rq->wr_left - pkt->paylen;
 		if (err == ROCE_ST_ODP_MISS &&
 		    resp_fault(rq, pkt, ORCA_PF_RESP_WRITE, 0)) {
 			if (flags & ROCE_K_FIRST)

@@ -27,6 +27,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_pd = orca_alloc_pd,
 	.alloc_td = orca_alloc_td,
 	.async_event = orca_async_event,
+	.advise_mr = orca_advise_mr,
 	.attach_mcast = orca_attach_mcast,
 	.bind_mw = orca_bind_mw,
 	.cq_event = orca_cq_event,

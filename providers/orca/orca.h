@@ -410,6 +410,8 @@ struct ibv_mr *orca_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 int orca_dereg_mr(struct verbs_mr *vmr);
+int orca_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 void orca_async_event(struct ibv_context *context,
 		      struct ibv_async_event *event);
 struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);

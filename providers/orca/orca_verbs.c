@@ -290,6 +290,16 @@ int orca_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * Prefetching pages of on-demand MRs: the kernel does it (the adapter
+ * faults what is not prefetched); EOPNOTSUPP from a kernel without it.
+ */
+int orca_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 /* Memory windows: the kernel allocates them, BIND_MW WQEs bind them. */
 struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {

@@ -770,7 +770,7 @@ static void odp_resp_write(void)
 		CHECK(resp_fault_is(&r, &e, &rec, ORCA_PF_RESP_WRITE,
 				    IOVA_ODP, true));
 		CHECK(le32toh(rec.length) == 1024);
-		CHECK(le32toh(rec.prefetch) == 0);
+		CHECK(le32toh(rec.prefetch) == LEN - 1024);
 		/* The peer is held off by RNR NAKs, with one fault only. */
 		usleep(30000);
 		if (take_cqe(&r.a, &r.acq, &c)) {

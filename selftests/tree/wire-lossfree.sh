@@ -9,7 +9,8 @@
 # the log's give-up and longest-wait lines are
 # reported; a switch of the older exit line is still read; a modelled
 # link's queue drops count; on slower guests
-# (--slow-guests) retransmissions count only with a drop; with an rxe peer
+# (--slow-guests) retransmissions count only with a drop, and so do what
+# on-demand paging resends (--odp); with an rxe peer
 # (--rxe-peer) only what rxe's retransmissions cause is excused: a
 # sequence NAK of ours and the datagrams ours dropped still fail, unless
 # the rxe guest's own stack dropped frames (then what ours resent for
@@ -147,7 +148,7 @@ p2p() {
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..24"
 
 # A point-to-point link has no switch and no wire.log: only --p2p (which
 # run-guests.sh --p2p runs have) takes the adapters' logs alone; a drop
@@ -214,6 +215,20 @@ result $? "slow guests: retransmissions on a wire that dropped nothing are repor
 adapter slowdrop 1 2 --slow-guests
 grep -qx 'fail wire loss-free: .*port dropped 2 frames to the wire.*g0: retry timeouts 1.*' "$out/slowdrop.log"
 result $? "slow guests: a dropped frame fails the check, and its retransmissions count" "$out/slowdrop.log"
+
+# On-demand paging (wire_odp: 79, 87): what the adapters resent for their
+# page faults (READ responses and atomic results asked for again, their
+# duplicates, a timeout of a QP stopped on its own fault) on a wire that
+# dropped nothing is reported, not counted; a drop still fails, with them.
+adapter odp 1 0 --odp
+grep -qx 'ok wire loss-free: .*(on-demand paging: .*' "$out/odp.log" &&
+	grep -q '^# not counted (on-demand paging, no frame dropped): g0: retransmits 6$' "$out/odp.log" &&
+	grep -q '^# not counted (on-demand paging, no frame dropped): g0: duplicate requests 8$' "$out/odp.log"
+result $? "on-demand paging: what page faults resent on a wire that dropped nothing is reported, not counted" "$out/odp.log"
+
+adapter odpdrop 1 2 --odp
+grep -qx 'fail wire loss-free: .*port dropped 2 frames to the wire.*g0: retransmits 6.*' "$out/odpdrop.log"
+result $? "on-demand paging: a dropped frame fails the check, and what was resent counts" "$out/odpdrop.log"
 
 adapter fast 1 0
 grep -qx 'fail wire loss-free: .*g0: retransmits 6; g0: retry timeouts 1.*duplicate requests 8' "$out/fast.log"

@@ -20,6 +20,12 @@
 #                              reset under traffic); the loss-free case is
 #                              skipped with REASON
 #
+#   wire_odp                   before run_guests: the test's MRs are on demand
+#                              (IBV_ACCESS_ON_DEMAND): on a wire that dropped
+#                              nothing, what the adapters' page faults make
+#                              them send again is reported, not counted
+#                              (wire_lossfree.py --odp)
+#
 #   host_explain=FUNC          before run_guests: FUNC checks the run once the
 #                              guests are done, before their kernel log cases,
 #                              and sets kernel_log_explained to the keys of
@@ -40,6 +46,15 @@ num=0 host_failed=0 wire_lossy_reason=
 
 wire_lossy() {
 	wire_lossy_reason=$1
+}
+
+# wire_odp: the test registers its MRs on demand (data-path.rst, "On-demand
+# paging"): a READ response or atomic result that finds no page is dropped
+# and asked for again once the fault is resolved (a retransmission, and a
+# duplicate at the responder), and a QP stopped on its own fault asks again
+# for the responses it dropped meanwhile when its timer runs out.
+wire_odp() {
+	wire_odp=1
 }
 
 # wire_mac_changes: the test changes a guest's MAC address on purpose; the
@@ -120,8 +135,10 @@ run_guests() {
 # errors: saved by the guest) dropped frames: then that guest's Ethernet
 # lost them, and what ours resent is reported, not counted.  On slower guests (ORCA_TIMEOUT_SCALE > 1: the debug kernel) a
 # retransmission on a wire that dropped nothing is a peer slower than its
-# QP's ACK timeout, and is reported, not counted (--slow-guests).  Skipped
-# (with the reason) after wire_lossy.
+# QP's ACK timeout, and is reported, not counted (--slow-guests); so is,
+# after wire_odp, what the adapters sent again for their page faults on a
+# wire that dropped nothing (--odp).  Skipped (with the reason) after
+# wire_lossy.
 wire_lossfree_case() {
 	local args=("$out/run") line
 	num=$((num + 1))
@@ -140,6 +157,7 @@ wire_lossfree_case() {
 	esac
 	[ "${ORCA_TIMEOUT_SCALE:-1}" -gt 1 ] && args+=(--slow-guests)
 	[ "${wire_mac_changes:-0}" = 1 ] && args+=(--mac-changes)
+	[ "${wire_odp:-0}" = 1 ] && args+=(--odp)
 	line=$(python3 "$(dirname "${BASH_SOURCE[0]}")/wire_lossfree.py" "${args[@]}")
 	grep '^#' <<<"$line"
 	line=$(grep -v '^#' <<<"$line")

@@ -3,7 +3,7 @@
 """The loss-free wire check of a guest test run (lib/host/host.sh).
 
 Usage: wire_lossfree.py RUN_DIR [--rxe-peer] [--slow-guests] [--mac-changes]
-                         [--p2p]
+                         [--p2p] [--odp]
        wire_lossfree.py RUN_DIR --totals
 
 Reads the exit logs of the wire switch (RUN_DIR/wire.log; none with --p2p,
@@ -61,6 +61,16 @@ slower than the ACK timeout an application gave its QP (ibv_rc_pingpong's
 67 ms) makes the requester time out and send again, as IBTA requires, on a
 wire that lost nothing.  Any drop still fails the check, and then the
 retransmissions are counted with it.
+With --odp (the run's MRs are on demand: Documentation/orca/data-path.rst,
+"On-demand paging"), what the adapters send again for their page faults
+is reported, not counted, if no frame was dropped anywhere and no
+sequence NAK was sent or received: a READ response or an atomic result
+that finds no page is dropped and asked for again once the fault is
+resolved (a retransmission; the responder answers a duplicate request,
+and responses still on their way are ghosts), and a QP stopped on a
+fault of its own asks again for what it dropped meanwhile when its timer
+runs out (a retry timeout).  The same kinds as --slow-guests'; a
+responder's RNR NAKs for its faults are flow control and never count.
 A missing exit line (an emulator or the switch killed) fails the check: it
 cannot be known to be loss-free.
 
@@ -313,6 +323,7 @@ def main():
     slow = '--slow-guests' in sys.argv[2:]
     global MAC_CHANGES
     MAC_CHANGES = '--mac-changes' in sys.argv[2:]
+    odp = '--odp' in sys.argv[2:]
     p2p = '--p2p' in sys.argv[2:]
     bad, notes, timing, gaps = [], [], [], []
     if p2p:
@@ -333,6 +344,9 @@ def main():
     elif slow and not bad and not gaps:
         notes += [f'not counted (slow guests, no frame dropped): {t}'
                   for t in timing]
+    elif odp and not bad and not gaps:
+        notes += [f'not counted (on-demand paging, no frame dropped): {t}'
+                  for t in timing]
     else:
         bad += gaps + timing
     for n in notes:
@@ -343,6 +357,9 @@ def main():
     if slow:
         desc += ' (slow guests: retransmissions on a wire that dropped ' \
             'nothing not counted)'
+    if odp:
+        desc += ' (on-demand paging: what page faults resent on a wire ' \
+            'that dropped nothing not counted)'
     if bad:
         print('fail ' + desc + ': ' + '; '.join(bad))
     else:

@@ -45,6 +45,12 @@ enum orca_drv_stat {
 	ORCA_DRV_STAT_STALE_EVENTS,	/* events for objects that do not exist */
 	ORCA_DRV_STAT_EQ_BUDGET_YIELDS,	/* EQ runs that stopped at the budget */
 	ORCA_DRV_STAT_BAD_USER_QUEUES,	/* user rings refused: geometry, memory */
+	/* On-demand paging (orca_odp.c) */
+	ORCA_DRV_STAT_ODP_FAULTS,	/* page faults taken */
+	ORCA_DRV_STAT_ODP_FAULT_ERRORS,	/* ... ended unresolved (FAIL) */
+	ORCA_DRV_STAT_ODP_PAGES,	/* pages installed */
+	ORCA_DRV_STAT_ODP_STALE,	/* faults cancelled before resolved */
+	ORCA_DRV_STAT_ODP_INVALIDATIONS, /* MR_INVALIDATEs sent */
 	ORCA_DRV_STAT_MAX
 };
 
@@ -130,6 +136,12 @@ struct orca_caps {
 	u32 max_mcast_qp_attach;
 	/* ORCA_DEV_CAP_XRC, else 0: XRC domains */
 	u32 max_xrcd;
+	/* ORCA_DEV_CAP_ODP, else 0: on-demand paging (ORCA_ODP_OP_*) */
+	u32 odp_rc_ops;
+	u32 odp_ud_ops;
+	u32 odp_xrc_ops;
+	u16 odp_max_faults;
+	u16 odp_max_install_pages;
 	/* ORCA_DEV_CAP_IDENTITY, else empty; printable ASCII */
 	char hca_type[ORCA_DEV_HCA_TYPE_LEN + 1];
 	char board_id[ORCA_DEV_BOARD_ID_LEN + 1];
@@ -274,6 +286,28 @@ struct orca_port {
  * @dbg: debugfs (orca_debugfs.c): the device's directory and the QP and
  *	 CQ numbers the qp and cq files show
  */
+struct orca_odp_fault;
+
+/**
+ * struct orca_odp - on-demand paging (orca_odp.c), with ORCA_DEV_CAP_ODP
+ * @wq: the fault work's queue (WQ_MEM_RECLAIM: the notifier may wait)
+ * @setup_lock: serializes the lazy SET_ODP
+ * @max_faults: slots of @table and @slots, once set up
+ * @slots: per slot: the record copied from @table and its work
+ * @table: the records the device writes (SET_ODP)
+ * @table_dma: its bus address
+ * @mrs: on-demand MRs by MR index, for the fault records' keys
+ */
+struct orca_odp {
+	struct workqueue_struct *wq;
+	struct mutex setup_lock;	/* serializes the lazy SET_ODP */
+	u32 max_faults;
+	struct orca_odp_fault *slots;
+	struct orca_page_fault *table;
+	dma_addr_t table_dma;
+	struct xarray mrs;
+};
+
 struct orca_dev {
 	struct ib_device ibdev;
 	struct orca_pf *pf;
@@ -306,6 +340,7 @@ struct orca_dev {
 	struct xarray orphan_ahs;
 	struct work_struct orphan_ah_work;
 	struct orca_port port;
+	struct orca_odp odp;
 	atomic64_t drv_stats[ORCA_DRV_STAT_MAX];
 	struct {
 		struct dentry *dir;
@@ -318,6 +353,12 @@ static inline void orca_drv_stat_inc(struct orca_dev *odev,
 				     enum orca_drv_stat stat)
 {
 	atomic64_inc(&odev->drv_stats[stat]);
+}
+
+static inline void orca_drv_stat_add(struct orca_dev *odev,
+				     enum orca_drv_stat stat, u64 n)
+{
+	atomic64_add(n, &odev->drv_stats[stat]);
 }
 
 /* Entry @idx of a kernel ring of @stride-byte entries. */
@@ -436,5 +477,11 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
 void orca_get_dev_fw_str(struct ib_device *ibdev, char *str);
 extern const struct attribute_group orca_dev_attr_group;
+
+/* orca_odp.c: on-demand paging, the device's side of it */
+void orca_odp_query(struct orca_dev *odev, struct ib_device_attr *attr);
+void orca_odp_fault_event(struct orca_dev *odev, const struct orca_eqe *eqe);
+int orca_odp_init(struct orca_dev *odev);
+void orca_odp_cleanup(struct orca_dev *odev);
 
 #endif /* ORCA_H */

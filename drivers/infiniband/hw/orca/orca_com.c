@@ -143,6 +143,15 @@ int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 	/* Reserved (zero) in a device before 1.6. */
 	if (caps->dev_caps & ORCA_DEV_CAP_XRC)
 		caps->max_xrcd = le32_to_cpu(hw.max_xrcd);
+	/* Beyond what a device before 1.10 writes. */
+	if (caps->dev_caps & ORCA_DEV_CAP_ODP) {
+		caps->odp_rc_ops = le32_to_cpu(hw.odp_rc_ops);
+		caps->odp_ud_ops = le32_to_cpu(hw.odp_ud_ops);
+		caps->odp_xrc_ops = le32_to_cpu(hw.odp_xrc_ops);
+		caps->odp_max_faults = le16_to_cpu(hw.odp_max_faults);
+		caps->odp_max_install_pages =
+			le16_to_cpu(hw.odp_max_install_pages);
+	}
 	/* Beyond the 1.0 size the buffer holds what an older device left. */
 	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {
 		orca_com_copy_ident(caps->hca_type, hw.hca_type,
@@ -179,8 +188,9 @@ int orca_com_query_port(struct orca_dev *odev, struct orca_com_port_info *info)
 
 /*
  * The counters the driver reports: the first ORCA_COM_NUM_XPORT_STATS words
- * of struct orca_port_stats, then congestion notification's four (1.7) and
- * priority flow control's three (1.9).
+ * of struct orca_port_stats, then congestion notification's four (1.7),
+ * priority flow control's three (1.9) and on-demand paging's three
+ * (1.10; zero from an older device).
  */
 int orca_com_query_stats(struct orca_dev *odev,
 			 u64 counters[ORCA_COM_NUM_PORT_STATS])
@@ -206,6 +216,9 @@ int orca_com_query_stats(struct orca_dev *odev,
 	counters[i++] = le64_to_cpu(hw.rx_pfc_frames);
 	counters[i++] = le64_to_cpu(hw.rx_pfc_pause_transitions);
 	counters[i++] = le64_to_cpu(hw.rx_pfc_pause_duration);
+	counters[i++] = le64_to_cpu(hw.odp_faults);
+	counters[i++] = le64_to_cpu(hw.odp_fault_rnr_naks);
+	counters[i++] = le64_to_cpu(hw.odp_fault_timeouts);
 	return 0;
 }
 
@@ -483,6 +496,79 @@ int orca_com_create_mr(struct orca_dev *odev,
 	keys->lkey = le32_to_cpu(out->lkey);
 	keys->rkey = le32_to_cpu(out->rkey);
 	return 0;
+}
+
+/* SET_ODP (1.10): @n records of the fault table at @table. */
+int orca_com_set_odp(struct orca_dev *odev, dma_addr_t table, u16 n,
+		     u32 timeout_ms)
+{
+	struct orca_cmd_set_odp *in;
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, ORCA_CMD_SET_ODP);
+	in = (void *)cmd.in;
+	in->fault_table = cpu_to_le64(table);
+	in->max_faults = cpu_to_le16(n);
+	in->fault_timeout_ms = cpu_to_le32(timeout_ms);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
+}
+
+/**
+ * orca_com_mr_install() - MR_INSTALL (1.10)
+ * @odev: device
+ * @lkey: the on-demand MR
+ * @va: MR address of the first entry, page aligned
+ * @npages: entries at @list (0: none, @lkey is ignored)
+ * @list: DMA address of @npages little-endian ORCA_XLT_* entries
+ * @flags: ORCA_MR_INSTALL_F_*
+ * @token: the fault to resume or fail
+ * @resumed: set to whether the device still had the fault (may be NULL)
+ *
+ * Return: 0 or a negative errno.
+ */
+int orca_com_mr_install(struct orca_dev *odev, u32 lkey, u64 va, u32 npages,
+			dma_addr_t list, u32 flags, u32 token, bool *resumed)
+{
+	const struct orca_cmd_mr_install_out *out;
+	struct orca_cmd_mr_install *in;
+	struct orca_cmdq_out res = {};
+	struct orca_cmd cmd;
+	int err;
+
+	orca_com_init(&cmd, ORCA_CMD_MR_INSTALL);
+	in = (void *)cmd.in;
+	in->lkey = cpu_to_le32(lkey);
+	in->flags = cpu_to_le32(flags);
+	in->token = cpu_to_le32(token);
+	in->npages = cpu_to_le32(npages);
+	in->va = cpu_to_le64(va);
+	if (npages) {
+		cmd.in_addr = cpu_to_le64(list);
+		cmd.in_len = cpu_to_le32(npages * sizeof(__le64));
+	}
+	err = orca_cmdq_exec(odev, &cmd, &res, true);
+	if (err)
+		return err;
+	out = (const void *)res.out;
+	if (resumed)
+		*resumed = out->resumed;
+	return 0;
+}
+
+/* MR_INVALIDATE (1.10): [@va, @va + @len) of @lkey, or all with @all. */
+int orca_com_mr_invalidate(struct orca_dev *odev, u32 lkey, u64 va, u64 len,
+			   bool all)
+{
+	struct orca_cmd_mr_invalidate *in;
+	struct orca_cmd cmd;
+
+	orca_com_init(&cmd, ORCA_CMD_MR_INVALIDATE);
+	in = (void *)cmd.in;
+	in->lkey = cpu_to_le32(lkey);
+	in->flags = cpu_to_le32(all ? ORCA_MR_INVAL_F_ALL : 0);
+	in->va = cpu_to_le64(va);
+	in->length = cpu_to_le64(len);
+	return orca_cmdq_exec(odev, &cmd, NULL, true);
 }
 
 int orca_com_alloc_mw(struct orca_dev *odev, u32 pdn, u8 type, u8 key,

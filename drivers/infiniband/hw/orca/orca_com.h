@@ -182,7 +182,7 @@ struct orca_com_port_info {
  * priority flow control (1.9; a 1.8 device reads 0).
  */
 #define ORCA_COM_NUM_XPORT_STATS	18
-#define ORCA_COM_NUM_PORT_STATS		(ORCA_COM_NUM_XPORT_STATS + 4 + 3)
+#define ORCA_COM_NUM_PORT_STATS		(ORCA_COM_NUM_XPORT_STATS + 4 + 3 + 3)
 
 /* QUERY_STATS' traffic counters (1.4), for the PMA, in CPU order. */
 struct orca_com_port_traffic {
@@ -227,6 +227,12 @@ int orca_com_mcast(struct orca_dev *odev, u16 opcode, u32 qpn,
 int orca_com_create_mr(struct orca_dev *odev,
 		       const struct orca_com_mr_params *p,
 		       struct orca_com_mr_keys *keys);
+int orca_com_set_odp(struct orca_dev *odev, dma_addr_t table, u16 n,
+		     u32 timeout_ms);
+int orca_com_mr_install(struct orca_dev *odev, u32 lkey, u64 va, u32 npages,
+			dma_addr_t list, u32 flags, u32 token, bool *resumed);
+int orca_com_mr_invalidate(struct orca_dev *odev, u32 lkey, u64 va, u64 len,
+			   bool all);
 int orca_com_alloc_mw(struct orca_dev *odev, u32 pdn, u8 type, u8 key,
 		      u32 *rkey);
 int orca_com_create_qp(struct orca_dev *odev,

@@ -131,6 +131,7 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				   IB_DEVICE_CURR_QP_STATE_MOD |
 				   IB_DEVICE_SYS_IMAGE_GUID |
 				   IB_DEVICE_PORT_ACTIVE_EVENT;
+	orca_odp_query(odev, attr);
 	return 0;
 }
 

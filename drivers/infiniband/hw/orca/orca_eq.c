@@ -172,6 +172,9 @@ static void orca_async_event(struct orca_dev *odev, const struct orca_eqe *eqe)
 	case ORCA_EQE_SRQ_ERR:
 		orca_srq_async_event(odev, data, IB_EVENT_SRQ_ERR);
 		break;
+	case ORCA_EQE_PAGE_FAULT:
+		orca_odp_fault_event(odev, eqe);
+		break;
 	case ORCA_EQE_DEVICE_FATAL:
 		dev_err(&odev->pdev->dev, "device fatal event, syndrome %u\n",
 			data);

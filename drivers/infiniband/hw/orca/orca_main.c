@@ -238,6 +238,11 @@ static const struct ib_device_ops orca_xrc_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, orca_xrcd, ibxrcd),
 };
 
+/* 1.10, ORCA_DEV_CAP_ODP: prefetching on-demand MRs (orca_odp.c). */
+static const struct ib_device_ops orca_odp_ops = {
+	.advise_mr = orca_advise_mr,
+};
+
 /* What the netdev pairing (ib_device_set_netdev) already needs. */
 static int orca_ib_setup(struct orca_dev *odev)
 {
@@ -253,6 +258,9 @@ static int orca_ib_setup(struct orca_dev *odev)
 		ib_set_device_ops(ibdev, &orca_mcast_ops);
 	if (odev->caps.dev_caps & ORCA_DEV_CAP_XRC)
 		ib_set_device_ops(ibdev, &orca_xrc_ops);
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
+	    (odev->caps.dev_caps & ORCA_DEV_CAP_ODP))
+		ib_set_device_ops(ibdev, &orca_odp_ops);
 	return 0;
 }
 
@@ -362,6 +370,7 @@ static const struct orca_stage orca_stages[] = {
 	{ "caps", orca_caps_init, NULL },
 	{ "db_pool", orca_db_pool_init, orca_db_pool_cleanup },
 	{ "kept", orca_kept_init, orca_kept_cleanup },
+	{ "odp", orca_odp_init, orca_odp_cleanup },
 	{ "async_eq", orca_async_eq_init, orca_async_eq_cleanup },
 	{ "health", orca_health_init, orca_health_cleanup },
 	{ "uar", orca_uar_init, orca_uar_cleanup },

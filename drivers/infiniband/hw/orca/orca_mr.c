@@ -205,6 +205,8 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	err = ib_no_udata_io(udata);
 	if (err)
 		return err;
+	if (mr->odp)
+		return orca_odp_dereg_mr(odev, mr);
 	/* DESTROY_MR takes the lkey as its handle. */
 	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_MR, ibmr->lkey);
 	/* Windows are bound to it (IBA 10.6.7.2.6): it lives on. */

@@ -50,12 +50,21 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	{ .name = "rx_pfc_frames" },		/* mlx5: rx_prioN_pause */
 	{ .name = "rx_pfc_pause_transitions" },	/* mlx5: rx_prioN_pause_transition */
 	{ .name = "rx_pfc_pause_duration" },	/* mlx5: rx_prioN_pause_duration */
+	/* 1.10: on-demand paging, the adapter's side */
+	{ .name = "odp_faults" },
+	{ .name = "odp_fault_rnr_naks" },
+	{ .name = "odp_fault_timeouts" },
 	/* The driver's counters (enum orca_drv_stat) follow the adapter's. */
 	{ .name = "driver_bad_eqes" },
 	{ .name = "driver_bad_cqes" },
 	{ .name = "driver_stale_events" },
 	{ .name = "driver_eq_budget_yields" },
 	{ .name = "driver_bad_user_queues" },
+	{ .name = "driver_odp_faults" },
+	{ .name = "driver_odp_fault_errors" },
+	{ .name = "driver_odp_fault_pages" },
+	{ .name = "driver_odp_stale" },
+	{ .name = "driver_odp_invalidations" },
 };
 
 #define ORCA_NUM_DEV_STATS	(ARRAY_SIZE(orca_port_stat_descs) - \

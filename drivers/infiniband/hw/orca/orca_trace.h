@@ -107,6 +107,9 @@ TRACE_DEFINE_ENUM(ORCA_QPS_SRC_ADAPTER);
 			 { ORCA_CMD_MODIFY_CQ, "MODIFY_CQ" },	\
 			 { ORCA_CMD_CREATE_MR, "CREATE_MR" },	\
 			 { ORCA_CMD_DESTROY_MR, "DESTROY_MR" },	\
+			 { ORCA_CMD_SET_ODP, "SET_ODP" },	\
+			 { ORCA_CMD_MR_INSTALL, "MR_INSTALL" },	\
+			 { ORCA_CMD_MR_INVALIDATE, "MR_INVALIDATE" },	\
 			 { ORCA_CMD_CREATE_QP, "CREATE_QP" },	\
 			 { ORCA_CMD_MODIFY_QP, "MODIFY_QP" },	\
 			 { ORCA_CMD_QUERY_QP, "QUERY_QP" },	\
@@ -259,6 +262,59 @@ TRACE_EVENT(orca_qp_state,
 		      orca_show_qp_state(__entry->old),
 		      orca_show_qp_state(__entry->new),
 		      orca_show_qp_src(__entry->src))
+);
+
+/* On-demand paging (orca_odp.c): a page fault taken, and its end. */
+TRACE_EVENT(orca_odp_fault,
+	    TP_PROTO(const struct orca_dev *odev,
+		     const struct orca_page_fault *rec),
+	    TP_ARGS(odev, rec),
+
+	    TP_STRUCT__entry(__string(dev, pci_name(odev->pdev))
+			     __field(u32, token)
+			     __field(u32, qpn)
+			     __field(u32, mkey)
+			     __field(u64, va)
+			     __field(u32, length)
+			     __field(u8, kind)
+			     __field(u8, flags)
+	    ),
+
+	    TP_fast_assign(__assign_str(dev);
+			   __entry->token = le32_to_cpu(rec->token);
+			   __entry->qpn = le32_to_cpu(rec->qpn);
+			   __entry->mkey = le32_to_cpu(rec->mkey);
+			   __entry->va = le64_to_cpu(rec->va);
+			   __entry->length = le32_to_cpu(rec->length);
+			   __entry->kind = rec->kind;
+			   __entry->flags = rec->flags;
+	    ),
+
+	    TP_printk("%s token=%#x qpn=%u kind=%u flags=%#x mkey=%#x va=%#llx len=%u",
+		      __get_str(dev), __entry->token, __entry->qpn,
+		      __entry->kind, __entry->flags, __entry->mkey,
+		      __entry->va, __entry->length)
+);
+
+TRACE_EVENT(orca_odp_resolve,
+	    TP_PROTO(const struct orca_dev *odev, u32 token, int err,
+		     ktime_t t0),
+	    TP_ARGS(odev, token, err, t0),
+
+	    TP_STRUCT__entry(__string(dev, pci_name(odev->pdev))
+			     __field(u32, token)
+			     __field(int, err)
+			     __field(s64, latency_us)
+	    ),
+
+	    TP_fast_assign(__assign_str(dev);
+			   __entry->token = token;
+			   __entry->err = err;
+			   __entry->latency_us = ktime_us_delta(ktime_get(), t0);
+	    ),
+
+	    TP_printk("%s token=%#x err=%d latency_us=%lld", __get_str(dev),
+		      __entry->token, __entry->err, __entry->latency_us)
 );
 
 TRACE_EVENT(orca_dev_dead,

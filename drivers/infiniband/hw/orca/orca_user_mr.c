@@ -73,6 +73,9 @@ static int orca_umr_access(struct orca_dev *odev, int access)
 	if (odev->caps.dev_caps & ORCA_DEV_CAP_FLUSH)
 		supported |= IB_ACCESS_FLUSH_GLOBAL |
 			     IB_ACCESS_FLUSH_PERSISTENT;
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
+	    (odev->caps.dev_caps & ORCA_DEV_CAP_ODP))
+		supported |= IB_ACCESS_ON_DEMAND;
 	if (access & ~IB_ACCESS_OPTIONAL & ~supported) {
 		ibdev_dbg(&odev->ibdev, "MR access %#x, supported %#x\n",
 			  access, supported);
@@ -182,6 +185,8 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = orca_umr_check(odev, udata, dmah, access, length);
 	if (err)
 		return ERR_PTR(err);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return orca_odp_reg_user_mr(ibpd, start, length, iova, access);
 
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)

@@ -180,8 +180,11 @@ struct orca_qp {
  *	 were filled by the last map_mr_sg
  * @page_shift: page size fixed at CREATE_MR; FAST_REG: of the last
  *		map_mr_sg, which the REG_MR WQE carries
- * @umem: pinned user memory of a user MR
+ * @umem: pinned user memory of a user MR (an ib_umem_odp's if @odp)
  * @access: a user MR's IB_ACCESS_* as registered (rereg keeps them)
+ * @odp: an on-demand MR (orca_odp.c): nothing pinned
+ * @odp_users: fault work using it, plus one for the MR itself
+ * @odp_done: completed when @odp_users drops to zero
  */
 struct orca_mr {
 	struct ib_mr ibmr;
@@ -189,6 +192,9 @@ struct orca_mr {
 	u8 page_shift;
 	struct ib_umem *umem;
 	int access;
+	bool odp;
+	refcount_t odp_users;
+	struct completion odp_done;
 };
 
 struct orca_mw {
@@ -384,5 +390,13 @@ int orca_create_user_srq(struct orca_srq *srq,
 			 struct ib_udata *udata);
 int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
 			 u32 max_wr, struct ib_udata *udata);
+
+/* orca_odp.c: on-demand paging (IB_ACCESS_ON_DEMAND), explicit MRs */
+struct ib_mr *orca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				   u64 iova, int access);
+int orca_odp_dereg_mr(struct orca_dev *odev, struct orca_mr *mr);
+int orca_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		   u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		   struct uverbs_attr_bundle *attrs);
 
 #endif /* ORCA_VERBS_H */
