@@ -173,6 +173,24 @@ if [ "$kind" = orca ]; then
 	expect_eq "$dev: no page fault timed out, no error counter rose" "${bad:- none}" " none"
 fi
 
+# Last (their unresolved faults raise error counters on purpose), on guest
+# 0 alone, through its adapter's loopback: madvise(DONTNEED), fork, munmap
+# and mremap of on-demand memory under RDMA WRITEs (selftests/user/odp_hard.c).
+if [ "$gi" = 0 ] && [ "$kind" = orca ]; then
+	hard=$ORCA_TOP/selftests/user/build/odp_hard
+	timeout 300 "$hard" "$dev" "$gid" >/tmp/odp-hard.out 2>&1
+	rc=$?
+	# Its case lines become ours; its comments and errors go along.
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) ok_if "odp_hard: ${l#ok * }" true ;;
+		"not ok "*) ok_if "odp_hard: ${l#not ok * }" false ;;
+		"# "* | *": "*) ktap_line "# odp_hard: ${l#\# }" ;;
+		esac
+	done </tmp/odp-hard.out
+	ok_if "odp_hard exited 0 (status $rc)" test "$rc" = 0
+fi
+
 barrier odp-done 300
 rdma_down "$kind"
 ok_if "no warnings in dmesg" dmesg_quiet

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * On-demand MRs (IBV_ACCESS_ON_DEMAND) while the kernel's memory
+ * management changes what is behind them, on one adapter: QP A writes,
+ * through the adapter's loopback, into an on-demand MR of QP B's, whose
+ * pages the kernel's mmu notifier takes away and the adapter's page faults
+ * bring back.  Every byte written is checked through the process's own
+ * mapping after its completion.
+ *
+ *   madvise: 64 WRITEs of 64 KiB, each with its own pattern, with
+ *     madvise(MADV_DONTNEED) of the whole 1 MiB MR every 8: every WRITE
+ *     lands whole (never a stale or zero byte), and the driver invalidated
+ *     (driver_odp_invalidations rose) and faulted again;
+ *   fork: a child forked after a WRITE keeps its copy of the MR while the
+ *     parent's next WRITE lands in the parent's pages (the notifier
+ *     write-protects them at fork, the write fault breaks the sharing);
+ *   munmap: with the second half of the MR unmapped, a WRITE to the first
+ *     half lands; one to the hole completes with IBV_WC_REM_ACCESS_ERR
+ *     (the fault ends unresolved) and nothing of it appears anywhere;
+ *   mremap: after mremap(MREMAP_MAYMOVE) of the MR's memory elsewhere, the
+ *     data written before is at the new address (the moved pages), and a
+ *     WRITE through the MR (still the old range, now unmapped) fails with
+ *     IBV_WC_REM_ACCESS_ERR.
+ * Counters are read from sysfs (ports/1/hw_counters).
+ *
+ * Usage: odp_hard DEV GID_INDEX
+ * Output: KTAP case lines; exit status 0 if every case passed.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "verbs_helpers.h"
+
+#define MR_LEN		(1u << 20)
+#define MSG		(64u << 10)
+#define WAIT_MS		60000
+
+struct rig {
+	struct ibv_context *ctx;
+	const char *dev;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	uint8_t *src;			/* A's pinned source */
+	struct ibv_mr *src_mr;
+	int gid_index;
+};
+
+/* A counter of rdma statistic, as sysfs has it (at most 10 ms old). */
+static uint64_t counter(const char *dev, const char *name)
+{
+	char path[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+static uint8_t pat(uint32_t seed, uint64_t i)
+{
+	return (uint8_t)((i * 131 + seed * 7919 + (i >> 12)) ^ (seed >> 3));
+}
+
+static void fill(uint8_t *p, uint64_t len, uint32_t seed)
+{
+	for (uint64_t i = 0; i < len; i++)
+		p[i] = pat(seed, i);
+}
+
+static bool check(const uint8_t *p, uint64_t len, uint32_t seed)
+{
+	for (uint64_t i = 0; i < len; i++) {
+		if (p[i] != pat(seed, i)) {
+			printf("# byte %llu is %#x, want %#x\n",
+			       (unsigned long long)i, p[i], pat(seed, i));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A's QP and B's joined through the device, both RTS. */
+static void rig_up(struct rig *r, const char *dev, int gid_index)
+{
+	struct rc_conn c = { .gid_index = gid_index, .mtu = IBV_MTU_1024,
+			     .timeout = 14, .access = IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE };
+
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	r->gid_index = gid_index;
+	r->ctx = open_dev(dev);
+	r->pd = ibv_alloc_pd(r->ctx);
+	r->cq = ibv_create_cq(r->ctx, 64, NULL, NULL, 0);
+	if (!r->pd || !r->cq)
+		die("pd/cq");
+	r->a = create_rc_qp(r->pd, r->cq, 16, 1);
+	r->b = create_rc_qp(r->pd, r->cq, 1, 1);
+	query_gid(r->ctx, gid_index, &c.gid);
+	c.dest_qpn = r->b->qp_num;
+	c.label = "A ";
+	connect_rc(r->a, &c);
+	c.dest_qpn = r->a->qp_num;
+	c.label = "B ";
+	connect_rc(r->b, &c);
+	r->src = aligned_alloc(4096, MR_LEN);
+	if (!r->src)
+		die("aligned_alloc");
+	r->src_mr = ibv_reg_mr(r->pd, r->src, MR_LEN, IBV_ACCESS_LOCAL_WRITE);
+	if (!r->src_mr)
+		die("ibv_reg_mr");
+}
+
+static void rig_down(struct rig *r)
+{
+	ibv_destroy_qp(r->a);
+	ibv_destroy_qp(r->b);
+	ibv_dereg_mr(r->src_mr);
+	ibv_destroy_cq(r->cq);
+	ibv_dealloc_pd(r->pd);
+	ibv_close_device(r->ctx);
+	free(r->src);
+}
+
+/* An RDMA WRITE of @len bytes of A's source to @raddr: its status. */
+static int write_to(struct rig *r, uint64_t raddr, uint32_t rkey,
+		    uint32_t len)
+{
+	struct ibv_sge s = { (uintptr_t)r->src, len, r->src_mr->lkey };
+	struct ibv_send_wr w = {
+		.wr_id = 1, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { raddr, rkey },
+	}, *bad;
+	uint64_t end = now_ms() + WAIT_MS;
+	struct ibv_wc wc;
+	int n;
+
+	if (ibv_post_send(r->a, &w, &bad))
+		die("ibv_post_send");
+	do {
+		n = ibv_poll_cq(r->cq, 1, &wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (n)
+			return wc.status;
+	} while (now_ms() < end);
+	return -1;
+}
+
+static struct ibv_mr *odp_mr(struct rig *r, void *p, size_t len)
+{
+	struct ibv_mr *mr = ibv_reg_mr(r->pd, p, len, IBV_ACCESS_ON_DEMAND |
+				       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ);
+
+	if (!mr)
+		die("ibv_reg_mr(ON_DEMAND)");
+	return mr;
+}
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	return p;
+}
+
+static void case_madvise(const char *dev, int gid_index)
+{
+	uint64_t inv0, flt0;
+	bool ok = true;
+	struct ibv_mr *mr;
+	struct rig r;
+	uint8_t *dst;
+
+	rig_up(&r, dev, gid_index);
+	dst = map_anon(MR_LEN);
+	mr = odp_mr(&r, dst, MR_LEN);
+	inv0 = counter(dev, "driver_odp_invalidations");
+	flt0 = counter(dev, "driver_odp_faults");
+	for (uint32_t i = 0; i < 64 && ok; i++) {
+		uint64_t off = (uint64_t)(i % (MR_LEN / MSG)) * MSG;
+
+		if (i % 8 == 7 && madvise(dst, MR_LEN, MADV_DONTNEED))
+			die("madvise");
+		fill(r.src, MSG, i + 1);
+		ok = write_to(&r, (uintptr_t)dst + off, mr->rkey, MSG) ==
+		     IBV_WC_SUCCESS && check(dst + off, MSG, i + 1);
+	}
+	result(ok, "madvise(DONTNEED) under a WRITE stream: every WRITE lands whole");
+	usleep(50000);		/* the counters' lifespan */
+	printf("# invalidations +%llu, faults +%llu\n",
+	       (unsigned long long)(counter(dev, "driver_odp_invalidations") -
+				    inv0),
+	       (unsigned long long)(counter(dev, "driver_odp_faults") - flt0));
+	result(counter(dev, "driver_odp_invalidations") > inv0 &&
+	       counter(dev, "driver_odp_faults") > flt0 + 8,
+	       "madvise: the driver invalidated and faulted again");
+	ibv_dereg_mr(mr);
+	munmap(dst, MR_LEN);
+	rig_down(&r);
+}
+
+static void case_fork(const char *dev, int gid_index)
+{
+	int to_child[2], to_parent[2];
+	bool ok = true, child_ok = false;
+	struct ibv_mr *mr;
+	struct rig r;
+	uint8_t *dst;
+	char c;
+	pid_t pid;
+
+	rig_up(&r, dev, gid_index);
+	dst = map_anon(MR_LEN);
+	mr = odp_mr(&r, dst, MR_LEN);
+	fill(r.src, MSG, 101);
+	ok = write_to(&r, (uintptr_t)dst, mr->rkey, MSG) == IBV_WC_SUCCESS &&
+	     check(dst, MSG, 101);
+	if (pipe(to_child) || pipe(to_parent))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		/* The child: its copy stays 101 while the parent writes. */
+		if (read(to_child[0], &c, 1) != 1)
+			_exit(2);
+		c = check(dst, MSG, 101) ? 'y' : 'n';
+		if (write(to_parent[1], &c, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	fill(r.src, MSG, 102);
+	ok = ok && write_to(&r, (uintptr_t)dst, mr->rkey, MSG) ==
+		   IBV_WC_SUCCESS && check(dst, MSG, 102);
+	c = 'g';
+	if (write(to_child[1], &c, 1) == 1 && read(to_parent[0], &c, 1) == 1)
+		child_ok = c == 'y';
+	waitpid(pid, NULL, 0);
+	result(ok, "fork: the parent's WRITE after fork lands in the parent's pages");
+	result(child_ok, "fork: the child's copy keeps what was there at fork");
+	ibv_dereg_mr(mr);
+	munmap(dst, MR_LEN);
+	rig_down(&r);
+}
+
+static void case_munmap(const char *dev, int gid_index)
+{
+	uint64_t err0;
+	struct ibv_mr *mr;
+	struct rig r;
+	uint8_t *dst;
+	int st;
+
+	rig_up(&r, dev, gid_index);
+	dst = map_anon(MR_LEN);
+	mr = odp_mr(&r, dst, MR_LEN);
+	if (munmap(dst + MR_LEN / 2, MR_LEN / 2))
+		die("munmap");
+	fill(r.src, MSG, 201);
+	result(write_to(&r, (uintptr_t)dst, mr->rkey, MSG) ==
+	       IBV_WC_SUCCESS && check(dst, MSG, 201),
+	       "munmap: a WRITE to the half still mapped lands");
+	err0 = counter(dev, "driver_odp_fault_errors");
+	st = write_to(&r, (uintptr_t)dst + MR_LEN / 2, mr->rkey, MSG);
+	printf("# the WRITE into the hole completed with status %d (%s)\n", st,
+	       st >= 0 ? ibv_wc_status_str(st) : "none");
+	result(st == IBV_WC_REM_ACCESS_ERR,
+	       "munmap: a WRITE into the hole: IBV_WC_REM_ACCESS_ERR");
+	/* The core caches hw_counters for 10 ms (their lifespan). */
+	usleep(50000);
+	printf("# driver_odp_fault_errors %llu -> %llu\n",
+	       (unsigned long long)err0,
+	       (unsigned long long)counter(dev, "driver_odp_fault_errors"));
+	result(counter(dev, "driver_odp_fault_errors") > err0,
+	       "munmap: the driver ended the fault unresolved");
+	result(check(dst, MSG, 201), "munmap: the mapped half is intact");
+	ibv_dereg_mr(mr);
+	munmap(dst, MR_LEN / 2);
+	rig_down(&r);
+}
+
+static void case_mremap(const char *dev, int gid_index)
+{
+	struct ibv_mr *mr;
+	uint8_t *dst, *moved, *hold;
+	struct rig r;
+	int st;
+
+	rig_up(&r, dev, gid_index);
+	dst = map_anon(MR_LEN);
+	mr = odp_mr(&r, dst, MR_LEN);
+	fill(r.src, MSG, 301);
+	result(write_to(&r, (uintptr_t)dst, mr->rkey, MSG) ==
+	       IBV_WC_SUCCESS && check(dst, MSG, 301),
+	       "mremap: a WRITE before the move lands");
+	/* Somewhere else for sure: a reserved range to move onto. */
+	hold = map_anon(MR_LEN);
+	moved = mremap(dst, MR_LEN, MR_LEN, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       hold);
+	if (moved == MAP_FAILED)
+		die("mremap");
+	result(check(moved, MSG, 301),
+	       "mremap: the data is at the new address");
+	fill(r.src, MSG, 302);
+	st = write_to(&r, (uintptr_t)dst, mr->rkey, MSG);
+	result(st == IBV_WC_REM_ACCESS_ERR && check(moved, MSG, 301),
+	       "mremap: a WRITE to the old range fails, the moved pages keep their data");
+	ibv_dereg_mr(mr);
+	munmap(moved, MR_LEN);
+	rig_down(&r);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: odp_hard DEV GID_INDEX\n");
+		return 2;
+	}
+	printf("TAP version 13\n1..11\n");
+	case_madvise(argv[1], atoi(argv[2]));
+	case_fork(argv[1], atoi(argv[2]));
+	case_munmap(argv[1], atoi(argv[2]));
+	case_mremap(argv[1], atoi(argv[2]));
+	return ktap_failed;
+}
