@@ -39,10 +39,12 @@ skip="29-kverbs-series 90-deb-install"
 # lossy-wire variants of 27 and 51, and the ULPs under faults and under
 # removal (41-fault-nvmeof, 84-ulp-removal: about 15 and 25 minutes here,
 # going by their times on the earlier kernel; the adapter's own fault and
-# removal paths are 40, 30 and 70's).
+# removal paths are 40, 30 and 70's).  87 runs on-demand paging's fault
+# work, mmu notifier and fork/munmap cases under lockdep (umem_mutex
+# against reclaim) and KASAN.
 default="20-port-ops 25-kverbs-local 27-kverbs-remote 30-load-unload
 40-dead-adapter 70-uverbs-local 72-uverbs-tools-orca-orca 51-nvmeof-orca
-81-ulp-orca-orca"
+81-ulp-orca-orca 87-odp-orca-orca"
 case "${1:-}" in
 "")
 	tests=$default ;;
