@@ -3,10 +3,11 @@
  * What the driver and the provider refuse, and a destroy the adapter
  * refuses, as KTAP lines on stdout (exit status 1 if a case failed):
  *
- *   mr_access  ibv_reg_mr with a right the adapter lacks (on-demand paging,
- *              memory window binding without IBV_DEVICE_MEM_WINDOW, a
- *              zero-based MR) fails with EOPNOTSUPP, as efa answers,
- *              instead of an MR without it; the rights it has register;
+ *   mr_access  ibv_reg_mr with a right the adapter lacks (on-demand paging
+ *              without IBV_ODP_SUPPORT, memory window binding without
+ *              IBV_DEVICE_MEM_WINDOW, a zero-based MR) fails with
+ *              EOPNOTSUPP, as efa answers, instead of an MR without it;
+ *              the rights it has register (on demand too, with the cap);
  *   depth      max_qp_wr and max_srq_wr are at most 65536 (a CQE names
  *              its WQE by 16 bits); a QP or SRQ one deeper than they say
  *              is refused (EINVAL), one as deep is created;
@@ -41,7 +42,7 @@ static struct ibv_pd *pd;
 static union ibv_gid gid;
 static int gid_index;
 
-static void test_mr_access(const struct ibv_device_attr *da)
+static void test_mr_access(const struct ibv_device_attr *da, bool odp)
 {
 	static unsigned char buf[4096];
 	struct {
@@ -62,6 +63,8 @@ static void test_mr_access(const struct ibv_device_attr *da)
 		if (refused[i].access & IBV_ACCESS_MW_BIND &&
 		    da->device_cap_flags & IBV_DEVICE_MEM_WINDOW)
 			continue;
+		if (refused[i].access & IBV_ACCESS_ON_DEMAND && odp)
+			continue;
 		errno = 0;
 		mr = ibv_reg_mr(pd, buf, sizeof(buf), refused[i].access);
 		if (mr || errno != EOPNOTSUPP) {
@@ -74,6 +77,17 @@ static void test_mr_access(const struct ibv_device_attr *da)
 	}
 	if (da->atomic_cap != IBV_ATOMIC_NONE)
 		rights |= IBV_ACCESS_REMOTE_ATOMIC;
+	/* On-demand paging (interface 1.10): registered, nothing pinned. */
+	if (odp) {
+		mr = ibv_reg_mr(pd, buf, sizeof(buf),
+				rights | IBV_ACCESS_ON_DEMAND);
+		if (!mr) {
+			printf("# ON_DEMAND: %s\n", strerror(errno));
+			ok = false;
+		} else {
+			ibv_dereg_mr(mr);
+		}
+	}
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), rights);
 	if (!mr) {
 		printf("# access %#x: %s\n", rights, strerror(errno));
@@ -278,8 +292,13 @@ int main(int argc, char **argv)
 		printf("TAP version 13\n1..1\n");
 		test_refused();
 	} else {
+		struct ibv_device_attr_ex dx = {};
+
+		if (ibv_query_device_ex(ctx, NULL, &dx))
+			die("ibv_query_device_ex");
 		printf("TAP version 13\n1..2\n");
-		test_mr_access(&da);
+		test_mr_access(&da, dx.odp_caps.general_caps &
+				    IBV_ODP_SUPPORT);
 		test_depth(&da);
 	}
 	ibv_dealloc_pd(pd);

@@ -187,6 +187,9 @@ struct orca_qbuf {
  * @name: IRQ name
  * @async_lock: EQ 0: one consumer at a time (IRQ thread, work, scrub)
  * @async_work: EQ 0: the run after one that used its budget
+ * @async_wq: EQ 0: @async_work's own queue (WQ_MEM_RECLAIM: the commands
+ *	an on-demand MR's mmu notifier sends in reclaim complete through
+ *	EQ 0, which must not wait for a new worker then)
  * @comp_lock: completion EQ: one consumer at a time (irq_poll, scrub)
  * @comp_iop: completion EQ: consumes the EQ in softirq context
  * @ncqs: completion EQ: CQs bound to it
@@ -204,6 +207,7 @@ struct orca_eq {
 	char name[32];
 	struct mutex async_lock;	/* EQ 0 consumers */
 	struct work_struct async_work;
+	struct workqueue_struct *async_wq;
 	spinlock_t comp_lock;		/* completion EQ consumers */
 	struct irq_poll comp_iop;
 	atomic_t ncqs;
@@ -240,6 +244,28 @@ struct orca_port {
 	struct notifier_block nb;
 	bool need_rescan;
 	bool closing;
+};
+
+struct orca_odp_fault;
+
+/**
+ * struct orca_odp - on-demand paging (orca_odp.c), with ORCA_DEV_CAP_ODP
+ * @wq: the fault work's queue (WQ_MEM_RECLAIM: the notifier may wait)
+ * @setup_lock: serializes the lazy SET_ODP
+ * @max_faults: slots of @table and @slots, once set up
+ * @slots: per slot: the record copied from @table and its work
+ * @table: the records the device writes (SET_ODP)
+ * @table_dma: its bus address
+ * @mrs: on-demand MRs by MR index, for the fault records' keys
+ */
+struct orca_odp {
+	struct workqueue_struct *wq;
+	struct mutex setup_lock;	/* serializes the lazy SET_ODP */
+	u32 max_faults;
+	struct orca_odp_fault *slots;
+	struct orca_page_fault *table;
+	dma_addr_t table_dma;
+	struct xarray mrs;
 };
 
 /**
@@ -282,32 +308,11 @@ struct orca_port {
  *	(taken under the command queue's lock)
  * @orphan_ah_work: destroys @orphan_ahs
  * @port: the RoCE port
+ * @odp: on-demand paging (orca_odp.c)
  * @drv_stats: enum orca_drv_stat counters
  * @dbg: debugfs (orca_debugfs.c): the device's directory and the QP and
  *	 CQ numbers the qp and cq files show
  */
-struct orca_odp_fault;
-
-/**
- * struct orca_odp - on-demand paging (orca_odp.c), with ORCA_DEV_CAP_ODP
- * @wq: the fault work's queue (WQ_MEM_RECLAIM: the notifier may wait)
- * @setup_lock: serializes the lazy SET_ODP
- * @max_faults: slots of @table and @slots, once set up
- * @slots: per slot: the record copied from @table and its work
- * @table: the records the device writes (SET_ODP)
- * @table_dma: its bus address
- * @mrs: on-demand MRs by MR index, for the fault records' keys
- */
-struct orca_odp {
-	struct workqueue_struct *wq;
-	struct mutex setup_lock;	/* serializes the lazy SET_ODP */
-	u32 max_faults;
-	struct orca_odp_fault *slots;
-	struct orca_page_fault *table;
-	dma_addr_t table_dma;
-	struct xarray mrs;
-};
-
 struct orca_dev {
 	struct ib_device ibdev;
 	struct orca_pf *pf;

@@ -206,7 +206,7 @@ static void orca_async_eq_poll(struct orca_eq *eq)
 		orca_eq_doorbell(eq, true);
 	mutex_unlock(&eq->async_lock);
 	if (!done)
-		queue_work(system_wq, &eq->async_work);
+		queue_work(eq->async_wq, &eq->async_work);
 }
 
 static void orca_async_eq_work(struct work_struct *work)
@@ -355,6 +355,12 @@ int orca_async_eq_init(struct orca_dev *odev)
 		return err;
 	mutex_init(&eq->async_lock);
 	INIT_WORK(&eq->async_work, orca_async_eq_work);
+	eq->async_wq = alloc_workqueue("orca_async", WQ_UNBOUND |
+				       WQ_MEM_RECLAIM | WQ_HIGHPRI, 1);
+	if (!eq->async_wq) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 	snprintf(eq->name, sizeof(eq->name), "orca-async@pci:%s",
 		 pci_name(odev->pdev));
 	err = request_threaded_irq(eq->irq, NULL, orca_async_eq_thread,
@@ -372,6 +378,9 @@ int orca_async_eq_init(struct orca_dev *odev)
 err_irq:
 	free_irq(eq->irq, eq);
 err_free:
+	if (eq->async_wq)
+		destroy_workqueue(eq->async_wq);
+	eq->async_wq = NULL;
 	orca_eq_free(odev, eq);
 	return err;
 }
@@ -387,6 +396,8 @@ void orca_async_eq_cleanup(struct orca_dev *odev)
 	free_irq(eq->irq, eq);
 	/* A run past its budget may have left work queued. */
 	cancel_work_sync(&eq->async_work);
+	destroy_workqueue(eq->async_wq);
+	eq->async_wq = NULL;
 	if (may_free)
 		orca_eq_free(odev, eq);
 	else
