@@ -20,10 +20,22 @@
  *   mremap: after mremap(MREMAP_MAYMOVE) of the MR's memory elsewhere, the
  *     data written before is at the new address (the moved pages), and a
  *     WRITE through the MR (still the old range, now unmapped) fails with
- *     IBV_WC_REM_ACCESS_ERR.
+ *     IBV_WC_REM_ACCESS_ERR;
+ *   read both: a READ from an on-demand MR of B's into an on-demand MR of
+ *     A's, neither touched since registration: the responder faults its
+ *     source in (RNR NAK meanwhile) and the requester its sink (the
+ *     response is dropped and asked for again); the bytes arrive whole;
+ *   many QPs: 8 QPs WRITE at once into their own 64 KiB of one on-demand
+ *     MR that has no page yet: each faults, all land whole;
+ *   hung fault: with the adapter told to lose the next page fault
+ *     (the emulator's "odp-drop-faults 1" and "odp-fault-timeout 1000",
+ *     written to the file ORCA_CTL names), a WRITE into a page without a
+ *     translation ends, once the fault timed out, in IBV_WC_REM_ACCESS_ERR
+ *     (odp_fault_timeouts rose); the QPs and the MR are then destroyed
+ *     cleanly and a new pair's WRITE into a new MR lands.
  * Counters are read from sysfs (ports/1/hw_counters).
  *
- * Usage: odp_hard DEV GID_INDEX
+ * Usage: ORCA_CTL=PATH odp_hard DEV GID_INDEX
  * Output: KTAP case lines; exit status 0 if every case passed.
  */
 #include <errno.h>
@@ -146,20 +158,11 @@ static int write_to(struct rig *r, uint64_t raddr, uint32_t rkey,
 		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { raddr, rkey },
 	}, *bad;
-	uint64_t end = now_ms() + WAIT_MS;
 	struct ibv_wc wc;
-	int n;
 
 	if (ibv_post_send(r->a, &w, &bad))
 		die("ibv_post_send");
-	do {
-		n = ibv_poll_cq(r->cq, 1, &wc);
-		if (n < 0)
-			die("ibv_poll_cq");
-		if (n)
-			return wc.status;
-	} while (now_ms() < end);
-	return -1;
+	return wait_one_wc(r->cq, &wc, WAIT_MS) ? (int)wc.status : -1;
 }
 
 static struct ibv_mr *odp_mr(struct rig *r, void *p, size_t len)
@@ -331,16 +334,227 @@ static void case_mremap(const char *dev, int gid_index)
 	rig_down(&r);
 }
 
+static void case_read_both(const char *dev, int gid_index)
+{
+	uint64_t flt0 = counter(dev, "driver_odp_faults");
+	struct ibv_mr *smr, *dmr;
+	uint8_t *src, *dst;
+	struct ibv_wc wc;
+	struct rig r;
+	int st;
+
+	rig_up(&r, dev, gid_index);
+	src = map_anon(MR_LEN);
+	dst = map_anon(MR_LEN);
+	fill(src, MSG, 401);
+	/* B's source: written by the CPU before registration, no translation. */
+	smr = odp_mr(&r, src, MR_LEN);
+	/* A's sink: never touched, not even by the CPU. */
+	dmr = odp_mr(&r, dst, MR_LEN);
+	{
+		struct ibv_sge sge = { (uintptr_t)dst, MSG, dmr->lkey };
+		struct ibv_send_wr w = {
+			.wr_id = 4, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_READ,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)src, smr->rkey },
+		}, *bad;
+
+		if (ibv_post_send(r.a, &w, &bad))
+			die("ibv_post_send(READ)");
+	}
+	st = wait_one_wc(r.cq, &wc, WAIT_MS) ? (int)wc.status : -1;
+	printf("# the READ completed with status %d (%s)\n", st,
+	       st >= 0 ? ibv_wc_status_str(st) : "none");
+	result(st == IBV_WC_SUCCESS && check(dst, MSG, 401),
+	       "read both: a READ between two untouched on-demand MRs lands whole");
+	usleep(50000);
+	printf("# faults +%llu\n", (unsigned long long)
+	       (counter(dev, "driver_odp_faults") - flt0));
+	result(counter(dev, "driver_odp_faults") >= flt0 + 2,
+	       "read both: the responder and the requester each faulted");
+	ibv_dereg_mr(dmr);
+	ibv_dereg_mr(smr);
+	munmap(dst, MR_LEN);
+	munmap(src, MR_LEN);
+	rig_down(&r);
+}
+
+#define MANY_QPS	8
+
+static void case_many_qps(const char *dev, int gid_index)
+{
+	struct rc_conn c = { .gid_index = gid_index, .mtu = IBV_MTU_1024,
+			     .timeout = 14, .access = IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_LOCAL_WRITE };
+	struct ibv_qp *a[MANY_QPS], *b[MANY_QPS];
+	uint64_t flt0 = counter(dev, "driver_odp_faults");
+	bool done[MANY_QPS] = {}, ok = true;
+	uint64_t end = now_ms() + WAIT_MS;
+	struct ibv_context *ctx;
+	struct ibv_mr *src_mr, *mr;
+	uint8_t *src, *dst;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	unsigned int left = MANY_QPS;
+
+	ctx = open_dev(dev);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 2 * MANY_QPS, NULL, NULL, 0);
+	src = aligned_alloc(4096, MANY_QPS * MSG);
+	if (!pd || !cq || !src)
+		die("pd/cq/src");
+	src_mr = ibv_reg_mr(pd, src, MANY_QPS * MSG, IBV_ACCESS_LOCAL_WRITE);
+	dst = map_anon(MANY_QPS * MSG);
+	mr = ibv_reg_mr(pd, dst, MANY_QPS * MSG, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!src_mr || !mr)
+		die("ibv_reg_mr");
+	query_gid(ctx, gid_index, &c.gid);
+	for (int i = 0; i < MANY_QPS; i++) {
+		a[i] = create_rc_qp(pd, cq, 1, 1);
+		b[i] = create_rc_qp(pd, cq, 1, 1);
+		c.dest_qpn = b[i]->qp_num;
+		connect_rc(a[i], &c);
+		c.dest_qpn = a[i]->qp_num;
+		connect_rc(b[i], &c);
+		fill(src + (uint64_t)i * MSG, MSG, 500 + i);
+	}
+	/* All posted before any is polled: the faults overlap. */
+	for (int i = 0; i < MANY_QPS; i++) {
+		struct ibv_sge sge = { (uintptr_t)src + (uint64_t)i * MSG, MSG,
+				       src_mr->lkey };
+		struct ibv_send_wr w = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)dst + (uint64_t)i * MSG,
+				     mr->rkey },
+		}, *bad;
+
+		if (ibv_post_send(a[i], &w, &bad))
+			die("ibv_post_send");
+	}
+	while (left && now_ms() < end) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(cq, 1, &wc);
+
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (!n)
+			continue;
+		if (wc.wr_id >= MANY_QPS || done[wc.wr_id] ||
+		    wc.status != IBV_WC_SUCCESS) {
+			printf("# completion of wr_id %llu: %s\n",
+			       (unsigned long long)wc.wr_id,
+			       ibv_wc_status_str(wc.status));
+			ok = false;
+			continue;
+		}
+		done[wc.wr_id] = true;
+		left--;
+	}
+	for (int i = 0; i < MANY_QPS; i++)
+		ok = ok && done[i] &&
+		     check(dst + (uint64_t)i * MSG, MSG, 500 + i);
+	result(ok && !left,
+	       "many QPs: 8 WRITEs at once into one on-demand MR land whole");
+	usleep(50000);
+	printf("# faults +%llu\n", (unsigned long long)
+	       (counter(dev, "driver_odp_faults") - flt0));
+	result(counter(dev, "driver_odp_faults") >= flt0 + MANY_QPS,
+	       "many QPs: each QP's WRITE faulted");
+	for (int i = 0; i < MANY_QPS; i++) {
+		ibv_destroy_qp(a[i]);
+		ibv_destroy_qp(b[i]);
+	}
+	ibv_dereg_mr(mr);
+	ibv_dereg_mr(src_mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	munmap(dst, MANY_QPS * MSG);
+	free(src);
+}
+
+/* Appends @what to the emulator's control file (ORCA_CTL). */
+static bool emu_ctl(const char *what)
+{
+	const char *path = getenv("ORCA_CTL");
+	FILE *f;
+	bool ok;
+
+	if (!path || !*path)
+		return false;
+	f = fopen(path, "a");
+	if (!f)
+		return false;
+	ok = fprintf(f, "%s\n", what) > 0;
+	ok = !fclose(f) && ok;
+	/* The emulator reads it on inotify: give it that moment. */
+	usleep(200000);
+	return ok;
+}
+
+static void case_hung(const char *dev, int gid_index)
+{
+	uint64_t to0 = counter(dev, "odp_fault_timeouts");
+	struct ibv_mr *mr;
+	struct rig r;
+	uint8_t *dst;
+	int st;
+
+	if (!emu_ctl("odp-fault-timeout 1000") ||
+	    !emu_ctl("odp-drop-faults 1")) {
+		result(false, "hung fault: the emulator's knobs set (ORCA_CTL)");
+		result(false, "hung fault: the fault timed out");
+		result(false, "hung fault: after a clean destroy, a new MR works");
+		return;
+	}
+	result(true, "hung fault: the emulator's knobs set (ORCA_CTL)");
+	rig_up(&r, dev, gid_index);
+	dst = map_anon(MR_LEN);
+	mr = odp_mr(&r, dst, MR_LEN);
+	fill(r.src, MSG, 601);
+	st = write_to(&r, (uintptr_t)dst, mr->rkey, MSG);
+	printf("# the WRITE completed with status %d (%s)\n", st,
+	       st >= 0 ? ibv_wc_status_str(st) : "none");
+	usleep(50000);
+	printf("# odp_fault_timeouts %llu -> %llu\n", (unsigned long long)to0,
+	       (unsigned long long)counter(dev, "odp_fault_timeouts"));
+	result(st == IBV_WC_REM_ACCESS_ERR &&
+	       counter(dev, "odp_fault_timeouts") > to0,
+	       "hung fault: the fault timed out, the WRITE: IBV_WC_REM_ACCESS_ERR");
+	emu_ctl("odp-fault-timeout 0");
+	ibv_dereg_mr(mr);
+	munmap(dst, MR_LEN);
+	rig_down(&r);
+
+	rig_up(&r, dev, gid_index);
+	dst = map_anon(MR_LEN);
+	mr = odp_mr(&r, dst, MR_LEN);
+	fill(r.src, MSG, 602);
+	result(write_to(&r, (uintptr_t)dst, mr->rkey, MSG) ==
+	       IBV_WC_SUCCESS && check(dst, MSG, 602),
+	       "hung fault: after a clean destroy, a new MR works");
+	ibv_dereg_mr(mr);
+	munmap(dst, MR_LEN);
+	rig_down(&r);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
 		fprintf(stderr, "usage: odp_hard DEV GID_INDEX\n");
 		return 2;
 	}
-	printf("TAP version 13\n1..11\n");
+	printf("TAP version 13\n1..18\n");
 	case_madvise(argv[1], atoi(argv[2]));
 	case_fork(argv[1], atoi(argv[2]));
 	case_munmap(argv[1], atoi(argv[2]));
 	case_mremap(argv[1], atoi(argv[2]));
+	case_read_both(argv[1], atoi(argv[2]));
+	case_many_qps(argv[1], atoi(argv[2]));
+	case_hung(argv[1], atoi(argv[2]));
 	return ktap_failed;
 }

@@ -102,6 +102,22 @@ static inline struct ibv_qp *create_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	return qp;
 }
 
+/* Polls @cq for one completion into @wc, up to @ms; false on a timeout. */
+static inline bool wait_one_wc(struct ibv_cq *cq, struct ibv_wc *wc, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (n)
+			return true;
+	} while (now_ms() < end);
+	return false;
+}
+
 /* How connect_rc() connects a QP; zero fields are zero in the attributes. */
 struct rc_conn {
 	union ibv_gid gid;	/* the peer's (here: the device's own) */

@@ -170,22 +170,6 @@ static struct ibv_qp *create_ini(struct ibv_context *ctx, struct ibv_pd *pd,
 	return qp;
 }
 
-/* Poll @cq for one completion, up to TIMEOUT_MS; false on a timeout. */
-static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			die("ibv_poll_cq");
-		if (n)
-			return true;
-	} while (now_ms() < end);
-	return false;
-}
-
 /* ---- the receiver: the child ---- */
 static int child(void)
 {
@@ -259,7 +243,7 @@ static int child(void)
 	/* traffic: N_MSG messages, in order, from the parent's initiator. */
 	ok = true;
 	for (i = 0; ok && i < N_MSG; i++) {
-		if (!poll_one(cq, &wc, TIMEOUT_MS)) {
+		if (!wait_one_wc(cq, &wc, TIMEOUT_MS)) {
 			printf("# child: message %u: no completion\n", i);
 			ok = false;
 			break;
@@ -373,7 +357,7 @@ static int one_msg_status(struct ini_side *s, struct ibv_qp *ini,
 
 	if (post_msg(s, ini, srqn, 0, false))
 		return -1;
-	return poll_one(s->cq, &wc, TIMEOUT_MS) ? (int)wc.status : -1;
+	return wait_one_wc(s->cq, &wc, TIMEOUT_MS) ? (int)wc.status : -1;
 }
 
 static void report_status(const char *what, int st, int want)
@@ -433,7 +417,7 @@ static int parent(pid_t pid)
 	ok = true;
 	for (i = 0; ok && i < N_MSG; i++) {
 		ok = !post_msg(&s, ini, srqn, i, i & 1);
-		ok = ok && poll_one(s.cq, &wc, TIMEOUT_MS) &&
+		ok = ok && wait_one_wc(s.cq, &wc, TIMEOUT_MS) &&
 		     wc.status == IBV_WC_SUCCESS && wc.wr_id == 0x7700 + i;
 		if (!ok)
 			printf("# parent: message %u: %s\n", i,
@@ -475,7 +459,7 @@ static int parent(pid_t pid)
 		if (post_msg(&s, ini, srqn, i, false))
 			break;
 		sent++;
-		if (!poll_one(s.cq, &wc, TIMEOUT_MS)) {
+		if (!wait_one_wc(s.cq, &wc, TIMEOUT_MS)) {
 			ok = false;
 			break;
 		}

@@ -71,6 +71,30 @@ def parse(log):
     return results
 
 
+# unittest's account of a failure or an error, after all the verdicts:
+# "ERROR: test_x (module.Class.test_x)", a rule, the traceback, a blank.
+TRACE_HEAD = re.compile(r'^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)')
+
+
+def tracebacks(log, tail=6):
+    """{short name: last @tail lines of its traceback} of LOG."""
+    found, cur, lines = {}, None, []
+    for line in open(log, errors='replace').read().splitlines() + ['=' * 8]:
+        m = TRACE_HEAD.match(line)
+        if m or line.startswith('=' * 8) or line.startswith('Ran '):
+            if cur:
+                found[cur] = [x for x in lines if x.strip()][-tail:]
+            cur, lines = None, []
+            if m:
+                name, where = m.groups()
+                cls = [p for p in where.split('.') if p != name][-1]
+                cur = f'{cls}.{name}'
+            continue
+        if cur and not line.startswith('-' * 8):
+            lines.append(line)
+    return found
+
+
 def ran(log):
     text = open(log, errors='replace').read()
     return sum(int(n) for n in re.findall(r'^Ran (\d+) tests?', text, re.M))
@@ -93,6 +117,7 @@ def report(prefix, log, skips_file=None):
     expected = set(id_list(skips_file)) if skips_file else None
     failed = False
     passing, skipped, seen = [], set(), 0
+    traces = tracebacks(log)
     for tid, short, kind, why in parse(log):
         case = f'{prefix}: {short}'
         if tid.split('.')[-1].startswith('test'):
@@ -112,6 +137,8 @@ def report(prefix, log, skips_file=None):
                 failed = True
         else:
             print(f'not ok {case} ({why})')
+            for line in traces.get(short, []):
+                print(f'#   {line}')
             failed = True
     for tid in passing:
         print(f'# {prefix}: {tid} passed; it is listed as an expected '
