@@ -24,8 +24,8 @@
 #   --guest-opts I:OPTS  per-guest options; OPTS: no-orca
 #   --smp N, --mem SIZE  vCPUs (default 1) and RAM (default 1G) per guest
 #   --kernel-checks the guests boot with the allocator's debugging on
-#                   (slub_debug=FZPU init_on_free=1 page_poison=1, KFENCE
-#                   sampling every 100 ms) and save their kernel log in
+#                   (slub_debug=FZP page_poison=1, KFENCE sampling every
+#                   100 ms) and save their kernel log in
 #                   g<I>/dmesg when CMD ends, for the caller to check (make
 #                   check does, selftests/lib/host/host.sh; make bench does
 #                   not: the options cost time)
@@ -400,7 +400,12 @@ for ((i = 0; i < count; i++)); do
 	# Debian's kernel has SLUB_DEBUG and PAGE_POISONING built but off, and
 	# KFENCE with a sample interval of 0 (off).  log_buf_len: the whole
 	# run's log must still be there when guest-init saves it.
-	[ "$kernel_checks" = 1 ] && append+=" slub_debug=FZPU init_on_free=1 page_poison=1 kfence.sample_interval=100 log_buf_len=4M orca.dmesg=1"
+	# Not U (SLUB's allocation and free traces, a stack walk and a
+	# stack-depot lookup on every kmalloc and kfree: a fifth of a
+	# network-heavy guest test's time under TCG) nor init_on_free=1 (page
+	# and slab poisoning take precedence over it: "heap free:off"): what
+	# detects stays, the traces that would only explain a report go.
+	[ "$kernel_checks" = 1 ] && append+=" slub_debug=FZP page_poison=1 kfence.sample_interval=100 log_buf_len=4M orca.dmesg=1"
 	"$qemu" -accel tcg "${machine[@]}" -cpu max \
 		-smp "$smp" -m "$mem" \
 		-nodefaults -no-user-config -display none -vga none \

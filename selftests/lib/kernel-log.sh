@@ -17,7 +17,7 @@
 # the timestamp and a caller id such as "[  T123]": "watchdog: BUG: soft
 # lockup" and "rcu: INFO: ..." carry a prefix), each at the start of a
 # word, so "DEBUG:" or "CONFIG_DEBUG_BUGVERBOSE" are none:
-#  - SLUB's consistency and poison checks (slub_debug=FZPU):
+#  - SLUB's consistency and poison checks (slub_debug=FZP):
 #    "BUG kmalloc-64 (Tainted: G    B): Poison overwritten";
 #  - every "BUG:": KFENCE, KASAN, bad page state, sleeping or scheduling
 #    while atomic, soft lockups ("watchdog: BUG: soft lockup - CPU#0
