@@ -12,7 +12,10 @@
 #   can do at all;
 # - perftest through the userspace verbs: ib_write_bw 64 KiB MiB/s and 64 B
 #   messages/s, ib_send_lat 64 B typical latency, ib_read_bw 64 KiB MiB/s,
-#   ib_atomic_bw operations/s; guest 0 the server, guest 1 the client
+#   ib_atomic_bw operations/s, ib_write_bw 64 KiB --odp warm (the 64 KiB
+#   run with on-demand MRs) and first touch (one message on each of 32
+#   QPs, every one faulting on both sides), not on siw (no ODP); guest 0
+#   the server, guest 1 the client
 #   (selftests/guest/in-guest/perftest.sh in bench mode); and the host CPU
 #   seconds per GiB written over 10 s of ib_write_bw 64 KiB, QEMUs and
 #   ORCA's processes together (scripts/bench/cpu-window.sh);
@@ -233,6 +236,11 @@ run_perftest() {
 	one "ib_send_lat 64 B" "$(pres ib_send_lat_64B t_typical)" us
 	one "ib_read_bw 64 KiB" "$(pres ib_read_bw_64KiB bw_avg)" MiB/s
 	one "ib_atomic_bw" "$(mps "$(pres ib_atomic_bw msg_rate)")" op/s
+	if [ "$s" != siw ] && [ "$c" != siw ]; then
+		one "ib_write_bw 64 KiB --odp warm" "$(pres ib_write_bw_64KiB_odp_warm bw_avg)" MiB/s
+		one "ib_write_bw 64 KiB --odp first touch" \
+			"$(pres ib_write_bw_64KiB_odp_first_touch bw_avg)" MiB/s
+	fi
 	cpu_row "$s-$c" "MTU $path" "$dir" "$(pres ib_write_bw_64KiB_10s bw_avg)"
 	record_resent "$s-$c" "perftest MTU $path" "$dir"
 }

@@ -32,7 +32,10 @@
  *     written to the file ORCA_CTL names), a WRITE into a page without a
  *     translation ends, once the fault timed out, in IBV_WC_REM_ACCESS_ERR
  *     (odp_fault_timeouts rose); the QPs and the MR are then destroyed
- *     cleanly and a new pair's WRITE into a new MR lands.
+ *     cleanly and a new pair's WRITE into a new MR lands;
+ *   hugetlb: an on-demand MR with IBV_ACCESS_HUGETLB over two 2 MiB huge
+ *     pages (MAP_HUGETLB; the caller reserves them): a WRITE into each
+ *     lands where it was addressed, the first intact after the second.
  * Counters are read from sysfs (ports/1/hw_counters).
  *
  * Usage: ORCA_CTL=PATH odp_hard DEV GID_INDEX
@@ -542,13 +545,54 @@ static void case_hung(const char *dev, int gid_index)
 	rig_down(&r);
 }
 
+#define HUGE_LEN	(4u << 20)	/* two 2 MiB huge pages */
+
+static void case_hugetlb(const char *dev, int gid_index)
+{
+	const uint64_t second = (2u << 20) + 8192;
+	struct ibv_mr *mr;
+	struct rig r;
+	uint8_t *dst;
+	bool ok;
+	int st;
+
+	dst = mmap(NULL, HUGE_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (dst == MAP_FAILED) {
+		printf("# mmap(MAP_HUGETLB, 4 MiB): %s\n", strerror(errno));
+		result(false, "hugetlb: a WRITE into the first huge page lands");
+		result(false, "hugetlb: a WRITE into the second lands there, the first intact");
+		return;
+	}
+	rig_up(&r, dev, gid_index);
+	mr = ibv_reg_mr(r.pd, dst, HUGE_LEN, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_HUGETLB | IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		die("ibv_reg_mr(ON_DEMAND | HUGETLB)");
+	fill(r.src, MSG, 701);
+	ok = write_to(&r, (uintptr_t)dst, mr->rkey, MSG) == IBV_WC_SUCCESS &&
+	     check(dst, MSG, 701);
+	result(ok, "hugetlb: a WRITE into the first huge page lands");
+	fill(r.src, MSG, 702);
+	st = write_to(&r, (uintptr_t)dst + second, mr->rkey, MSG);
+	printf("# the WRITE into the second completed with status %d (%s)\n",
+	       st, st >= 0 ? ibv_wc_status_str(st) : "none");
+	ok = st == IBV_WC_SUCCESS && check(dst + second, MSG, 702) &&
+	     check(dst, MSG, 701);
+	result(ok, "hugetlb: a WRITE into the second lands there, the first intact");
+	ibv_dereg_mr(mr);
+	rig_down(&r);
+	munmap(dst, HUGE_LEN);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
 		fprintf(stderr, "usage: odp_hard DEV GID_INDEX\n");
 		return 2;
 	}
-	printf("TAP version 13\n1..18\n");
+	printf("TAP version 13\n1..20\n");
 	case_madvise(argv[1], atoi(argv[2]));
 	case_fork(argv[1], atoi(argv[2]));
 	case_munmap(argv[1], atoi(argv[2]));
@@ -556,5 +600,6 @@ int main(int argc, char **argv)
 	case_read_both(argv[1], atoi(argv[2]));
 	case_many_qps(argv[1], atoi(argv[2]));
 	case_hung(argv[1], atoi(argv[2]));
+	case_hugetlb(argv[1], atoi(argv[2]));
 	return ktap_failed;
 }

@@ -206,11 +206,13 @@ fi
 # Last (their unresolved faults raise error counters on purpose), on guest
 # 0 alone, through its adapter's loopback: madvise(DONTNEED), fork, munmap
 # and mremap of on-demand memory under RDMA WRITEs, a READ that faults on
-# both sides, 8 QPs faulting at once on one MR, and a fault the adapter
-# loses (its emulator told so through ORCA_CTL) ending in an error
-# completion (selftests/user/odp_hard.c).
+# both sides, 8 QPs faulting at once on one MR, a fault the adapter loses
+# (its emulator told so through ORCA_CTL) ending in an error completion,
+# and huge pages (selftests/user/odp_hard.c).
 if [ "$gi" = 0 ] && [ "$kind" = orca ] && [ "$set" = full ]; then
 	hard=$ORCA_TOP/selftests/user/build/odp_hard
+	# Its hugetlb case: two 2 MiB huge pages.
+	echo 4 >/proc/sys/vm/nr_hugepages
 	timeout 300 "$hard" "$dev" "$gid" >/tmp/odp-hard.out 2>&1
 	rc=$?
 	# Its case lines become ours; its comments and errors go along.

@@ -26,6 +26,9 @@ expected_skips=$ORCA_TOP/selftests/guest/pyverbs-expected-skips.txt
 rxe_only=$ORCA_TOP/selftests/guest/pyverbs-rxe-only.txt
 tests=/tmp/pyverbs-tests
 rm -rf "$tests" && mkdir -p "$tests"
+# The suite's huge page tests (test_odp's, the parent domain's) run when
+# 2 MiB pages are reserved: 16 MiB of them.
+echo 8 >/proc/sys/vm/nr_hugepages
 cp -r /usr/share/doc/rdma-core/tests "$tests/" && gunzip -f "$tests"/tests/*.gz
 ok_if "pyverbs suite unpacked" test -f "$tests/tests/test_qp.py" || ktap_done
 

@@ -383,7 +383,8 @@ static const struct mmu_interval_notifier_ops orca_odp_mn_ops = {
  * @access: IB_ACCESS_*, ON_DEMAND among them
  *
  * Nothing is pinned: the device faults the pages in when it needs them.
- * Implicit MRs (the whole address space) are not supported.
+ * Implicit MRs (the whole address space) are not supported.  A hugetlbfs
+ * range (IB_ACCESS_HUGETLB) is translated in base pages.
  *
  * Return: the MR, or an ERR_PTR.
  */
@@ -409,8 +410,15 @@ struct ib_mr *orca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	odp = ib_umem_odp_get(ibpd->device, start, length, access,
-			      &orca_odp_mn_ops);
+	/*
+	 * Without IB_ACCESS_HUGETLB: the umem's pages are then base pages
+	 * even in a huge page mapping (hmm_range_fault() reports each), which
+	 * ib_umem_odp_map_dma_and_lock() and ib_umem_odp_unmap_dma_pages()
+	 * index alike; at a huge page_shift the first counts its pfn_list in
+	 * base pages and the second in huge ones.
+	 */
+	odp = ib_umem_odp_get(ibpd->device, start, length,
+			      access & ~IB_ACCESS_HUGETLB, &orca_odp_mn_ops);
 	if (IS_ERR(odp)) {
 		kfree(mr);
 		return ERR_CAST(odp);

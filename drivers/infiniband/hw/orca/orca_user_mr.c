@@ -73,9 +73,15 @@ static int orca_umr_access(struct orca_dev *odev, int access)
 	if (odev->caps.dev_caps & ORCA_DEV_CAP_FLUSH)
 		supported |= IB_ACCESS_FLUSH_GLOBAL |
 			     IB_ACCESS_FLUSH_PERSISTENT;
+	/*
+	 * HUGETLB only says an on-demand MR's memory is hugetlbfs: its
+	 * pages are then translated 4 KiB at a time (orca_odp.c).
+	 */
 	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
 	    (odev->caps.dev_caps & ORCA_DEV_CAP_ODP))
-		supported |= IB_ACCESS_ON_DEMAND;
+		supported |= IB_ACCESS_ON_DEMAND |
+			     (access & IB_ACCESS_ON_DEMAND ?
+			      IB_ACCESS_HUGETLB : 0);
 	if (access & ~IB_ACCESS_OPTIONAL & ~supported) {
 		ibdev_dbg(&odev->ibdev, "MR access %#x, supported %#x\n",
 			  access, supported);
