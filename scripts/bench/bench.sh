@@ -13,9 +13,9 @@
 # - perftest through the userspace verbs: ib_write_bw 64 KiB MiB/s and 64 B
 #   messages/s, ib_send_lat 64 B typical latency, ib_read_bw 64 KiB MiB/s,
 #   ib_atomic_bw operations/s, ib_write_bw 64 KiB --odp warm (the 64 KiB
-#   run with on-demand MRs) and first touch (one message on each of 32
-#   QPs, every one faulting on both sides), not on siw (no ODP); guest 0
-#   the server, guest 1 the client
+#   run with on-demand MRs) and first touch (5 messages on each of 32
+#   QPs, the first of each faulting on both sides), not on siw (no ODP);
+#   guest 0 the server, guest 1 the client
 #   (selftests/guest/in-guest/perftest.sh in bench mode); and the host CPU
 #   seconds per GiB written over 10 s of ib_write_bw 64 KiB, QEMUs and
 #   ORCA's processes together (scripts/bench/cpu-window.sh);
