@@ -51,6 +51,8 @@ enum orca_drv_stat {
 	ORCA_DRV_STAT_ODP_PAGES,	/* pages installed */
 	ORCA_DRV_STAT_ODP_STALE,	/* faults cancelled before resolved */
 	ORCA_DRV_STAT_ODP_INVALIDATIONS, /* MR_INVALIDATEs sent */
+	ORCA_DRV_STAT_ODP_FAULT_US,	/* event to resolution, summed (us) */
+	ORCA_DRV_STAT_ODP_FAULT_US_MAX,	/* ... the longest */
 	ORCA_DRV_STAT_MAX
 };
 
@@ -364,6 +366,17 @@ static inline void orca_drv_stat_add(struct orca_dev *odev,
 				     enum orca_drv_stat stat, u64 n)
 {
 	atomic64_add(n, &odev->drv_stats[stat]);
+}
+
+/* Raises counter @stat to @n if it is lower: a high-water mark. */
+static inline void orca_drv_stat_max(struct orca_dev *odev,
+				     enum orca_drv_stat stat, u64 n)
+{
+	s64 old = atomic64_read(&odev->drv_stats[stat]);
+
+	while ((u64)old < n &&
+	       !atomic64_try_cmpxchg(&odev->drv_stats[stat], &old, n))
+		;
 }
 
 /* Entry @idx of a kernel ring of @stride-byte entries. */

@@ -234,6 +234,15 @@ static void orca_odp_fail(struct orca_dev *odev, u32 token)
 			    NULL);
 }
 
+/* A fault's time from its event to its answer, in the driver's counters. */
+static void orca_odp_latency(struct orca_dev *odev, ktime_t t0)
+{
+	u64 us = ktime_us_delta(ktime_get(), t0);
+
+	orca_drv_stat_add(odev, ORCA_DRV_STAT_ODP_FAULT_US, us);
+	orca_drv_stat_max(odev, ORCA_DRV_STAT_ODP_FAULT_US_MAX, us);
+}
+
 static void orca_odp_fault_work(struct work_struct *work)
 {
 	struct orca_odp_fault *f =
@@ -258,6 +267,7 @@ static void orca_odp_fault_work(struct work_struct *work)
 		orca_odp_fail(odev, le32_to_cpu(rec.token));
 		trace_orca_odp_resolve(odev, le32_to_cpu(rec.token), -ENOENT,
 				       t0);
+		orca_odp_latency(odev, t0);
 		return;
 	}
 	umem = mr->umem;
@@ -286,6 +296,7 @@ static void orca_odp_fault_work(struct work_struct *work)
 		orca_odp_fail(odev, le32_to_cpu(rec.token));
 	}
 	trace_orca_odp_resolve(odev, le32_to_cpu(rec.token), err, t0);
+	orca_odp_latency(odev, t0);
 	orca_odp_put_mr(mr);
 }
 

@@ -65,6 +65,8 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	{ .name = "driver_odp_fault_pages" },
 	{ .name = "driver_odp_stale" },
 	{ .name = "driver_odp_invalidations" },
+	{ .name = "driver_odp_fault_us" },
+	{ .name = "driver_odp_fault_us_max" },
 };
 
 #define ORCA_NUM_DEV_STATS	(ARRAY_SIZE(orca_port_stat_descs) - \
