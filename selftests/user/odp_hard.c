@@ -168,6 +168,14 @@ static int write_to(struct rig *r, uint64_t raddr, uint32_t rkey,
 	return wait_one_wc(r->cq, &wc, WAIT_MS) ? (int)wc.status : -1;
 }
 
+/* A WRITE of MSG bytes seeded @seed to @dst lands whole: true if so. */
+static bool lands(struct rig *r, uint8_t *dst, uint32_t rkey, uint32_t seed)
+{
+	fill(r->src, MSG, seed);
+	return write_to(r, (uintptr_t)dst, rkey, MSG) == IBV_WC_SUCCESS &&
+	       check(dst, MSG, seed);
+}
+
 static struct ibv_mr *odp_mr(struct rig *r, void *p, size_t len)
 {
 	struct ibv_mr *mr = ibv_reg_mr(r->pd, p, len, IBV_ACCESS_ON_DEMAND |
@@ -283,9 +291,7 @@ static void case_munmap(const char *dev, int gid_index)
 	mr = odp_mr(&r, dst, MR_LEN);
 	if (munmap(dst + MR_LEN / 2, MR_LEN / 2))
 		die("munmap");
-	fill(r.src, MSG, 201);
-	result(write_to(&r, (uintptr_t)dst, mr->rkey, MSG) ==
-	       IBV_WC_SUCCESS && check(dst, MSG, 201),
+	result(lands(&r, dst, mr->rkey, 201),
 	       "munmap: a WRITE to the half still mapped lands");
 	err0 = counter(dev, "driver_odp_fault_errors");
 	st = write_to(&r, (uintptr_t)dst + MR_LEN / 2, mr->rkey, MSG);
@@ -316,9 +322,7 @@ static void case_mremap(const char *dev, int gid_index)
 	rig_up(&r, dev, gid_index);
 	dst = map_anon(MR_LEN);
 	mr = odp_mr(&r, dst, MR_LEN);
-	fill(r.src, MSG, 301);
-	result(write_to(&r, (uintptr_t)dst, mr->rkey, MSG) ==
-	       IBV_WC_SUCCESS && check(dst, MSG, 301),
+	result(lands(&r, dst, mr->rkey, 301),
 	       "mremap: a WRITE before the move lands");
 	/* Somewhere else for sure: a reserved range to move onto. */
 	hold = map_anon(MR_LEN);
@@ -536,9 +540,7 @@ static void case_hung(const char *dev, int gid_index)
 	rig_up(&r, dev, gid_index);
 	dst = map_anon(MR_LEN);
 	mr = odp_mr(&r, dst, MR_LEN);
-	fill(r.src, MSG, 602);
-	result(write_to(&r, (uintptr_t)dst, mr->rkey, MSG) ==
-	       IBV_WC_SUCCESS && check(dst, MSG, 602),
+	result(lands(&r, dst, mr->rkey, 602),
 	       "hung fault: after a clean destroy, a new MR works");
 	ibv_dereg_mr(mr);
 	munmap(dst, MR_LEN);
