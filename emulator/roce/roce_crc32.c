@@ -16,6 +16,7 @@
 #define CRC32_POLY	0xedb88320u
 /* Below this folding has no 4 x 128-bit block to start from. */
 #define CLMUL_MIN_LEN	64
+#define VCLMUL_MIN_LEN	256
 
 static uint32_t tab[16][256];
 
@@ -80,6 +81,8 @@ uint32_t roce_crc32_sb16(uint32_t crc, const void *buf, size_t len)
 
 uint32_t roce_crc32(uint32_t crc, const void *buf, size_t len)
 {
+	if (len >= VCLMUL_MIN_LEN && roce_crc32_have_vclmul())
+		return roce_crc32_vclmul(crc, buf, len);
 	if (len >= CLMUL_MIN_LEN && roce_crc32_have_clmul())
 		return roce_crc32_clmul(crc, buf, len);
 	return roce_crc32_sb16(crc, buf, len);

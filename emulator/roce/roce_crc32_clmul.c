@@ -25,8 +25,15 @@
  * math above says x^n.  The constants are derived here from the
  * polynomial at start-up rather than written down.
  *
- * x86-64 only; the code is compiled for PCLMULQDQ and SSE4.1 whatever the
- * build's target, and used only when the CPU has both.
+ * Where the CPU has VPCLMULQDQ and AVX2, long buffers fold 256 bits per
+ * instruction instead of 128: four 256-bit registers, eight 128-bit
+ * blocks in flight (D = 1024), the same math lane by lane.  On this
+ * project's AMD hosts a PCLMULQDQ issues every other cycle whatever its
+ * width, so the wide form doubles what one core CRCs (bench_icrc).
+ *
+ * x86-64 only; the code is compiled for PCLMULQDQ and SSE4.1 (and the wide
+ * form for VPCLMULQDQ and AVX2) whatever the build's target, and used only
+ * when the CPU has them.
  */
 #include "roce_crc32.h"
 
@@ -36,16 +43,19 @@
 
 #define CRC32_POLY	0xedb88320u
 #define CLMUL		__attribute__((target("pclmul,sse4.1")))
+#define VCLMUL		__attribute__((target("vpclmulqdq,pclmul,avx2")))
 
 /* Multipliers (x^(n-1) mod P for x^n, see above) and Barrett's pair. */
 static struct {
+	uint64_t fold1024_hi, fold1024_lo;	/* D = 1024: x^1087, x^1023 */
+	uint64_t fold256_hi, fold256_lo;	/* D = 256: x^319, x^255 */
 	uint64_t fold512_hi, fold512_lo;	/* D = 512: x^575, x^511 */
 	uint64_t fold128_hi, fold128_lo;	/* D = 128: x^191, x^127 */
 	uint64_t x95, x63;			/* 128 -> 96 -> 64 bits */
 	uint64_t mu;				/* floor(x^64 / P), 33 bits */
 	uint64_t poly;				/* P, 33 bits */
 } k;
-static bool have_clmul;
+static bool have_clmul, have_vclmul;
 
 static uint64_t bit_reverse(uint64_t v, int bits)
 {
@@ -94,6 +104,12 @@ static void clmul_init(void)
 	__builtin_cpu_init();
 	have_clmul = __builtin_cpu_supports("pclmul") &&
 		     __builtin_cpu_supports("sse4.1");
+	have_vclmul = have_clmul && __builtin_cpu_supports("vpclmulqdq") &&
+		      __builtin_cpu_supports("avx2");
+	k.fold1024_hi = xpow_mod(1024 + 64 - 1);
+	k.fold1024_lo = xpow_mod(1024 - 1);
+	k.fold256_hi = xpow_mod(256 + 64 - 1);
+	k.fold256_lo = xpow_mod(256 - 1);
 	k.fold512_hi = xpow_mod(512 + 64 - 1);
 	k.fold512_lo = xpow_mod(512 - 1);
 	k.fold128_hi = xpow_mod(128 + 64 - 1);
@@ -108,6 +124,11 @@ static void clmul_init(void)
 bool roce_crc32_have_clmul(void)
 {
 	return have_clmul;
+}
+
+bool roce_crc32_have_vclmul(void)
+{
+	return have_vclmul;
 }
 
 static inline CLMUL __m128i load(const uint8_t *p)
@@ -194,6 +215,75 @@ uint32_t roce_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 	return crc32_clmul(crc, buf, len);
 }
 
+static inline VCLMUL __m256i load256(const uint8_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)p);
+}
+
+/* fold() on both 128-bit lanes at once. */
+static inline VCLMUL __m256i fold256(__m256i x, __m256i m, __m256i next)
+{
+	__m256i h = _mm256_clmulepi64_epi128(x, m, 0x00);
+	__m256i l = _mm256_clmulepi64_epi128(x, m, 0x11);
+
+	return _mm256_xor_si256(_mm256_xor_si256(h, l), next);
+}
+
+static inline VCLMUL __m256i both_lanes(uint64_t hi, uint64_t lo)
+{
+	return _mm256_set_epi64x(lo, hi, lo, hi);
+}
+
+/*
+ * At least 128 bytes: 128 per round into eight lanes, then the lanes fold
+ * into one 128-bit block (each register onto the next, 256 bits on; the
+ * last register's low lane onto its high one), and crc32_clmul()'s tail
+ * (16-byte folds, reduction, the last bytes) finishes it.
+ */
+static VCLMUL uint32_t crc32_vclmul(uint32_t crc, const uint8_t *p,
+				    size_t len)
+{
+	__m256i m = both_lanes(k.fold1024_hi, k.fold1024_lo);
+	__m256i y0, y1, y2, y3;
+	__m128i x, m128;
+
+	y0 = _mm256_xor_si256(load256(p),
+			      _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)crc)));
+	y1 = load256(p + 32);
+	y2 = load256(p + 64);
+	y3 = load256(p + 96);
+	p += 128;
+	len -= 128;
+	while (len >= 128) {
+		y0 = fold256(y0, m, load256(p));
+		y1 = fold256(y1, m, load256(p + 32));
+		y2 = fold256(y2, m, load256(p + 64));
+		y3 = fold256(y3, m, load256(p + 96));
+		p += 128;
+		len -= 128;
+	}
+	m = both_lanes(k.fold256_hi, k.fold256_lo);
+	y1 = fold256(y0, m, y1);
+	y2 = fold256(y1, m, y2);
+	y3 = fold256(y2, m, y3);
+	m128 = _mm_set_epi64x(k.fold128_lo, k.fold128_hi);
+	x = fold(_mm256_castsi256_si128(y3), m128,
+		 _mm256_extracti128_si256(y3, 1));
+	while (len >= 16) {
+		x = fold(x, m128, load(p));
+		p += 16;
+		len -= 16;
+	}
+	return roce_crc32_sb16(reduce(x), p, len);
+}
+
+uint32_t roce_crc32_vclmul(uint32_t crc, const void *buf, size_t len)
+{
+	if (!have_vclmul || len < 128)
+		return roce_crc32_clmul(crc, buf, len);
+	return crc32_vclmul(crc, buf, len);
+}
+
 #else /* !__x86_64__ */
 
 bool roce_crc32_have_clmul(void)
@@ -201,7 +291,17 @@ bool roce_crc32_have_clmul(void)
 	return false;
 }
 
+bool roce_crc32_have_vclmul(void)
+{
+	return false;
+}
+
 uint32_t roce_crc32_clmul(uint32_t crc, const void *buf, size_t len)
+{
+	return roce_crc32_sb16(crc, buf, len);
+}
+
+uint32_t roce_crc32_vclmul(uint32_t crc, const void *buf, size_t len)
 {
 	return roce_crc32_sb16(crc, buf, len);
 }

@@ -405,7 +405,7 @@ run_native() {
 		"${why:-8 MiB buffers}"
 	record native - "this host, 1 core" "CRC-32 4 KiB" \
 		"$(kvm "$dir/native.log" "bench-native what=crc4k" mibs)" MiB/s \
-		"${why:-the ICRC CRC (PCLMULQDQ where the CPU has it)}"
+		"${why:-the ICRC CRC (VPCLMULQDQ or PCLMULQDQ where the CPU has it)}"
 	record native - "this host, 1 core" "memcpy + CRC of each byte" \
 		"$(kvm "$dir/native.log" "bench-native what=cpu64k" floor_s_gib)" \
 		s/GiB "${why:-the least an engine spends per GiB it sends or receives: one copy, one CRC}"

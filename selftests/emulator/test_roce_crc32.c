@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for the CRC-32 under the RoCEv2 ICRC (emulator/roce/roce_crc32.c,
- * roce_crc32_clmul.c): the PCLMULQDQ folding and the slice-by-16 fallback,
- * each called directly, and roce_crc32(), which picks between them, must
+ * roce_crc32_clmul.c): the PCLMULQDQ folding, 128 and 256 bits wide, and the
+ * slice-by-16 fallback, each called directly, and roce_crc32(), which picks between them, must
  * equal a bitwise CRC-32 for every length 0..4096 at every start alignment
  * 0..15 and for random lengths up to a 9100-byte jumbo frame, from random
  * initial registers, and chain like one CRC when a buffer is split.  Each
@@ -28,13 +28,17 @@ typedef uint32_t (*crc_fn)(uint32_t crc, const void *buf, size_t len);
 struct impl {
 	const char *name;
 	crc_fn fn;
-	bool needs_clmul;
+	bool (*usable_here)(void);	/* NULL: any CPU */
+	const char *needs;
 };
 
 static const struct impl impls[] = {
-	{ "pclmul", roce_crc32_clmul, true },
-	{ "slice_by_16", roce_crc32_sb16, false },
-	{ "roce_crc32", roce_crc32, false },
+	{ "vpclmul", roce_crc32_vclmul, roce_crc32_have_vclmul,
+	  "VPCLMULQDQ/AVX2" },
+	{ "pclmul", roce_crc32_clmul, roce_crc32_have_clmul,
+	  "PCLMULQDQ/SSE4.1" },
+	{ "slice_by_16", roce_crc32_sb16, NULL, NULL },
+	{ "roce_crc32", roce_crc32, NULL, NULL },
 };
 
 /* The definition, one bit at a time. */
@@ -103,8 +107,11 @@ static void test_check_values(void)
 /* Is @im runnable here?  Reports a skip if not. */
 static bool usable(const struct impl *im, const char *name)
 {
-	if (im->needs_clmul && !roce_crc32_have_clmul()) {
-		ktap_skip(name, "CPU has no PCLMULQDQ/SSE4.1");
+	if (im->usable_here && !im->usable_here()) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "CPU has no %s", im->needs);
+		ktap_skip(name, why);
 		return false;
 	}
 	return true;
@@ -183,13 +190,16 @@ static void test_random_lengths(const struct impl *im)
 static void test_chaining(void)
 {
 	static uint8_t data[MAX_RANDOM];
-	size_t nr = roce_crc32_have_clmul() ? NR_IMPLS : NR_IMPLS - 1;
-	const struct impl *use = roce_crc32_have_clmul() ? impls : impls + 1;
+	const struct impl *use[NR_IMPLS];
+	size_t nr = 0;
 
+	for (size_t i = 0; i < NR_IMPLS; i++)
+		if (!impls[i].usable_here || impls[i].usable_here())
+			use[nr++] = &impls[i];
 	for (int i = 0; i < 200; i++) {
 		size_t n = rnd() % (MAX_RANDOM + 1);
 		size_t cut = n ? rnd() % (n + 1) : 0;
-		const struct impl *x = &use[rnd() % nr], *y = &use[rnd() % nr];
+		const struct impl *x = use[rnd() % nr], *y = use[rnd() % nr];
 		uint32_t whole;
 
 		fill_random(data, n);
@@ -203,8 +213,9 @@ static void test_chaining(void)
 int main(void)
 {
 	ktap_plan(2 + 2 * NR_IMPLS);
-	printf("# pclmul %s on this CPU\n",
-	       roce_crc32_have_clmul() ? "available" : "not available");
+	printf("# pclmul %s, vpclmul %s on this CPU\n",
+	       roce_crc32_have_clmul() ? "available" : "not available",
+	       roce_crc32_have_vclmul() ? "available" : "not available");
 	test_check_values();
 	for (size_t i = 0; i < NR_IMPLS; i++) {
 		test_every_length(&impls[i]);
