@@ -436,6 +436,9 @@ static void *engine_thread(void *arg)
 {
 	struct orca_engine *eng = arg;
 
+	/* Named so that top, perf and the benches tell it from the others. */
+	pthread_setname_np(pthread_self(), "orca-engine");
+	__atomic_store_n(&eng->tid, gettid(), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&eng->lock);
 	while (!eng->stop) {
 		uint32_t db_ci[EMU_MAX_EQ];

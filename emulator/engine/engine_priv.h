@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "orca_hw.h"
 
@@ -327,6 +328,7 @@ struct orca_engine {
 	struct emu_host host;
 	struct emu_config cfg;
 	pthread_t thread;
+	pid_t tid;	/* the engine thread's, once it runs: /proc, perf */
 
 	/* --- protected by lock (socket thread <-> engine thread) --- */
 	pthread_mutex_t lock;

@@ -14,7 +14,9 @@
  *     blocks: MiB/s;
  *   - the CPU time of each engine thread and of the poster over the 64 KiB
  *     WRITEs, per GiB written, against an engine's floor: one memcpy and
- *     one CRC of each byte at the two rates above (what=cpu64k);
+ *     one CRC of each byte at the two rates above (what=cpu64k), and how
+ *     much of each engine's was spent in the kernel (its system calls:
+ *     kicks, sleeps; /proc's stime, in clock ticks);
  *   - request packets both engines sent again on this loss-free wire
  *     (after early retries or timeouts), and frames the ports dropped.
  * With -l PCT the switch drops and reorders PCT% of the frames on purpose
@@ -120,7 +122,30 @@ static double writes(uint32_t len, unsigned int depth, double secs,
  */
 struct cpu_mark {
 	double eng[2], poster;
+	double eng_sys[2];	/* of eng[], in the kernel */
 };
+
+/* A thread's system time (stime, field 15 of its stat): seconds. */
+static double thread_sys_s(pid_t tid)
+{
+	char path[64], line[512], *p;
+	unsigned long long stime = 0;
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* after the name: state (field 3) ... utime (14), stime (15) */
+	while (p && (p = strchr(p + 1, ' ')) && ++n < 13)
+		;
+	if (!p || sscanf(p, " %llu", &stime) != 1)
+		return 0;
+	return (double)stime / sysconf(_SC_CLK_TCK);
+}
 
 static double clock_s(clockid_t clk)
 {
@@ -138,18 +163,23 @@ static void cpu_mark(struct cpu_mark *m, struct node *const nodes[2])
 
 		m->eng[i] = pthread_getcpuclockid(nodes[i]->t.eng->thread,
 						  &clk) ? 0 : clock_s(clk);
+		m->eng_sys[i] = thread_sys_s(__atomic_load_n(
+			&nodes[i]->t.eng->tid, __ATOMIC_ACQUIRE));
 	}
 	m->poster = clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* CPU seconds per GiB between two marks, for @bytes moved. */
 static void cpu_per_gib(const struct cpu_mark *from, const struct cpu_mark *to,
-			double bytes, double out[3])
+			double bytes, double out[5])
 {
 	double gib = bytes / (1 << 30);
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		out[i] = gib ? (to->eng[i] - from->eng[i]) / gib : 0;
+		out[3 + i] = gib ? (to->eng_sys[i] - from->eng_sys[i]) / gib :
+			     0;
+	}
 	out[2] = gib ? (to->poster - from->poster) / gib : 0;
 }
 
@@ -273,7 +303,7 @@ int main(int argc, char **argv)
 	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
 	uint64_t dropped = 0, kicks[2];
 	struct emu_port_stats ps;
-	double secs = 3, big, small, copy, crc, cpu_big[3], floor_gib;
+	double secs = 3, big, small, copy, crc, cpu_big[5], floor_gib;
 	struct cpu_mark m0, m1;
 	struct port_starter start[2] = { 0 };
 	bool p2p = false;
@@ -435,8 +465,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)n_small);
 	printf("  memcpy, 64 KiB blocks: %.1f MiB/s; CRC-32, 4 KiB blocks: %.1f MiB/s\n",
 	       copy, crc);
-	printf("  CPU per GiB of 64 KiB WRITEs: requester engine %.3f s, responder engine %.3f s, poster %.3f s; an engine's floor (one memcpy and one CRC of each byte) %.3f s\n",
-	       cpu_big[0], cpu_big[1], cpu_big[2], floor_gib);
+	printf("  CPU per GiB of 64 KiB WRITEs: requester engine %.3f s (in the kernel %.3f s), responder engine %.3f s (%.3f s), poster %.3f s; an engine's floor (one memcpy and one CRC of each byte) %.3f s\n",
+	       cpu_big[0], cpu_big[3], cpu_big[1], cpu_big[4], cpu_big[2],
+	       floor_gib);
 	printf("  sent again: %llu packets (%llu early retries, %llu timeouts); frames the ports dropped: %llu\n",
 	       (unsigned long long)again, (unsigned long long)early,
 	       (unsigned long long)timeouts, (unsigned long long)dropped);
@@ -448,8 +479,9 @@ int main(int argc, char **argv)
 	       small * SMALL / (1 << 20));
 	printf("bench-native what=memcpy64k mibs=%.1f\n", copy);
 	printf("bench-native what=crc4k mibs=%.1f\n", crc);
-	printf("bench-native what=%scpu64k req_s_gib=%.3f resp_s_gib=%.3f poster_s_gib=%.3f floor_s_gib=%.3f\n",
-	       pfx, cpu_big[0], cpu_big[1], cpu_big[2], floor_gib);
+	printf("bench-native what=%scpu64k req_s_gib=%.3f resp_s_gib=%.3f poster_s_gib=%.3f floor_s_gib=%.3f req_sys_s_gib=%.3f resp_sys_s_gib=%.3f\n",
+	       pfx, cpu_big[0], cpu_big[1], cpu_big[2], floor_gib, cpu_big[3],
+	       cpu_big[4]);
 	printf("bench-native what=%skicks64k req_per_msg=%.2f resp_per_msg=%.2f\n",
 	       pfx, n_big ? (double)kicks[0] / n_big : 0,
 	       n_big ? (double)kicks[1] / n_big : 0);
