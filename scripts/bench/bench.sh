@@ -386,6 +386,22 @@ engine_cpu_row() {
 		"${why:-requester $req + responder $resp s, of them in the kernel (kicks, sleeps) $sys s (the poster: $poster s), $what, 64 KiB WRITEs; medians of $NATIVE_RUNS}"
 }
 
+# engine_msg_cpu_row LOG VARIANT PREFIX: the same per 64 B WRITE (what=cpu64),
+# in microseconds: the 1 M messages/s is 1 us of an engine's core per
+# message; what the kernel took of it is this host's price of the kicks and
+# sleeps (system calls of ~6 us on a PVM guest).
+engine_msg_cpu_row() {
+	local log=$1 v=$2 pfx=$3 req resp rs ps sum why
+	req=$(kvm "$log" "bench-native what=${pfx}cpu64" req_us_msg)
+	resp=$(kvm "$log" "bench-native what=${pfx}cpu64" resp_us_msg)
+	rs=$(kvm "$log" "bench-native what=${pfx}cpu64" req_sys_us_msg)
+	ps=$(kvm "$log" "bench-native what=${pfx}cpu64" resp_sys_us_msg)
+	sum=$(awk -v a="$req" -v b="$resp" 'BEGIN { if (a != "" && b != "") printf "%.2f", a + b }')
+	why=$([ -n "$sum" ] || tail -n 1 "$log")
+	record native - "$v" "engine CPU per 64 B WRITE" "$sum" us \
+		"${why:-requester $req us (kernel $rs) + responder $resp us (kernel $ps), 16 outstanding; medians of $NATIVE_RUNS}"
+}
+
 # run_native: the adapter's own code natively, no guests: two engines over
 # orca-wire against memcpy (bench_native), the depth-1 64 B WRITE rate with
 # 1 QP and with 65536 QPs open (bench_engine), ICRC (bench_icrc, log only).
@@ -448,6 +464,7 @@ run_native() {
 		"${why:-$note}"
 	engine_cpu_row "$dir/p2p.log" "2 engines, point-to-point" p2p- \
 		"path MTU 1024"
+	engine_msg_cpu_row "$dir/p2p.log" "2 engines, point-to-point" p2p-
 	# Point-to-point with jumbo frames: the least work per byte the
 	# adapter has, the row to hold against the 4 GiB/s.
 	native_runs "$dir/p2p-jumbo.log" -p -m 9000

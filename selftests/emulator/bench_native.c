@@ -16,7 +16,8 @@
  *     WRITEs, per GiB written, against an engine's floor: one memcpy and
  *     one CRC of each byte at the two rates above (what=cpu64k), and how
  *     much of each engine's was spent in the kernel (its system calls:
- *     kicks, sleeps; /proc's stime, in clock ticks);
+ *     kicks, sleeps; /proc's stime, in clock ticks); the same per 64 B
+ *     WRITE in microseconds (what=cpu64);
  *   - request packets both engines sent again on this loss-free wire
  *     (after early retries or timeouts), and frames the ports dropped.
  * With -l PCT the switch drops and reorders PCT% of the frames on purpose
@@ -169,18 +170,20 @@ static void cpu_mark(struct cpu_mark *m, struct node *const nodes[2])
 	m->poster = clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
-/* CPU seconds per GiB between two marks, for @bytes moved. */
-static void cpu_per_gib(const struct cpu_mark *from, const struct cpu_mark *to,
-			double bytes, double out[5])
+/*
+ * CPU seconds between two marks per @units of work done (GiB, or
+ * millions of messages for microseconds per message): the engines',
+ * the poster's, then the engines' kernel parts.
+ */
+static void cpu_per(const struct cpu_mark *from, const struct cpu_mark *to,
+		    double units, double out[5])
 {
-	double gib = bytes / (1 << 30);
-
 	for (int i = 0; i < 2; i++) {
-		out[i] = gib ? (to->eng[i] - from->eng[i]) / gib : 0;
-		out[3 + i] = gib ? (to->eng_sys[i] - from->eng_sys[i]) / gib :
-			     0;
+		out[i] = units ? (to->eng[i] - from->eng[i]) / units : 0;
+		out[3 + i] = units ?
+			     (to->eng_sys[i] - from->eng_sys[i]) / units : 0;
 	}
-	out[2] = gib ? (to->poster - from->poster) / gib : 0;
+	out[2] = units ? (to->poster - from->poster) / units : 0;
 }
 
 /* The adapter's CRC-32 (the ICRC's) over 4 KiB blocks: MiB/s. */
@@ -303,7 +306,8 @@ int main(int argc, char **argv)
 	uint64_t n_big = 0, n_small = 0, again = 0, timeouts = 0, early = 0;
 	uint64_t dropped = 0, kicks[2];
 	struct emu_port_stats ps;
-	double secs = 3, big, small, copy, crc, cpu_big[5], floor_gib;
+	double secs = 3, big, small, copy, crc, cpu_big[5], cpu_small[5];
+	double floor_gib;
 	struct cpu_mark m0, m1;
 	struct port_starter start[2] = { 0 };
 	bool p2p = false;
@@ -440,8 +444,11 @@ int main(int argc, char **argv)
 		port_get_stats(port[i], &ps);
 		kicks[i] = ps.roce_tx_kicks - kicks[i];
 	}
-	cpu_per_gib(&m0, &m1, (double)n_big * BIG, cpu_big);
+	cpu_per(&m0, &m1, (double)n_big * BIG / (1 << 30), cpu_big);
+	cpu_mark(&m0, nodes);
 	small = writes(SMALL, depth, secs, &n_small);
+	cpu_mark(&m1, nodes);
+	cpu_per(&m0, &m1, n_small / 1e6, cpu_small);
 	copy = memcpy_mibs(secs);
 	crc = crc_mibs(secs / 4);
 	/* Each engine copies and CRCs every byte once: its least work. */
@@ -468,6 +475,9 @@ int main(int argc, char **argv)
 	printf("  CPU per GiB of 64 KiB WRITEs: requester engine %.3f s (in the kernel %.3f s), responder engine %.3f s (%.3f s), poster %.3f s; an engine's floor (one memcpy and one CRC of each byte) %.3f s\n",
 	       cpu_big[0], cpu_big[3], cpu_big[1], cpu_big[4], cpu_big[2],
 	       floor_gib);
+	printf("  CPU per 64 B WRITE: requester engine %.2f us (in the kernel %.2f us), responder engine %.2f us (%.2f us), poster %.2f us\n",
+	       cpu_small[0], cpu_small[3], cpu_small[1], cpu_small[4],
+	       cpu_small[2]);
 	printf("  sent again: %llu packets (%llu early retries, %llu timeouts); frames the ports dropped: %llu\n",
 	       (unsigned long long)again, (unsigned long long)early,
 	       (unsigned long long)timeouts, (unsigned long long)dropped);
@@ -482,6 +492,9 @@ int main(int argc, char **argv)
 	printf("bench-native what=%scpu64k req_s_gib=%.3f resp_s_gib=%.3f poster_s_gib=%.3f floor_s_gib=%.3f req_sys_s_gib=%.3f resp_sys_s_gib=%.3f\n",
 	       pfx, cpu_big[0], cpu_big[1], cpu_big[2], floor_gib, cpu_big[3],
 	       cpu_big[4]);
+	printf("bench-native what=%scpu64 req_us_msg=%.2f resp_us_msg=%.2f poster_us_msg=%.2f req_sys_us_msg=%.2f resp_sys_us_msg=%.2f\n",
+	       pfx, cpu_small[0], cpu_small[1], cpu_small[2], cpu_small[3],
+	       cpu_small[4]);
 	printf("bench-native what=%skicks64k req_per_msg=%.2f resp_per_msg=%.2f\n",
 	       pfx, n_big ? (double)kicks[0] / n_big : 0,
 	       n_big ? (double)kicks[1] / n_big : 0);
