@@ -103,6 +103,8 @@ int cmd_query_device(struct cmd_ctx *c)
 				       ORCA_ODP_OP_READ | ORCA_ODP_OP_ATOMIC |
 				       ORCA_ODP_OP_SRQ_RECV),
 		.odp_max_faults = htole16(EMU_ODP_MAX_FAULTS),
+		.odp_caps = htole32(ORCA_ODP_CAP_IMPLICIT),
+		.odp_implicit_va_bits = EMU_ODP_VA_BITS,
 		.odp_max_install_pages = htole16(EMU_ODP_MAX_INSTALL),
 		.odp_fault_timeout_ms = htole32(EMU_ODP_TIMEOUT_MS),
 	};

@@ -184,6 +184,7 @@ int cmd_destroy_mr(struct cmd_ctx *c)
 		/* Its faults end: their QPs look again and find no MR. */
 		engine_odp_cancel_mr(eng, idx);
 	}
+	engine_xlt_free(&mr->xlt);
 	engine_pages_free(&mr->pages);
 	free(mr);
 	return ORCA_CMD_ST_OK;

@@ -64,7 +64,9 @@ int cmd_set_odp(struct cmd_ctx *c)
 /*
  * CREATE_MR with ORCA_MR_F_ON_DEMAND: a page-list MR whose entries start
  * "not present"; its table costs 8 bytes a page of the span, as a pinned
- * MR's page list does.
+ * MR's page list does.  With ORCA_MR_F_IMPLICIT: the MR spans
+ * [0, 2^EMU_ODP_VA_BITS) and its table is sparse (xlt_sparse.c), charged
+ * by the leaf as installs fill it.
  */
 int cmd_mr_on_demand(struct cmd_ctx *c, struct emu_mr *mr,
 		     const struct orca_cmd_create_mr *in)
@@ -74,10 +76,19 @@ int cmd_mr_on_demand(struct cmd_ctx *c, struct emu_mr *mr,
 	uint32_t npages;
 	int st;
 
-	if (mr->flags & ~ORCA_MR_F_ON_DEMAND)
-		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);	/* IMPLICIT */
 	if (!c->eng->odp.table)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_STATE);
+	if (mr->flags & ORCA_MR_F_IMPLICIT) {
+		/* The whole address space; leaves come with the installs. */
+		if (in->npages || c->in_len || shift != ORCA_MIN_PAGE_SHIFT ||
+		    mr->iova || mr->length)
+			return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
+		mr->length = 1ull << EMU_ODP_VA_BITS;
+		mr->pages.page_shift = shift;
+		mr->xlt.mem = &c->eng->mem;
+		c->eng->odp.on_demand_mrs++;
+		return ORCA_CMD_ST_OK;
+	}
 	if (in->npages || c->in_len ||
 	    shift < ORCA_MIN_PAGE_SHIFT || shift > ORCA_MAX_PAGE_SHIFT ||
 	    !mr->length || mr->length > EMU_MAX_MR_SIZE ||
@@ -118,20 +129,22 @@ static struct emu_mr *odp_mr(struct cmd_ctx *c, uint32_t lkey)
  * false if @va or @len is not whole pages of the MR's span.
  */
 static bool odp_range(const struct emu_mr *mr, uint64_t va, uint64_t len,
-		      uint32_t *first, uint32_t *n)
+		      uint64_t *first, uint64_t *n)
 {
 	uint8_t shift = mr->pages.page_shift;
 	uint64_t psz = 1ull << shift, base = mr->iova & ~(psz - 1);
-	uint64_t idx, cnt;
+	uint64_t idx, cnt, npages;
 
 	if ((va & (psz - 1)) || (len & (psz - 1)) || va < base)
 		return false;
 	idx = (va - base) >> shift;
 	cnt = len >> shift;
-	if (idx > mr->pages.npages || cnt > mr->pages.npages - idx)
+	npages = mr->flags & ORCA_MR_F_IMPLICIT ? mr->length >> shift :
+		 mr->pages.npages;
+	if (idx > npages || cnt > npages - idx)
 		return false;
-	*first = (uint32_t)idx;
-	*n = (uint32_t)cnt;
+	*first = idx;
+	*n = cnt;
 	return true;
 }
 
@@ -157,8 +170,8 @@ int cmd_mr_install(struct cmd_ctx *c)
 	struct orca_engine *eng = c->eng;
 	struct orca_cmd_mr_install_out out = { 0 };
 	struct orca_cmd_mr_install in;
-	uint32_t flags, npages, first = 0, n = 0;
-	uint64_t *list = NULL;
+	uint32_t flags, npages;
+	uint64_t *list = NULL, first = 0, n = 0;
 	struct emu_mr *mr;
 	int st = ORCA_CMD_ST_OK;
 
@@ -191,7 +204,14 @@ int cmd_mr_install(struct cmd_ctx *c)
 				goto out;
 			}
 		}
-		memcpy(mr->pages.addr + first, list, 8ull * n);
+		if (!(mr->flags & ORCA_MR_F_IMPLICIT)) {
+			memcpy(mr->pages.addr + first, list, 8ull * n);
+		} else if (engine_xlt_set(&mr->xlt, first, list,
+					  (uint32_t)n)) {
+			/* The budget, or the host: leaves not allocated. */
+			st = cmd_fail(c, ORCA_CMD_ST_NO_RESOURCES);
+			goto out;
+		}
 	}
 	if (flags)
 		out.resumed = engine_odp_resolve(eng, le32toh(in.token),
@@ -205,8 +225,9 @@ out:
 int cmd_mr_invalidate(struct cmd_ctx *c)
 {
 	struct orca_cmd_mr_invalidate in;
-	uint32_t flags, first = 0, n = 0;
+	uint64_t first = 0, n = 0;
 	struct emu_mr *mr;
+	uint32_t flags;
 
 	memcpy(&in, c->cmd.in, sizeof(in));
 	mr = odp_mr(c, le32toh(in.lkey));
@@ -216,12 +237,16 @@ int cmd_mr_invalidate(struct cmd_ctx *c)
 	if (flags & ~ORCA_MR_INVAL_F_ALL)
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	if (flags & ORCA_MR_INVAL_F_ALL) {
-		n = mr->pages.npages;
+		n = mr->flags & ORCA_MR_F_IMPLICIT ?
+		    mr->length >> mr->pages.page_shift : mr->pages.npages;
 	} else if (!odp_range(mr, le64toh(in.va), le64toh(in.length), &first,
 			      &n)) {
 		return cmd_fail(c, ORCA_CMD_ST_BAD_PARAM);
 	}
 	/* The fence: see the top of this file. */
-	memset(mr->pages.addr + first, 0, 8ull * n);
+	if (mr->flags & ORCA_MR_F_IMPLICIT)
+		engine_xlt_clear(&mr->xlt, first, n);
+	else
+		memset(mr->pages.addr + first, 0, 8ull * n);
 	return ORCA_CMD_ST_OK;
 }

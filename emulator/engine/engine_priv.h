@@ -140,6 +140,28 @@ struct emu_pages {
 	uint64_t charged;
 };
 
+/*
+ * An implicit on-demand MR's translations (xlt_sparse.c): 2 MiB leaves of
+ * 4 KiB pages' ORCA_XLT_* entries, hashed by leaf number, each charged
+ * EMU_XLT_LEAF_COST of @mem while it holds a present entry.
+ */
+#define EMU_XLT_LEAF_ENTRIES	512
+#define EMU_XLT_LEAF_COST	4096
+
+struct emu_xlt_leaf {
+	struct emu_xlt_leaf *next;
+	uint64_t leaf;			/* page number / EMU_XLT_LEAF_ENTRIES */
+	uint32_t present;		/* entries not 0 */
+	uint64_t e[EMU_XLT_LEAF_ENTRIES];
+};
+
+struct emu_xlt_sparse {
+	struct emu_xlt_leaf **bucket;
+	uint32_t nbuckets;		/* a power of two, or 0 */
+	uint32_t nleaves;
+	struct emu_mem *mem;
+};
+
 struct emu_uar {
 	uint32_t refcnt;		/* CQs, QPs and SRQs ringing here */
 };
@@ -223,6 +245,7 @@ struct emu_mr {
 	uint32_t max_pages;		/* FAST_REG */
 	uint8_t fr_page_shift;		/* FAST_REG: CREATE_MR's page size */
 	struct emu_pages pages;
+	struct emu_xlt_sparse xlt;	/* ORCA_MR_F_IMPLICIT: not pages */
 	uint32_t mw_binds;		/* MR: windows bound to it */
 	/*
 	 * A memory window (1.4) shares the MRs' table and key space: then
@@ -640,6 +663,18 @@ struct engine_data_path_ops {
  * find no MR.  engine_odp_expire() fails the faults past their deadline.
  */
 int64_t engine_odp_post(struct orca_engine *eng, struct orca_page_fault *rec);
+
+/*
+ * xlt_sparse.c: an implicit MR's table.  engine_xlt_get() gives page
+ * @page's entry (0: none); engine_xlt_set() writes @n entries from @page
+ * (0 removes one), -ENOSPC over the budget (nothing written) or -ENOMEM;
+ * engine_xlt_clear() removes [page, page + n); engine_xlt_free() all.
+ */
+uint64_t engine_xlt_get(const struct emu_xlt_sparse *t, uint64_t page);
+int engine_xlt_set(struct emu_xlt_sparse *t, uint64_t page,
+		   const uint64_t *e, uint32_t n);
+void engine_xlt_clear(struct emu_xlt_sparse *t, uint64_t page, uint64_t n);
+void engine_xlt_free(struct emu_xlt_sparse *t);
 bool engine_odp_resolve(struct orca_engine *eng, uint32_t token, bool fail);
 void engine_odp_cancel_qp(struct orca_engine *eng, uint32_t qpn);
 void engine_odp_cancel_mr(struct orca_engine *eng, uint32_t mr_index);

@@ -66,14 +66,23 @@ static uint64_t mr_dma(const struct emu_mr *mr, uint64_t va, bool write,
 	base = mr->iova & ~(psz - 1);
 	off = va - base;
 	page = off >> mr->pages.page_shift;
-	if (page >= mr->pages.npages) {
+	if (mr->flags & ORCA_MR_F_IMPLICIT) {
+		/* Implicit: the whole space, a sparse table (iova 0). */
+		if (off >= mr->length) {
+			*contig = 0;
+			return 0;
+		}
+		e = engine_xlt_get(&mr->xlt, page);
+	} else if (page >= mr->pages.npages) {
 		*contig = 0;
 		return 0;
+	} else if (!(mr->flags & ORCA_MR_F_ON_DEMAND)) {
+		*contig = psz - (off & (psz - 1));
+		return mr->pages.addr[page] + (off & (psz - 1));
+	} else {
+		e = mr->pages.addr[page];
 	}
 	*contig = psz - (off & (psz - 1));
-	if (!(mr->flags & ORCA_MR_F_ON_DEMAND))
-		return mr->pages.addr[page] + (off & (psz - 1));
-	e = mr->pages.addr[page];
 	if (!(e & ORCA_XLT_READ) || (write && !(e & ORCA_XLT_WRITE))) {
 		*contig = 0;
 		*miss = true;

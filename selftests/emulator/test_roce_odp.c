@@ -35,6 +35,11 @@
  * odp_resp_atomic_needs_write: a read-only page faults again for write;
  *	the atomic executes once, after the write right.
  * odp_resp_fail: FAIL on the responder: REM_ACCESS_ERR, QP_ACCESS_ERR.
+ * odp_implicit: an implicit MR (the whole address space): SENDs from two
+ *	addresses terabytes apart fault with its key, the installs fill a
+ *	2 MiB leaf each (charged 4 KiB, released when they empty), an
+ *	invalidated page faults again, an install past the budget or the
+ *	address space is refused and changes nothing, DESTROY_MR frees all.
  * odp_commands_checked: SET_ODP, CREATE_MR's on-demand checks,
  *	MR_INSTALL and MR_INVALIDATE refuse what is wrong, and a refused
  *	install changes no entry.
@@ -978,6 +983,134 @@ static void odp_resp_fail(void)
 	ktap_case_end("odp_resp_fail");
 }
 
+/* A SENDs @len bytes from MR address @va of @lkey; B has a receive up. */
+static void send_from(struct rig *r, uint64_t wr_id, uint32_t lkey,
+		      uint64_t va, uint32_t len)
+{
+	struct orca_send_wqe_hdr h = wqe(ORCA_WQE_SEND, wr_id);
+	struct tsge s = { va, len, lkey };
+	struct tsge d = { IOVA_B, LEN, r->bbuf.key };
+
+	post_recv(&r->b, &r->bqp, wr_id, &d, 1);
+	post_send(&r->a, &r->aqp, &h, &s, 1);
+}
+
+/* The next fault is A's at @va of @lkey; *@token its token. */
+static bool implicit_fault_at(struct rig *r, uint32_t lkey, uint64_t va,
+			      uint32_t *token)
+{
+	struct orca_page_fault rec;
+	struct orca_eqe e;
+
+	if (!next_fault(r, &e, &rec, WAIT_MS))
+		return false;
+	*token = le32toh(rec.token);
+	if (le32toh(rec.mkey) == lkey && le64toh(rec.va) == va)
+		return true;
+	printf("# fault of key %#x at %#llx, expected %#x at %#llx\n",
+	       le32toh(rec.mkey), (unsigned long long)le64toh(rec.va), lkey,
+	       (unsigned long long)va);
+	return false;
+}
+
+static void odp_implicit(void)
+{
+	/* Two addresses 16 TiB apart, the second in the middle of a leaf. */
+	const uint64_t va1 = 0x123456789000ull, va2 = 0x223456a00000ull;
+	uint64_t used0, limit, e[2];
+	struct emu_mem *mem;
+	struct orca_cqe c;
+	uint32_t token;
+	struct rig r;
+	int64_t key;
+	int resumed;
+
+	if (!rig_up(&r, 0)) {
+		rig_down(&r);
+		ktap_case_end("odp_implicit");
+		return;
+	}
+	mem = &r.a.t.eng->mem;
+	key = odp_mr(&r.a, 0, 0, all_access, ORCA_MR_F_IMPLICIT);
+	CHECK(key > 0);
+	used0 = mem->used;
+
+	/* A SEND from far up faults with the implicit key and its address. */
+	send_from(&r, 1, (uint32_t)key, va1, 64);
+	CHECK(implicit_fault_at(&r, (uint32_t)key, va1, &token));
+	e[0] = r.ob.page[0] | ORCA_XLT_READ | ORCA_XLT_WRITE;
+	CHECK(install(&r.a, (uint32_t)key, va1, e, 1,
+		      ORCA_MR_INSTALL_F_RESUME, token, &resumed) == 0);
+	CHECK(resumed == 1);
+	CHECK(mem->used == used0 + EMU_XLT_LEAF_COST);
+	CHECK(node_expect_cqe(&r.a, &r.acq, 1, ORCA_CQE_SEND,
+			      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+	CHECK(node_expect_cqe(&r.b, &r.bcq, 1, ORCA_CQE_RECV,
+			      ORCA_CQE_ST_SUCCESS, &c, WAIT_MS));
+	CHECK(le32toh(c.byte_len) == 64 && buf_check(&r.b, &r.bbuf, 0, 64,
+						      SEED));
+
+	/* The second address: its own leaf; two pages, a SEND across both. */
+	send_from(&r, 2, (uint32_t)key, va2 + 4096 - 32, 64);
+	CHECK(implicit_fault_at(&r, (uint32_t)key, va2 + 4096 - 32, &token));
+	e[0] = r.ob.page[0] | ORCA_XLT_READ;
+	e[1] = r.ob.page[1] | ORCA_XLT_READ;
+	CHECK(install(&r.a, (uint32_t)key, va2, e, 2,
+		      ORCA_MR_INSTALL_F_RESUME, token, &resumed) == 0);
+	CHECK(resumed == 1);
+	CHECK(mem->used == used0 + 2 * EMU_XLT_LEAF_COST);
+	CHECK(node_expect_cqe(&r.a, &r.acq, 2, ORCA_CQE_SEND,
+			      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+	CHECK(node_expect_cqe(&r.b, &r.bcq, 2, ORCA_CQE_RECV,
+			      ORCA_CQE_ST_SUCCESS, &c, WAIT_MS));
+	CHECK(memcmp(node_va(&r.b, &r.bbuf, 0),
+		     gptr(&r.a.t, r.ob.page[0]) + 4096 - 32, 32) == 0);
+	CHECK(memcmp(node_va(&r.b, &r.bbuf, 32),
+		     gptr(&r.a.t, r.ob.page[1]), 32) == 0);
+
+	/* Invalidated: the first leaf empties and is released; it faults. */
+	CHECK(invalidate(&r.a, (uint32_t)key, va1, 4096, 0) == 0);
+	CHECK(mem->used == used0 + EMU_XLT_LEAF_COST);
+	send_from(&r, 3, (uint32_t)key, va1, 64);
+	CHECK(implicit_fault_at(&r, (uint32_t)key, va1, &token));
+
+	/* Over the budget: refused, nothing installed, still faulting. */
+	limit = mem->limit;
+	mem->limit = mem->used;
+	e[0] = r.ob.page[2] | ORCA_XLT_READ;
+	CHECK(install(&r.a, (uint32_t)key, va1, e, 1, 0, 0, NULL) ==
+	      ORCA_CMD_ST_NO_RESOURCES);
+	CHECK(mem->used == used0 + EMU_XLT_LEAF_COST);
+	/* A page in a leaf there is costs nothing. */
+	CHECK(install(&r.a, (uint32_t)key, va2 + 2 * 4096, e, 1, 0, 0,
+		      NULL) == 0);
+	mem->limit = limit;
+	/* Past the address space, or not whole pages: refused. */
+	CHECK(install(&r.a, (uint32_t)key, 1ull << EMU_ODP_VA_BITS, e, 1, 0,
+		      0, NULL) == ORCA_CMD_ST_BAD_PARAM);
+	CHECK(install(&r.a, (uint32_t)key, va1 + 8, e, 1, 0, 0, NULL) ==
+	      ORCA_CMD_ST_BAD_PARAM);
+	CHECK(install(&r.a, (uint32_t)key, va1, e, 1,
+		      ORCA_MR_INSTALL_F_RESUME, token, &resumed) == 0);
+	CHECK(resumed == 1);
+	CHECK(node_expect_cqe(&r.a, &r.acq, 3, ORCA_CQE_SEND,
+			      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+	CHECK(node_expect_cqe(&r.b, &r.bcq, 3, ORCA_CQE_RECV,
+			      ORCA_CQE_ST_SUCCESS, NULL, WAIT_MS));
+	CHECK(memcmp(node_va(&r.b, &r.bbuf, 0),
+		     gptr(&r.a.t, r.ob.page[2]), 64) == 0);
+
+	/* All of it invalidated, then refilled and destroyed: all released. */
+	CHECK(invalidate(&r.a, (uint32_t)key, 0, 0, ORCA_MR_INVAL_F_ALL) == 0);
+	CHECK(mem->used == used0);
+	CHECK(install(&r.a, (uint32_t)key, va2, e, 1, 0, 0, NULL) == 0);
+	CHECK(mem->used == used0 + EMU_XLT_LEAF_COST);
+	CHECK(th_destroy(&r.a.t, ORCA_CMD_DESTROY_MR, (uint32_t)key) == 0);
+	CHECK(mem->used <= used0);	/* and the MR's own object */
+	rig_down(&r);
+	ktap_case_end("odp_implicit");
+}
+
 static void odp_commands_checked(void)
 {
 	struct orca_page_fault rec;
@@ -1017,7 +1150,10 @@ static void odp_commands_checked(void)
 			     ORCA_MR_F_PHYS) == -ORCA_CMD_ST_BAD_PARAM);
 		CHECK(odp_mr(&r.a, IOVA_ODP, LEN, all_access,
 			     ORCA_MR_F_FAST_REG) == -ORCA_CMD_ST_BAD_PARAM);
-		CHECK(odp_mr(&r.a, 0, 0, all_access, ORCA_MR_F_IMPLICIT) ==
+		/* IMPLICIT: no iova, no length. */
+		CHECK(odp_mr(&r.a, IOVA_ODP, 0, all_access,
+			     ORCA_MR_F_IMPLICIT) == -ORCA_CMD_ST_BAD_PARAM);
+		CHECK(odp_mr(&r.a, 0, LEN, all_access, ORCA_MR_F_IMPLICIT) ==
 		      -ORCA_CMD_ST_BAD_PARAM);
 		CHECK(odp_mr(&r.a, IOVA_ODP, 0, all_access, 0) ==
 		      -ORCA_CMD_ST_BAD_PARAM);
@@ -1096,7 +1232,7 @@ static void odp_commands_checked(void)
 
 int main(void)
 {
-	ktap_plan(14);
+	ktap_plan(15);
 	odp_send_faults_and_resumes();
 	odp_invalidate_faults_again();
 	odp_fail_and_stale_resume();
@@ -1110,6 +1246,7 @@ int main(void)
 	odp_resp_read();
 	odp_resp_atomic_needs_write();
 	odp_resp_fail();
+	odp_implicit();
 	odp_commands_checked();
 	return ktap_finish();
 }
