@@ -64,9 +64,10 @@ static void test_query_device(void)
 	/* 1.6: XRC, and how many domains at a time. */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_XRC);
 	CHECK(le32toh(caps->max_xrcd) == 64);
-	/* 1.10: explicit on-demand paging (not implicit), and its limits. */
+	/* 1.10: on-demand paging, explicit and implicit, and its limits. */
 	CHECK(le32toh(caps->dev_caps) & ORCA_DEV_CAP_ODP);
-	CHECK(le32toh(caps->odp_caps) == 0);
+	CHECK(le32toh(caps->odp_caps) == ORCA_ODP_CAP_IMPLICIT);
+	CHECK(caps->odp_implicit_va_bits == 57);
 	CHECK(le32toh(caps->odp_rc_ops) == 0xff);
 	CHECK(le32toh(caps->odp_ud_ops) == ORCA_ODP_OP_SEND);
 	CHECK(le32toh(caps->odp_xrc_ops) == 0x3d);

@@ -35,7 +35,13 @@
  *     cleanly and a new pair's WRITE into a new MR lands;
  *   hugetlb: an on-demand MR with IBV_ACCESS_HUGETLB over two 2 MiB huge
  *     pages (MAP_HUGETLB; the caller reserves them): a WRITE into each
- *     lands where it was addressed, the first intact after the second.
+ *     lands where it was addressed, the first intact after the second;
+ *   implicit: the device reports IBV_ODP_SUPPORT_IMPLICIT, and one MR over
+ *     the whole address space (ibv_reg_mr(NULL, SIZE_MAX)) serves WRITEs
+ *     into an mmap()ed range and into the heap, far apart, and as source
+ *     (the requester faults) a WRITE from one mmap()ed range into another;
+ *     a range unmapped after it was written: a WRITE there fails with
+ *     IBV_WC_REM_ACCESS_ERR; the MR deregisters cleanly.
  * Counters are read from sysfs (ports/1/hw_counters).
  *
  * Usage: ORCA_CTL=PATH odp_hard DEV GID_INDEX
@@ -140,15 +146,26 @@ static void rig_up(struct rig *r, const char *dev, int gid_index)
 		die("ibv_reg_mr");
 }
 
-static void rig_down(struct rig *r)
+/* rig_down() in two: what uses the PD, then the PD and the device. */
+static void rig_down_keep_pd(struct rig *r)
 {
 	ibv_destroy_qp(r->a);
 	ibv_destroy_qp(r->b);
 	ibv_dereg_mr(r->src_mr);
 	ibv_destroy_cq(r->cq);
+	free(r->src);
+}
+
+static void rig_down_pd(struct rig *r)
+{
 	ibv_dealloc_pd(r->pd);
 	ibv_close_device(r->ctx);
-	free(r->src);
+}
+
+static void rig_down(struct rig *r)
+{
+	rig_down_keep_pd(r);
+	rig_down_pd(r);
 }
 
 /* An RDMA WRITE of @len bytes of A's source to @raddr: its status. */
@@ -588,13 +605,83 @@ static void case_hugetlb(const char *dev, int gid_index)
 	munmap(dst, HUGE_LEN);
 }
 
+/* A WRITE of MSG bytes from @src (key @lkey) to @dst (key @rkey). */
+static int write_from(struct rig *r, uint8_t *src, uint32_t lkey,
+		      uint8_t *dst, uint32_t rkey)
+{
+	struct ibv_sge s = { (uintptr_t)src, MSG, lkey };
+	struct ibv_send_wr w = {
+		.wr_id = 2, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)dst, rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (ibv_post_send(r->a, &w, &bad))
+		die("ibv_post_send");
+	return wait_one_wc(r->cq, &wc, WAIT_MS) ? (int)wc.status : -1;
+}
+
+static void case_implicit(const char *dev, int gid_index)
+{
+	struct ibv_device_attr_ex ax = { 0 };
+	uint8_t *m1, *m2, *heap;
+	struct ibv_mr *mr;
+	uint64_t flt0;
+	struct rig r;
+	int st;
+
+	rig_up(&r, dev, gid_index);
+	if (ibv_query_device_ex(r.ctx, NULL, &ax))
+		die("ibv_query_device_ex");
+	result(ax.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT,
+	       "implicit: the device reports IBV_ODP_SUPPORT_IMPLICIT");
+	mr = ibv_reg_mr(r.pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ);
+	if (!mr)
+		die("ibv_reg_mr(NULL, SIZE_MAX, ON_DEMAND)");
+	flt0 = counter(dev, "driver_odp_faults");
+	m1 = map_anon(MR_LEN);
+	m2 = map_anon(MR_LEN);
+	heap = aligned_alloc(4096, MR_LEN);
+	if (!heap)
+		die("aligned_alloc");
+	printf("# mmap()ed at %p and %p, heap at %p\n", (void *)m1,
+	       (void *)m2, (void *)heap);
+	result(lands(&r, m1 + MSG, mr->rkey, 701) &&
+	       lands(&r, heap, mr->rkey, 702),
+	       "implicit: WRITEs into an mmap()ed range and into the heap land");
+	fill(m1, MSG, 703);
+	st = write_from(&r, m1, mr->lkey, m2 + 3 * MSG, mr->rkey);
+	result(st == IBV_WC_SUCCESS && check(m2 + 3 * MSG, MSG, 703),
+	       "implicit: a WRITE from one mmap()ed range into another, both through it");
+	usleep(50000);		/* the counters' lifespan */
+	printf("# faults +%llu\n", (unsigned long long)(counter(dev,
+	       "driver_odp_faults") - flt0));
+	result(counter(dev, "driver_odp_faults") >= flt0 + 3,
+	       "implicit: the adapter faulted the pages in");
+	if (munmap(m2, MR_LEN))
+		die("munmap");
+	st = write_to(&r, (uintptr_t)m2 + 3 * MSG, mr->rkey, MSG);
+	printf("# the WRITE into the unmapped range completed with status %d (%s)\n",
+	       st, st >= 0 ? ibv_wc_status_str(st) : "none");
+	result(st == IBV_WC_REM_ACCESS_ERR && check(m1, MSG, 703),
+	       "implicit: a WRITE into an unmapped range: IBV_WC_REM_ACCESS_ERR");
+	rig_down_keep_pd(&r);
+	result(!ibv_dereg_mr(mr), "implicit: the MR deregisters");
+	rig_down_pd(&r);
+	munmap(m1, MR_LEN);
+	free(heap);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
 		fprintf(stderr, "usage: odp_hard DEV GID_INDEX\n");
 		return 2;
 	}
-	printf("TAP version 13\n1..20\n");
+	printf("TAP version 13\n1..26\n");
 	case_madvise(argv[1], atoi(argv[2]));
 	case_fork(argv[1], atoi(argv[2]));
 	case_munmap(argv[1], atoi(argv[2]));
@@ -603,5 +690,6 @@ int main(int argc, char **argv)
 	case_many_qps(argv[1], atoi(argv[2]));
 	case_hung(argv[1], atoi(argv[2]));
 	case_hugetlb(argv[1], atoi(argv[2]));
+	case_implicit(argv[1], atoi(argv[2]));
 	return ktap_failed;
 }

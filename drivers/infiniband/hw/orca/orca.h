@@ -144,6 +144,8 @@ struct orca_caps {
 	u32 odp_xrc_ops;
 	u16 odp_max_faults;
 	u16 odp_max_install_pages;
+	u32 odp_caps;			/* ORCA_ODP_CAP_* */
+	u8 odp_implicit_va_bits;	/* ORCA_ODP_CAP_IMPLICIT: [0, 2^n) */
 	/* ORCA_DEV_CAP_IDENTITY, else empty; printable ASCII */
 	char hca_type[ORCA_DEV_HCA_TYPE_LEN + 1];
 	char board_id[ORCA_DEV_BOARD_ID_LEN + 1];

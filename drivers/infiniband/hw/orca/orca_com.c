@@ -151,6 +151,8 @@ int orca_com_query_device(struct orca_dev *odev, struct orca_caps *caps,
 		caps->odp_max_faults = le16_to_cpu(hw.odp_max_faults);
 		caps->odp_max_install_pages =
 			le16_to_cpu(hw.odp_max_install_pages);
+		caps->odp_caps = le32_to_cpu(hw.odp_caps);
+		caps->odp_implicit_va_bits = hw.odp_implicit_va_bits;
 	}
 	/* Beyond the 1.0 size the buffer holds what an older device left. */
 	if (caps->dev_caps & ORCA_DEV_CAP_IDENTITY) {

@@ -66,8 +66,16 @@ int orca_access_to_ib(u32 hw)
 	return access;
 }
 
-static int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
-			  const struct orca_com_mr_params *p)
+/**
+ * orca_mr_create() - CREATE_MR, and @mr's keys from its answer
+ * @odev: device
+ * @mr: the MR, whose keys are set
+ * @p: the command's parameters
+ *
+ * Return: 0 or a negative errno.
+ */
+int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
+		   const struct orca_com_mr_params *p)
 {
 	struct orca_com_mr_keys keys;
 	int err;

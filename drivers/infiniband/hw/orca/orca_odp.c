@@ -19,6 +19,14 @@
  * run their commands with memalloc_noreclaim_save().  The EQ 0 handler
  * only copies the record and queues work (on a WQ_MEM_RECLAIM queue):
  * the commands the work sends complete through EQ 0.
+ *
+ * Implicit MRs (ib_reg_mr(0, U64_MAX), ORCA_MR_F_IMPLICIT): one MR over
+ * the whole address space, MR address = user address.  The core's
+ * implicit umem is only a root; the pages are in child umems of
+ * ORCA_ODP_CHILD_SHIFT bytes, each with its own notifier, made at the
+ * first fault or prefetch in their range and kept until the MR goes.  A
+ * child's notifier invalidates the MR's range of it, as an explicit MR's
+ * does; once DESTROY_MR has dropped the MR (odp_gone), it only unmaps.
  */
 #include <linux/hmm.h>
 #include <linux/hmm-dma.h>
@@ -34,6 +42,8 @@
 #define ORCA_ODP_ROUND		(PAGE_SIZE / sizeof(__le64))
 /* What a fault maps beyond the bytes it needs, at most (its hint). */
 #define ORCA_ODP_PREFETCH	SZ_2M
+/* An implicit MR's children: 128 MiB, 512 KiB of core tables each. */
+#define ORCA_ODP_CHILD_SHIFT	27
 
 struct orca_odp_fault {
 	struct orca_dev *odev;
@@ -51,6 +61,14 @@ static bool orca_odp_supported(struct orca_dev *odev)
 {
 	return IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
 	       (odev->caps.dev_caps & ORCA_DEV_CAP_ODP);
+}
+
+/* Implicit MRs: the device's address space holds every user address. */
+static bool orca_odp_implicit_supported(struct orca_dev *odev)
+{
+	return (odev->caps.odp_caps & ORCA_ODP_CAP_IMPLICIT) &&
+	       odev->caps.odp_implicit_va_bits <= 63 &&
+	       BIT_ULL(odev->caps.odp_implicit_va_bits) >= TASK_SIZE_MAX;
 }
 
 static void orca_odp_free_slots(struct orca_dev *odev)
@@ -142,10 +160,15 @@ static void orca_odp_put_mr(struct orca_mr *mr)
 		complete(&mr->odp_done);
 }
 
-/* The MR address of the first byte of umem page @idx. */
+/*
+ * The MR address of the first byte of page @idx of @odp (@mr's umem, or
+ * one of an implicit MR's children, whose MR addresses are user ones).
+ */
 static u64 orca_odp_page_va(struct orca_mr *mr, struct ib_umem_odp *odp,
 			    size_t idx)
 {
+	if (mr->odp_implicit)
+		return ib_umem_start(odp) + ((u64)idx << odp->page_shift);
 	return ALIGN_DOWN(mr->ibmr.iova, BIT(odp->page_shift)) +
 	       ((u64)idx << odp->page_shift);
 }
@@ -158,15 +181,16 @@ struct orca_odp_list {
 
 /*
  * Faults in (or, without @fault, takes what is present of) and installs
- * the user pages [@uva, @uva + @len) of @mr, writable if @mask asks for
- * HMM_PFN_WRITE, in rounds of one @list; the last round resumes @token
- * when @resume.  Called and returns without umem_mutex.
+ * the user pages [@uva, @uva + @len) of @odp, @mr's umem or a child of
+ * it, writable if @mask asks for HMM_PFN_WRITE, in rounds of one @list;
+ * the last round resumes @token when @resume.  Called and returns
+ * without umem_mutex.
  */
 static int orca_odp_map(struct orca_dev *odev, struct orca_mr *mr,
+			struct ib_umem_odp *odp,
 			const struct orca_odp_list *list, u64 uva, u64 len,
 			u64 mask, bool fault, u32 token, bool resume)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	u64 psz = BIT(odp->page_shift), end = uva + len;
 	struct pci_p2pdma_map_state p2p = {};
 	unsigned int noreclaim;
@@ -227,6 +251,95 @@ static int orca_odp_map(struct orca_dev *odev, struct orca_mr *mr,
 	return 0;
 }
 
+static const struct mmu_interval_notifier_ops orca_odp_mn_ops;
+
+/* The child of implicit @mr that holds user address @uva, made if new. */
+static struct ib_umem_odp *orca_odp_child(struct orca_mr *mr, u64 uva)
+{
+	unsigned long idx = uva >> ORCA_ODP_CHILD_SHIFT;
+	struct ib_umem_odp *child;
+	int err;
+
+	/* Children go only at dereg, after every user of the MR. */
+	child = xa_load(&mr->odp_children, idx);
+	if (child)
+		return child;
+	mutex_lock(&mr->odp_child_lock);
+	child = xa_load(&mr->odp_children, idx);
+	if (child)
+		goto out;
+	child = ib_umem_odp_alloc_child(to_ib_umem_odp(mr->umem),
+					(unsigned long)idx << ORCA_ODP_CHILD_SHIFT,
+					BIT_ULL(ORCA_ODP_CHILD_SHIFT),
+					&orca_odp_mn_ops);
+	if (IS_ERR(child))
+		goto out;
+	mutex_lock(&child->umem_mutex);
+	child->private = mr;
+	mutex_unlock(&child->umem_mutex);
+	err = xa_err(xa_store(&mr->odp_children, idx, child, GFP_KERNEL));
+	if (err) {
+		ib_umem_odp_release(child);
+		child = ERR_PTR(err);
+	}
+out:
+	mutex_unlock(&mr->odp_child_lock);
+	return child;
+}
+
+/*
+ * orca_odp_map() for any on-demand MR: an implicit one's range child by
+ * child (the last resumes), an explicit one's in its umem.
+ */
+static int orca_odp_map_range(struct orca_dev *odev, struct orca_mr *mr,
+			      const struct orca_odp_list *list, u64 uva,
+			      u64 len, u64 mask, bool fault, u32 token,
+			      bool resume)
+{
+	u64 end = uva + len, next;
+	struct ib_umem_odp *child;
+	int err;
+
+	if (!mr->odp_implicit)
+		return orca_odp_map(odev, mr, to_ib_umem_odp(mr->umem), list,
+				    uva, len, mask, fault, token, resume);
+	while (uva < end) {
+		next = min(end, ALIGN_DOWN(uva, BIT_ULL(ORCA_ODP_CHILD_SHIFT)) +
+				BIT_ULL(ORCA_ODP_CHILD_SHIFT));
+		child = orca_odp_child(mr, uva);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		err = orca_odp_map(odev, mr, child, list, uva, next - uva,
+				   mask, fault, token, resume && next == end);
+		if (err)
+			return err;
+		uva = next;
+	}
+	return 0;
+}
+
+/*
+ * The user addresses an access at MR address @va may map: of an explicit
+ * MR, what of its umem follows; of an implicit one, the device's space
+ * (the core refuses what is beyond the process's).  0: outside the MR.
+ */
+static u64 orca_odp_span(struct orca_dev *odev, struct orca_mr *mr, u64 va,
+			 u64 *uva)
+{
+	struct ib_umem *umem = mr->umem;
+
+	if (mr->odp_implicit) {
+		u64 top = BIT_ULL(odev->caps.odp_implicit_va_bits);
+
+		*uva = va;
+		return va < top ? top - va : 0;
+	}
+	if (va < mr->ibmr.iova || va - mr->ibmr.iova >= mr->ibmr.length)
+		return 0;
+	*uva = umem->address + (va - mr->ibmr.iova);
+	return umem->address + umem->length - *uva;
+}
+
 static void orca_odp_fail(struct orca_dev *odev, u32 token)
 {
 	orca_drv_stat_inc(odev, ORCA_DRV_STAT_ODP_FAULT_ERRORS);
@@ -277,18 +390,18 @@ static void orca_odp_fault_work(struct work_struct *work)
 	more = min_t(u64, le32_to_cpu(rec.prefetch), ORCA_ODP_PREFETCH);
 	err = -EFAULT;
 	/* The device checked the MR's bounds; the record is still checked. */
-	if (le64_to_cpu(rec.va) >= mr->ibmr.iova &&
-	    le64_to_cpu(rec.va) - mr->ibmr.iova < mr->ibmr.length) {
-		uva = umem->address + (le64_to_cpu(rec.va) - mr->ibmr.iova);
-		span = umem->address + umem->length - uva;
+	span = orca_odp_span(odev, mr, le64_to_cpu(rec.va), &uva);
+	if (span) {
 		need = min(need ? need : 1, span);
 		more = min(more, span - need);
-		err = orca_odp_map(odev, mr, &list, uva, need + more, mask,
-				   true, le32_to_cpu(rec.token), true);
+		err = orca_odp_map_range(odev, mr, &list, uva, need + more,
+					 mask, true, le32_to_cpu(rec.token),
+					 true);
 		/* A hint that reaches an unmapped page: the demand alone. */
 		if (err == -EFAULT && more)
-			err = orca_odp_map(odev, mr, &list, uva, need, mask,
-					   true, le32_to_cpu(rec.token), true);
+			err = orca_odp_map_range(odev, mr, &list, uva, need,
+						 mask, true,
+						 le32_to_cpu(rec.token), true);
 	}
 	if (err) {
 		ibdev_dbg(&odev->ibdev, "page fault of QP %u at %#llx: %d\n",
@@ -360,7 +473,10 @@ static bool orca_odp_invalidate(struct mmu_interval_notifier *mni,
 	start = max_t(u64, ib_umem_start(odp), range->start);
 	end = min_t(u64, ib_umem_end(odp), range->end);
 	mr = odp->private;
-	if (mr && odp->npages && start < end) {
+	/* An implicit MR's child: the MR may be gone from the device. */
+	if (mr && mr->odp_implicit)
+		mutex_lock(&mr->odp_inval_lock);
+	if (mr && !mr->odp_gone && odp->npages && start < end) {
 		struct orca_dev *odev = to_odev(mr->ibmr.device);
 
 		start = ALIGN_DOWN(start, BIT(odp->page_shift));
@@ -376,6 +492,8 @@ static bool orca_odp_invalidate(struct mmu_interval_notifier *mni,
 			orca_dev_mark_dead(odev, "MR_INVALIDATE failed");
 		orca_drv_stat_inc(odev, ORCA_DRV_STAT_ODP_INVALIDATIONS);
 	}
+	if (mr && mr->odp_implicit)
+		mutex_unlock(&mr->odp_inval_lock);
 	ib_umem_odp_unmap_dma_pages(odp, start, end);
 	mutex_unlock(&odp->umem_mutex);
 	return true;
@@ -384,6 +502,75 @@ static bool orca_odp_invalidate(struct mmu_interval_notifier *mni,
 static const struct mmu_interval_notifier_ops orca_odp_mn_ops = {
 	.invalidate = orca_odp_invalidate,
 };
+
+/* CREATE_MR of on-demand @mr (@p: flags, page_shift, iova, length set). */
+static int orca_odp_create(struct orca_dev *odev, struct ib_pd *ibpd,
+			   struct orca_mr *mr, struct orca_com_mr_params *p)
+{
+	refcount_set(&mr->odp_users, 1);
+	init_completion(&mr->odp_done);
+	mr->odp = true;
+	p->pdn = to_opd(ibpd)->pdn;
+	p->access = orca_access_to_hw(odev, mr->access & ~IB_ACCESS_ON_DEMAND);
+	return orca_mr_create(odev, mr, p);
+}
+
+/* @mr's key in the table faults look MRs up in; on failure @mr is gone. */
+static int orca_odp_publish(struct orca_dev *odev, struct orca_mr *mr)
+{
+	int err = xa_err(xa_store(&odev->odp.mrs,
+				  FIELD_GET(ORCA_MKEY_INDEX, mr->ibmr.lkey),
+				  mr, GFP_KERNEL));
+
+	if (err)
+		orca_odp_dereg_mr(odev, mr);
+	return err;
+}
+
+/*
+ * ib_reg_mr(0, U64_MAX, ON_DEMAND): the whole address space.  The core's
+ * implicit umem is the root its children hang from (orca_odp_child()).
+ */
+static struct ib_mr *orca_odp_reg_implicit(struct ib_pd *ibpd, int access)
+{
+	struct orca_dev *odev = to_odev(ibpd->device);
+	struct orca_com_mr_params p = {};
+	struct ib_umem_odp *root;
+	struct orca_mr *mr;
+	int err;
+
+	if (!orca_odp_implicit_supported(odev))
+		return ERR_PTR(-EOPNOTSUPP);
+	err = orca_odp_setup(odev);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	root = ib_umem_odp_alloc_implicit(ibpd->device, access);
+	if (IS_ERR(root)) {
+		kfree(mr);
+		return ERR_CAST(root);
+	}
+	mr->umem = &root->umem;
+	mr->odp_implicit = true;
+	mr->access = access;
+	xa_init(&mr->odp_children);
+	mutex_init(&mr->odp_child_lock);
+	mutex_init(&mr->odp_inval_lock);
+	p.flags = ORCA_MR_F_ON_DEMAND | ORCA_MR_F_IMPLICIT;
+	p.page_shift = PAGE_SHIFT;
+	err = orca_odp_create(odev, ibpd, mr, &p);
+	if (err) {
+		ib_umem_odp_release(root);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = U64_MAX;
+	err = orca_odp_publish(odev, mr);
+	return err ? ERR_PTR(err) : &mr->ibmr;
+}
 
 /**
  * orca_odp_reg_user_mr() - register an explicit on-demand MR
@@ -394,8 +581,9 @@ static const struct mmu_interval_notifier_ops orca_odp_mn_ops = {
  * @access: IB_ACCESS_*, ON_DEMAND among them
  *
  * Nothing is pinned: the device faults the pages in when it needs them.
- * Implicit MRs (the whole address space) are not supported.  A hugetlbfs
- * range (IB_ACCESS_HUGETLB) is translated in base pages.
+ * @start 0 and @length U64_MAX ask for an implicit MR, the whole address
+ * space (with ORCA_ODP_CAP_IMPLICIT).  A hugetlbfs range
+ * (IB_ACCESS_HUGETLB) is translated in base pages.
  *
  * Return: the MR, or an ERR_PTR.
  */
@@ -404,7 +592,6 @@ struct ib_mr *orca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct orca_dev *odev = to_odev(ibpd->device);
 	struct orca_com_mr_params p = {};
-	struct orca_com_mr_keys keys;
 	struct ib_umem_odp *odp;
 	struct orca_mr *mr;
 	int err;
@@ -412,7 +599,7 @@ struct ib_mr *orca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!orca_odp_supported(odev))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!start && length == U64_MAX)
-		return ERR_PTR(-EOPNOTSUPP);	/* implicit */
+		return orca_odp_reg_implicit(ibpd, access);
 	if ((start ^ iova) & ~PAGE_MASK)
 		return ERR_PTR(-EINVAL);
 	err = orca_odp_setup(odev);
@@ -435,39 +622,79 @@ struct ib_mr *orca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_CAST(odp);
 	}
 	mr->umem = &odp->umem;
-	mr->odp = true;
 	mr->access = access;
-	refcount_set(&mr->odp_users, 1);
-	init_completion(&mr->odp_done);
-	p.pdn = to_opd(ibpd)->pdn;
-	p.access = orca_access_to_hw(odev, access & ~IB_ACCESS_ON_DEMAND);
 	p.flags = ORCA_MR_F_ON_DEMAND;
 	p.page_shift = odp->page_shift;
 	p.iova = iova;
 	p.length = length;
-	err = orca_com_create_mr(odev, &p, &keys);
+	err = orca_odp_create(odev, ibpd, mr, &p);
 	if (err)
 		goto err_umem;
-	mr->ibmr.lkey = keys.lkey;
-	mr->ibmr.rkey = keys.rkey;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mutex_lock(&odp->umem_mutex);
 	odp->private = mr;
 	mutex_unlock(&odp->umem_mutex);
-	err = xa_err(xa_store(&odev->odp.mrs,
-			      FIELD_GET(ORCA_MKEY_INDEX, keys.lkey), mr,
-			      GFP_KERNEL));
-	if (err) {
-		orca_odp_dereg_mr(odev, mr);
-		return ERR_PTR(err);
-	}
-	return &mr->ibmr;
+	err = orca_odp_publish(odev, mr);
+	return err ? ERR_PTR(err) : &mr->ibmr;
 
 err_umem:
 	ib_umem_odp_release(odp);
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/* DESTROY_MR's failure, as orca_odp_dereg_mr() handles it. */
+static void orca_odp_destroyed(struct orca_dev *odev, struct orca_mr *mr,
+			       int err)
+{
+	if (err && !orca_dev_is_dead(odev) &&
+	    orca_com_mr_invalidate(odev, mr->ibmr.lkey, 0, 0, true))
+		orca_dev_mark_dead(odev, "an on-demand MR stayed mapped");
+}
+
+/* The key's entry gone, and every fault work and prefetch done with @mr. */
+static void orca_odp_unpublish(struct orca_dev *odev, struct orca_mr *mr)
+{
+	xa_cmpxchg(&odev->odp.mrs, FIELD_GET(ORCA_MKEY_INDEX, mr->ibmr.lkey),
+		   mr, NULL, GFP_KERNEL);
+	orca_odp_put_mr(mr);
+	wait_for_completion(&mr->odp_done);
+}
+
+/*
+ * An implicit MR: DESTROY_MR under odp_inval_lock, after which the
+ * children's notifiers only unmap (odp_gone); then the children, whose
+ * release waits out their notifiers, and the root.
+ */
+static int orca_odp_dereg_implicit(struct orca_dev *odev, struct orca_mr *mr)
+{
+	struct ib_umem_odp *child;
+	unsigned int noreclaim;
+	unsigned long idx;
+	int err;
+
+	mutex_lock(&mr->odp_inval_lock);
+	/* A notifier in reclaim waits for this lock: no reclaim under it. */
+	noreclaim = memalloc_noreclaim_save();
+	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_MR, mr->ibmr.lkey);
+	if (err != -EBUSY) {
+		orca_odp_destroyed(odev, mr, err);
+		mr->odp_gone = true;
+	}
+	memalloc_noreclaim_restore(noreclaim);
+	mutex_unlock(&mr->odp_inval_lock);
+	if (err == -EBUSY)
+		return err;
+	orca_odp_unpublish(odev, mr);
+	xa_for_each(&mr->odp_children, idx, child)
+		ib_umem_odp_release(child);
+	xa_destroy(&mr->odp_children);
+	mutex_destroy(&mr->odp_child_lock);
+	mutex_destroy(&mr->odp_inval_lock);
+	ib_umem_odp_release(to_ib_umem_odp(mr->umem));
+	kfree(mr);
+	return 0;
 }
 
 /**
@@ -488,21 +715,18 @@ int orca_odp_dereg_mr(struct orca_dev *odev, struct orca_mr *mr)
 	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	int err;
 
+	if (mr->odp_implicit)
+		return orca_odp_dereg_implicit(odev, mr);
 	mutex_lock(&odp->umem_mutex);
 	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_MR, mr->ibmr.lkey);
 	if (err == -EBUSY) {
 		mutex_unlock(&odp->umem_mutex);
 		return err;
 	}
-	if (err && !orca_dev_is_dead(odev) &&
-	    orca_com_mr_invalidate(odev, mr->ibmr.lkey, 0, 0, true))
-		orca_dev_mark_dead(odev, "an on-demand MR stayed mapped");
+	orca_odp_destroyed(odev, mr, err);
 	odp->private = NULL;
 	mutex_unlock(&odp->umem_mutex);
-	xa_cmpxchg(&odev->odp.mrs, FIELD_GET(ORCA_MKEY_INDEX, mr->ibmr.lkey),
-		   mr, NULL, GFP_KERNEL);
-	orca_odp_put_mr(mr);
-	wait_for_completion(&mr->odp_done);
+	orca_odp_unpublish(odev, mr);
 	ib_umem_odp_release(odp);
 	kfree(mr);
 	return 0;
@@ -547,7 +771,7 @@ int orca_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 	for (i = 0; i < num_sge && !err; i++) {
 		u64 va = sg_list[i].addr, len = sg_list[i].length;
 		struct orca_mr *mr = orca_odp_get_mr(odev, sg_list[i].lkey);
-		u64 mask;
+		u64 mask, uva;
 
 		if (!mr) {
 			err = -ENOENT;
@@ -560,15 +784,11 @@ int orca_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		else if (advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
 			 !mr->umem->writable)
 			err = -EPERM;
-		else if (va < mr->ibmr.iova ||
-			 len > mr->ibmr.length ||
-			 va - mr->ibmr.iova > mr->ibmr.length - len)
+		else if (len && orca_odp_span(odev, mr, va, &uva) < len)
 			err = -EFAULT;
 		else if (len)
-			err = orca_odp_map(odev, mr, &list,
-					   mr->umem->address +
-					   (va - mr->ibmr.iova), len, mask,
-					   fault, 0, false);
+			err = orca_odp_map_range(odev, mr, &list, uva, len,
+						 mask, fault, 0, false);
 		orca_odp_put_mr(mr);
 	}
 	dma_free_coherent(&odev->pdev->dev, PAGE_SIZE, list.e, list.dma);
@@ -587,6 +807,8 @@ void orca_odp_query(struct orca_dev *odev, struct ib_device_attr *attr)
 		return;
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
 	c->general_caps = IB_ODP_SUPPORT;
+	if (orca_odp_implicit_supported(odev))
+		c->general_caps |= IB_ODP_SUPPORT_IMPLICIT;
 	c->per_transport_caps.rc_odp_caps = odev->caps.odp_rc_ops & 0xff;
 	c->per_transport_caps.ud_odp_caps = odev->caps.odp_ud_ops & 0xff;
 	c->per_transport_caps.xrc_odp_caps = odev->caps.odp_xrc_ops & 0xff;

@@ -188,7 +188,10 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct orca_mr *mr;
 	int err;
 
-	err = orca_umr_check(odev, udata, dmah, access, length);
+	/* An implicit on-demand MR (0, U64_MAX) spans the address space. */
+	err = orca_umr_check(odev, udata, dmah, access,
+			     (access & IB_ACCESS_ON_DEMAND) && !start &&
+			     length == U64_MAX ? 1 : length);
 	if (err)
 		return ERR_PTR(err);
 	if (access & IB_ACCESS_ON_DEMAND)

@@ -185,6 +185,14 @@ struct orca_qp {
  * @odp: an on-demand MR (orca_odp.c): nothing pinned
  * @odp_users: fault work using it, plus one for the MR itself
  * @odp_done: completed when @odp_users drops to zero
+ * @odp_implicit: an implicit on-demand MR, the whole address space: its
+ *	umem is the core's implicit root, its pages are in children of
+ *	ORCA_ODP_CHILD_SHIFT bytes made at their first fault (orca_odp.c)
+ * @odp_gone: implicit: the device has dropped the MR (DESTROY_MR done)
+ * @odp_children: implicit: the children, by user address >> the shift
+ * @odp_child_lock: implicit: serializes the making of a child
+ * @odp_inval_lock: implicit: protects @odp_gone across an invalidation's
+ *	MR_INVALIDATE and dereg's DESTROY_MR
  */
 struct orca_mr {
 	struct ib_mr ibmr;
@@ -195,6 +203,11 @@ struct orca_mr {
 	bool odp;
 	refcount_t odp_users;
 	struct completion odp_done;
+	bool odp_implicit;
+	bool odp_gone;
+	struct xarray odp_children;
+	struct mutex odp_child_lock;	/* see above */
+	struct mutex odp_inval_lock;	/* see above */
 };
 
 struct orca_mw {
@@ -395,6 +408,8 @@ int orca_resize_user_srq(struct orca_dev *odev, struct orca_srq *srq,
 struct ib_mr *orca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				   u64 iova, int access);
 int orca_odp_dereg_mr(struct orca_dev *odev, struct orca_mr *mr);
+int orca_mr_create(struct orca_dev *odev, struct orca_mr *mr,
+		   const struct orca_com_mr_params *p);
 int orca_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		   u32 flags, struct ib_sge *sg_list, u32 num_sge,
 		   struct uverbs_attr_bundle *attrs);
