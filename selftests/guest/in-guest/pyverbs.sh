@@ -112,9 +112,19 @@ for kind in $kinds; do
 	orca)
 		rdma_up orca || continue
 		log=$ORCA_RUN_DIR/pyverbs-orca.log
+		# A page fault the driver ends unresolved says why (its errno)
+		# in the kernel log, should a test_odp case fail.
+		echo 'file orca_odp.c +p' \
+			>/sys/kernel/debug/dynamic_debug/control 2>/dev/null
 		run_suite orca_0 "$log"
 		report_suite "pyverbs orca_0" "$log" "$expected_skips" || ktap_fail=1
 		ktap_line "# pyverbs orca_0: $(suite_summary "$log")"
+		ktap_line "# orca_0 on-demand paging: $(rdma statistic show link orca_0/1 2>/dev/null |
+			grep -oE '(driver_)?odp_[a-z_]+ [0-9]+' | tr '\n' ' ')"
+		dmesg | grep 'page fault of QP' | tail -n 5 |
+			while read -r l; do ktap_line "# unresolved: $l"; done
+		echo 'file orca_odp.c -p' \
+			>/sys/kernel/debug/dynamic_debug/control 2>/dev/null
 		ok_if "pyverbs on orca_0: no module crashed" sh -c "! grep MODULE-CRASH '$log'"
 		;;
 	rxe)

@@ -42,6 +42,8 @@
 #define ORCA_ODP_ROUND		(PAGE_SIZE / sizeof(__le64))
 /* What a fault maps beyond the bytes it needs, at most (its hint). */
 #define ORCA_ODP_PREFETCH	SZ_2M
+/* Tries of a fault's demand alone, after its hint failed or it raced. */
+#define ORCA_ODP_TRIES		4
 /* An implicit MR's children: 128 MiB, 512 KiB of core tables each. */
 #define ORCA_ODP_CHILD_SHIFT	27
 
@@ -366,9 +368,9 @@ static void orca_odp_fault_work(struct work_struct *work)
 	u64 uva, need, more, span;
 	struct ib_umem *umem;
 	struct orca_mr *mr;
+	int err, tries;
 	ktime_t t0;
 	u64 mask;
-	int err;
 
 	/* The slot may be reused once this fault ends: a copy first. */
 	spin_lock(&f->lock);
@@ -397,11 +399,19 @@ static void orca_odp_fault_work(struct work_struct *work)
 		err = orca_odp_map_range(odev, mr, &list, uva, need + more,
 					 mask, true, le32_to_cpu(rec.token),
 					 true);
-		/* A hint that reaches an unmapped page: the demand alone. */
-		if (err == -EFAULT && more)
+		/*
+		 * The hint is a guess and costs the fault nothing: one that
+		 * reaches an unmapped page (-EFAULT) or memory the process
+		 * kept changing (-EBUSY: hmm's retries ran out) goes, and the
+		 * demand alone is tried, again while it keeps changing.
+		 */
+		for (tries = 0; err && (more || err == -EBUSY) &&
+		     tries < ORCA_ODP_TRIES; tries++) {
+			more = 0;
 			err = orca_odp_map_range(odev, mr, &list, uva, need,
 						 mask, true,
 						 le32_to_cpu(rec.token), true);
+		}
 	}
 	if (err) {
 		ibdev_dbg(&odev->ibdev, "page fault of QP %u at %#llx: %d\n",
