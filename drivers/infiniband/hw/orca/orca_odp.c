@@ -65,6 +65,12 @@ static bool orca_odp_supported(struct orca_dev *odev)
 	       (odev->caps.dev_caps & ORCA_DEV_CAP_ODP);
 }
 
+/* An on-demand MR over the whole address space: the core's flag says so. */
+static bool orca_odp_mr_implicit(struct orca_mr *mr)
+{
+	return to_ib_umem_odp(mr->umem)->is_implicit_odp;
+}
+
 /* Implicit MRs: the device's address space holds every user address. */
 static bool orca_odp_implicit_supported(struct orca_dev *odev)
 {
@@ -169,7 +175,7 @@ static void orca_odp_put_mr(struct orca_mr *mr)
 static u64 orca_odp_page_va(struct orca_mr *mr, struct ib_umem_odp *odp,
 			    size_t idx)
 {
-	if (mr->odp_implicit)
+	if (orca_odp_mr_implicit(mr))
 		return ib_umem_start(odp) + ((u64)idx << odp->page_shift);
 	return ALIGN_DOWN(mr->ibmr.iova, BIT(odp->page_shift)) +
 	       ((u64)idx << odp->page_shift);
@@ -302,7 +308,7 @@ static int orca_odp_map_range(struct orca_dev *odev, struct orca_mr *mr,
 	struct ib_umem_odp *child;
 	int err;
 
-	if (!mr->odp_implicit)
+	if (!orca_odp_mr_implicit(mr))
 		return orca_odp_map(odev, mr, to_ib_umem_odp(mr->umem), list,
 				    uva, len, mask, fault, token, resume);
 	while (uva < end) {
@@ -330,7 +336,7 @@ static u64 orca_odp_span(struct orca_dev *odev, struct orca_mr *mr, u64 va,
 {
 	struct ib_umem *umem = mr->umem;
 
-	if (mr->odp_implicit) {
+	if (orca_odp_mr_implicit(mr)) {
 		u64 top = BIT_ULL(odev->caps.odp_implicit_va_bits);
 
 		*uva = va;
@@ -484,7 +490,7 @@ static bool orca_odp_invalidate(struct mmu_interval_notifier *mni,
 	end = min_t(u64, ib_umem_end(odp), range->end);
 	mr = odp->private;
 	/* An implicit MR's child: the MR may be gone from the device. */
-	if (mr && mr->odp_implicit)
+	if (mr && orca_odp_mr_implicit(mr))
 		mutex_lock(&mr->odp_inval_lock);
 	if (mr && !mr->odp_gone && odp->npages && start < end) {
 		struct orca_dev *odev = to_odev(mr->ibmr.device);
@@ -502,7 +508,7 @@ static bool orca_odp_invalidate(struct mmu_interval_notifier *mni,
 			orca_dev_mark_dead(odev, "MR_INVALIDATE failed");
 		orca_drv_stat_inc(odev, ORCA_DRV_STAT_ODP_INVALIDATIONS);
 	}
-	if (mr && mr->odp_implicit)
+	if (mr && orca_odp_mr_implicit(mr))
 		mutex_unlock(&mr->odp_inval_lock);
 	ib_umem_odp_unmap_dma_pages(odp, start, end);
 	mutex_unlock(&odp->umem_mutex);
@@ -563,7 +569,6 @@ static struct ib_mr *orca_odp_reg_implicit(struct ib_pd *ibpd, int access)
 		return ERR_CAST(root);
 	}
 	mr->umem = &root->umem;
-	mr->odp_implicit = true;
 	mr->access = access;
 	xa_init(&mr->odp_children);
 	mutex_init(&mr->odp_child_lock);
@@ -725,7 +730,7 @@ int orca_odp_dereg_mr(struct orca_dev *odev, struct orca_mr *mr)
 	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	int err;
 
-	if (mr->odp_implicit)
+	if (orca_odp_mr_implicit(mr))
 		return orca_odp_dereg_implicit(odev, mr);
 	mutex_lock(&odp->umem_mutex);
 	err = orca_com_destroy_obj(odev, ORCA_CMD_DESTROY_MR, mr->ibmr.lkey);

@@ -185,10 +185,10 @@ struct orca_qp {
  * @odp: an on-demand MR (orca_odp.c): nothing pinned
  * @odp_users: fault work using it, plus one for the MR itself
  * @odp_done: completed when @odp_users drops to zero
- * @odp_implicit: an implicit on-demand MR, the whole address space: its
- *	umem is the core's implicit root, its pages are in children of
- *	ORCA_ODP_CHILD_SHIFT bytes made at their first fault (orca_odp.c)
- * @odp_gone: implicit: the device has dropped the MR (DESTROY_MR done)
+ * @odp_gone: an implicit on-demand MR (the whole address space, whose
+ *	umem is the core's implicit root and whose pages are in children of
+ *	ORCA_ODP_CHILD_SHIFT bytes made at their first fault, orca_odp.c):
+ *	the device has dropped the MR (DESTROY_MR done)
  * @odp_children: implicit: the children, by user address >> the shift
  * @odp_child_lock: implicit: serializes the making of a child
  * @odp_inval_lock: implicit: protects @odp_gone across an invalidation's
@@ -203,7 +203,6 @@ struct orca_mr {
 	bool odp;
 	refcount_t odp_users;
 	struct completion odp_done;
-	bool odp_implicit;
 	bool odp_gone;
 	struct xarray odp_children;
 	struct mutex odp_child_lock;	/* see above */
